@@ -1,0 +1,134 @@
+"""Text analysis shared by indexing and querying.
+
+One analyzer turns text into index terms, the same way for documents and for queries, so
+a query word always meets the terms it was indexed as. The pipeline follows the original
+implementation (Tantivy's SimpleTokenizer → LowerCaser → RemoveLongFilter(40) → Snowball
+stemmer) and adds CJK bigrams:
+
+1. split on every character that is not a Unicode letter or digit;
+2. lowercase;
+3. drop tokens whose UTF-8 encoding is 40 bytes or longer (checked before stemming);
+4. runs of CJK ideographs, kana or hangul become overlapping character bigrams (a single
+   character stays a unigram), since those scripts do not separate words with spaces;
+5. stem with the configured Snowball language (PyStemmer when present, which is the same
+   algorithm compiled), caching each distinct word: corpora repeat words, stemming is the
+   expensive step, and the cache makes it a dictionary lookup.
+
+Positions count tokens (after dropping long ones), so phrase checks compare adjacent
+positions within one field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+MAX_TOKEN_BYTES = 40
+
+#: Languages accepted for ``[search] stemmer``: every Snowball algorithm, plus ``none``.
+LANGUAGES = (
+    "arabic", "armenian", "basque", "catalan", "czech", "danish", "dutch", "english",
+    "esperanto", "estonian", "finnish", "french", "german", "greek", "hindi", "hungarian",
+    "indonesian", "irish", "italian", "lithuanian", "nepali", "norwegian", "persian",
+    "polish", "porter", "portuguese", "romanian", "russian", "serbian", "spanish",
+    "swedish", "tamil", "turkish", "yiddish", "none",
+)
+
+_WORD = re.compile(r"[^\W_]+")
+_CJK_CHAR = (
+    "\u3040-\u30ff"  # hiragana, katakana
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
+    "\uac00-\ud7af"  # hangul syllables
+    "\U00020000-\U0002ffff"
+)
+_CJK_RUN = re.compile(f"[{_CJK_CHAR}]+")
+_HAS_CJK = re.compile(f"[{_CJK_CHAR}]")
+
+
+def normalize_language(name: str) -> str:
+    """The canonical stemmer name for ``name`` (case-insensitive); ValueError if unknown."""
+    lang = name.strip().lower()
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown stemmer language {name!r}; choose one of: "
+                         + ", ".join(LANGUAGES))
+    return lang
+
+
+def _make_stem(language: str):
+    if language == "none":
+        return lambda word: word
+    try:
+        import Stemmer  # PyStemmer: the Snowball C implementation
+
+        return Stemmer.Stemmer(language).stemWord
+    except ImportError:  # pragma: no cover - PyStemmer is a dependency
+        import snowballstemmer
+
+        return snowballstemmer.stemmer(language).stemWord
+
+
+def split_words(text: str) -> list[str]:
+    """Lowercased surface words of ``text``, long ones dropped, CJK runs as bigrams."""
+    words: list[str] = []
+    for raw in _WORD.findall(text.lower()):
+        if len(raw) * 4 >= MAX_TOKEN_BYTES and len(raw.encode("utf-8")) >= MAX_TOKEN_BYTES:
+            continue
+        if _HAS_CJK.search(raw):
+            words.extend(_split_cjk(raw))
+        else:
+            words.append(raw)
+    return words
+
+
+def _split_cjk(word: str) -> Iterator[str]:
+    """Non-CJK stretches stay whole; CJK runs become overlapping bigrams."""
+    pos = 0
+    for run in _CJK_RUN.finditer(word):
+        if run.start() > pos:
+            yield word[pos:run.start()]
+        chars = run.group()
+        if len(chars) == 1:
+            yield chars
+        else:
+            yield from (chars[i:i + 2] for i in range(len(chars) - 1))
+        pos = run.end()
+    if pos < len(word):
+        yield word[pos:]
+
+
+@dataclass
+class Analyzer:
+    """Tokenizer plus cached stemmer for one language."""
+
+    language: str = "english"
+    _cache: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.language = normalize_language(self.language)
+        self._stem = _make_stem(self.language)
+
+    def stem(self, word: str) -> str:
+        """The index term for one lowercased surface word (CJK grams are not stemmed)."""
+        term = self._cache.get(word)
+        if term is None:
+            term = word if _HAS_CJK.search(word) else self._stem(word)
+            self._cache[word] = term
+        return term
+
+    def terms(self, text: str) -> list[str]:
+        """Index terms of ``text`` in order; a term's list index is its position."""
+        stem = self.stem
+        return [stem(w) for w in split_words(text)]
+
+    def surface_terms(self, text: str) -> list[tuple[str, str]]:
+        """``(surface word, term)`` pairs in order, for building the fuzzy vocabulary."""
+        stem = self.stem
+        return [(w, stem(w)) for w in split_words(text)]
+
+
+@lru_cache(maxsize=8)
+def analyzer_for(language: str) -> Analyzer:
+    """A shared analyzer per language (its stem cache persists within the process)."""
+    return Analyzer(language)

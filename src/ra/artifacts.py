@@ -1,0 +1,132 @@
+"""Parquet schemas of the index artifacts, in one place.
+
+Every stage writes one of these tables; ``ra sql`` and plain DuckDB read them, so each
+column carries a description (stored as Parquet field metadata). Bump
+``SCHEMA_VERSION`` whenever a column changes meaning: the manifest records it and a
+mismatch forces a full rebuild.
+
+Artifacts of one generation (a directory, see ``ra.generations``):
+
+    files.parquet     one row per indexed file
+    chunks.parquet    one row per chunk (document node and every heading), preorder
+    analyzed.parquet  the analyze stage: one row per (chunk, field, term) with positions
+    lengths.parquet   one row per chunk: analysed length of each field
+    terms.parquet     one row per distinct term: term_id, df, collection frequency
+    words.parquet     one row per distinct surface word: the term it stems to (fuzzy)
+    postings.parquet  one row per (term, chunk, field), sorted by term_id then chunk
+    manifest.json     schema version, config hash, fingerprints, counts, statistics
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from ra.layout import FIELD_CODE, FIELDS, SCHEMA_VERSION  # noqa: F401 (re-exported)
+
+
+def _f(name: str, type_: pa.DataType, doc: str, nullable: bool = True) -> pa.Field:
+    return pa.field(name, type_, nullable=nullable, metadata={"description": doc})
+
+
+FILES = pa.schema([
+    _f("tree", pa.string(), "tree name from .ra.toml", False),
+    _f("path", pa.string(), "path relative to the tree root, '/'-separated", False),
+    _f("abspath", pa.string(), "absolute path of the file when indexed", False),
+    _f("kind", pa.string(), "markdown | text", False),
+    _f("size", pa.int64(), "file size in bytes (fingerprint)", False),
+    _f("mtime_ns", pa.int64(), "modification time in ns since the epoch (fingerprint)", False),
+    _f("is_global", pa.bool_(), "true when the tree comes from ~/.ra.toml", False),
+])
+
+DOCS = pa.schema([  # in memory only: the chunk stage's input
+    _f("tree", pa.string(), "tree name", False),
+    _f("path", pa.string(), "path relative to the tree root", False),
+    _f("text", pa.string(), "decoded, newline-normalised text", False),
+    _f("mtime_ns", pa.int64(), "modification time", False),
+    _f("is_global", pa.bool_(), "tree from ~/.ra.toml", False),
+    _f("problems", pa.list_(pa.string()), "decoding problems"),
+])
+
+CHUNKS = pa.schema([
+    _f("ord", pa.int32(), "chunk number in this generation; postings refer to it", False),
+    _f("id", pa.string(), "chunk id: tree:path for documents, tree:path#slug", False),
+    _f("doc_id", pa.string(), "id of the document node (tree:path)", False),
+    _f("parent_id", pa.string(), "id of the parent chunk; null for documents"),
+    _f("tree", pa.string(), "tree name", False),
+    _f("path", pa.string(), "path relative to the tree root", False),
+    _f("depth", pa.int8(), "0 for the document node, else the heading level 1-6", False),
+    _f("position", pa.int32(), "preorder index within the document (document = 0)", False),
+    _f("sibling_count", pa.int32(), "number of children of the parent", False),
+    _f("descendants", pa.int32(), "nodes below this one; subtree = ord..ord+descendants",
+       False),
+    _f("title", pa.string(), "heading text, or the document title", False),
+    _f("doc_title", pa.string(), "title of the document", False),
+    _f("breadcrumb", pa.string(), "Doc Title › Parent › Child", False),
+    _f("tags", pa.list_(pa.string()), "document tags"),
+    _f("status", pa.string(), "document frontmatter status (archived notes are hidden)"),
+    _f("description", pa.string(), "frontmatter description (document nodes only)"),
+    _f("is_global", pa.bool_(), "true when the tree comes from ~/.ra.toml", False),
+    _f("mtime_ns", pa.int64(), "modification time of the file", False),
+    _f("heading", pa.string(), "the heading line as written; empty for documents", False),
+    _f("body", pa.string(), "the chunk's own text up to the next heading", False),
+    _f("line", pa.int32(), "line number (from 1) where the chunk's content starts", False),
+    _f("byte_start", pa.int64(), "span start: byte after the heading line", False),
+    _f("byte_end", pa.int64(), "span end: next heading of equal or higher level, or EOF",
+       False),
+    _f("chars", pa.int32(), "characters of the chunk's content incl. subsections", False),
+    _f("tokens", pa.int32(), "cl100k_base tokens of the content incl. subsections", False),
+])
+
+ANALYZED = pa.schema([
+    _f("ord", pa.int32(), "chunk number", False),
+    _f("field", pa.int8(), "0 title, 1 tags, 2 path, 3 body", False),
+    _f("term", pa.string(), "analysed (stemmed) term", False),
+    _f("tf", pa.int32(), "occurrences of the term in this field of this chunk", False),
+    _f("positions", pa.list_(pa.int32()), "token positions within the field", False),
+])
+
+LENGTHS = pa.schema([
+    _f("ord", pa.int32(), "chunk number", False),
+    _f("title", pa.int32(), "tokens in the title field (heading and breadcrumb)", False),
+    _f("tags", pa.int32(), "tokens in the tags field", False),
+    _f("path", pa.int32(), "tokens in the path field (path and its components)", False),
+    _f("body", pa.int32(), "tokens in the body field", False),
+])
+
+WORDS = pa.schema([
+    _f("word", pa.string(), "a lowercased surface word as it appears in the corpus", False),
+    _f("term", pa.string(), "the term it stems to", False),
+    _f("term_id", pa.int32(), "term_id of that term", False),
+    _f("freq", pa.int64(), "occurrences of the surface word", False),
+])
+
+TERMS = pa.schema([
+    _f("term_id", pa.int32(), "term number, in term order", False),
+    _f("term", pa.string(), "analysed (stemmed) term", False),
+    _f("df", pa.int32(), "chunks containing the term in any field", False),
+    _f("cf", pa.int64(), "occurrences of the term in the collection, all fields", False),
+])
+
+POSTINGS = pa.schema([
+    _f("term_id", pa.int32(), "term number (terms.term_id)", False),
+    _f("ord", pa.int32(), "chunk number (chunks.ord)", False),
+    _f("field", pa.int8(), "0 title, 1 tags, 2 path, 3 body", False),
+    _f("tf", pa.int32(), "term frequency in this field of this chunk", False),
+    _f("positions", pa.list_(pa.int32()), "token positions within the field", False),
+])
+
+SCHEMAS = {
+    "files": FILES, "chunks": CHUNKS, "analyzed": ANALYZED, "lengths": LENGTHS,
+    "words": WORDS, "terms": TERMS, "postings": POSTINGS,
+}
+
+
+def empty(name: str) -> pa.Table:
+    """An empty table of artifact ``name``."""
+    return SCHEMAS[name].empty_table()
+
+
+def describe(name: str) -> list[tuple[str, str, str]]:
+    """``(column, type, description)`` for each column of artifact ``name``."""
+    return [(f.name, str(f.type), (f.metadata or {}).get(b"description", b"").decode())
+            for f in SCHEMAS[name]]

@@ -1,0 +1,188 @@
+"""Index generations: atomic publication, writer lock, reader pins, cleanup.
+
+An index directory holds complete generations side by side and one pointer to the
+current one:
+
+    <index_dir>/CURRENT          name of the current generation (one line)
+    <index_dir>/gen-<id>/        a complete set of artifacts plus manifest.json
+    <index_dir>/.build-<id>/     a generation being written (never read)
+    <index_dir>/.writer.lock     held (fcntl, exclusive) by the one writer
+
+A writer builds into ``.build-<id>``, renames it to ``gen-<id>`` and then replaces
+``CURRENT`` with one atomic ``os.replace``. A crash at any point leaves the previous
+pointer and its generation intact; leftovers are removed by the next writer. Readers
+resolve ``CURRENT`` once and pin that generation with a shared lock on its ``.pin`` file;
+the writer removes an old generation only when it can take that lock exclusively, so a
+reader never sees its files vanish and never waits for a writer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ra.errors import IndexStateError
+from ra.layout import MANIFEST
+
+CURRENT = "CURRENT"
+LOCK = ".writer.lock"
+PIN = ".pin"
+
+
+@dataclass
+class Generation:
+    """A published generation, pinned for reading while ``pin_fd`` is open."""
+
+    path: Path
+    manifest: dict
+    pin_fd: int | None = None
+
+    def file(self, name: str) -> Path:
+        return self.path / f"{name}.parquet"
+
+    def close(self) -> None:
+        if self.pin_fd is not None:
+            os.close(self.pin_fd)
+            self.pin_fd = None
+
+
+def current_name(index_dir: Path) -> str | None:
+    """Name of the current generation, or None when nothing was published."""
+    try:
+        name = (index_dir / CURRENT).read_text().strip()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return name or None
+
+
+def open_current(index_dir: Path) -> Generation | None:
+    """Pin and return the current generation; None if there is none.
+
+    Raises IndexStateError when the pointer names a damaged generation.
+    """
+    for _ in range(5):  # the pointer may move between reading it and pinning
+        name = current_name(index_dir)
+        if name is None:
+            return None
+        path = index_dir / name
+        try:
+            fd = os.open(path / PIN, os.O_RDONLY)
+        except FileNotFoundError:
+            if current_name(index_dir) != name:
+                continue
+            raise IndexStateError(f"index generation {name} is missing or damaged") from None
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        try:
+            return Generation(path, read_manifest(path), fd)
+        except IndexStateError:
+            os.close(fd)
+            raise
+    raise IndexStateError("index pointer keeps changing; try again")
+
+
+def read_manifest(path: Path) -> dict:
+    """The manifest of a generation directory; IndexStateError if unreadable."""
+    try:
+        return json.loads((path / MANIFEST).read_text())
+    except (OSError, ValueError) as exc:
+        raise IndexStateError(f"index generation {path.name} is damaged: {exc}") from None
+
+
+@contextlib.contextmanager
+def writer_lock(index_dir: Path, *, wait: bool = True) -> Iterator[bool]:
+    """Hold the exclusive writer lock; yields False if ``wait`` is off and it is taken."""
+    index_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(index_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
+def new_build_dir(index_dir: Path) -> Path:
+    """A fresh private directory for a generation under construction."""
+    path = index_dir / f".build-{time.time_ns():x}-{os.getpid()}"
+    path.mkdir(parents=True)
+    (path / PIN).touch()
+    return path
+
+
+def publish(index_dir: Path, build_dir: Path) -> Path:
+    """Make ``build_dir`` the current generation with one atomic pointer swap."""
+    final = index_dir / ("gen-" + build_dir.name.removeprefix(".build-"))
+    _fsync_tree(build_dir)
+    os.rename(build_dir, final)
+    tmp = index_dir / f".{CURRENT}.{os.getpid()}.tmp"
+    with open(tmp, "w") as fh:
+        fh.write(final.name + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, index_dir / CURRENT)
+    _fsync_dir(index_dir)
+    return final
+
+
+def collect_garbage(index_dir: Path) -> list[str]:
+    """Remove unpinned old generations and leftovers of killed builds (writer only)."""
+    keep = current_name(index_dir)
+    removed = []
+    for entry in sorted(index_dir.iterdir()) if index_dir.is_dir() else []:
+        if entry.name == keep or not _is_ours(entry):
+            continue
+        if entry.is_dir() and not _unpinned(entry):
+            continue
+        shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink(
+            missing_ok=True)
+        removed.append(entry.name)
+    return removed
+
+
+def _is_ours(entry: Path) -> bool:
+    name = entry.name
+    return name.startswith(("gen-", ".build-")) or (name.startswith(f".{CURRENT}.")
+                                                     and name.endswith(".tmp"))
+
+
+def _unpinned(path: Path) -> bool:
+    try:
+        fd = os.open(path / PIN, os.O_RDONLY)
+    except OSError:
+        return True  # no pin file: a broken leftover
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _fsync_tree(path: Path) -> None:
+    for entry in path.iterdir():
+        if entry.is_file():
+            fd = os.open(entry, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+    _fsync_dir(path)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,103 @@
+"""Two-tier packing of ranked results into a token budget (``--max-tokens``).
+
+Results are taken in rank order. Each goes in full when its content fits in what is
+left of the budget; otherwise as its list entry (id, title, snippet) when that fits;
+otherwise it is skipped, and packing goes on, since a later, smaller result may still
+fit. The two tiers come from the neighbouring system in seed 002, whose context builder
+gives the best results in full and the next ones as metadata only: an agent that cannot
+afford a result's text still learns that it exists and can fetch it by id.
+
+Costs are whatever the caller counts. Full costs are cl100k_base counts stored per
+chunk at index time; list entries are counted by a caller-supplied function, by default
+the cheap estimate :func:`estimate_tokens`, so packing never needs tiktoken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, Literal, Protocol, TypeVar
+
+Tier = Literal["full", "list"]
+
+
+class Costed(Protocol):
+    """Anything with a full cost and a list-entry cost in tokens."""
+
+    @property
+    def tokens(self) -> int: ...
+
+    @property
+    def list_tokens(self) -> int: ...
+
+
+T = TypeVar("T", bound=Costed)
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A plain :class:`Costed`: a result id with its two costs."""
+
+    id: str
+    tokens: int  # the full content, as rendered
+    list_tokens: int  # id + title + snippet
+
+
+@dataclass(frozen=True)
+class Packed(Generic[T]):
+    """One result placed in the budget, and the tier it went in as."""
+
+    item: T
+    tier: Tier
+    tokens: int
+
+
+@dataclass(frozen=True)
+class Packing(Generic[T]):
+    """What fits: packed items in rank order, the tokens they use, and what was left out."""
+
+    items: list[Packed[T]]
+    tokens_used: int
+    budget: int | None
+    skipped: list[T] = field(default_factory=list)
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap token estimate (about four characters per token, never zero)."""
+    return len(text) // 4 + 1
+
+
+def list_entry_tokens(chunk_id: str, title: str, snippet: str,
+                      count: Callable[[str], int] = estimate_tokens) -> int:
+    """What a result costs as a list entry: its id, title and snippet, one per line."""
+    return count(f"{chunk_id}\n{title}\n{snippet}")
+
+
+def pack(items: Sequence[T], budget: int | None) -> Packing[T]:
+    """Fill ``budget`` tokens with ``items`` in order: in full, else as list entries.
+
+    ``budget`` None means no limit: everything goes in full.
+    """
+    if budget is not None and budget < 0:
+        raise ValueError(f"token budget must not be negative, got {budget}")
+    left = budget
+    packed: list[Packed[T]] = []
+    skipped: list[T] = []
+    for item in items:
+        tier = _tier(item, left)
+        if tier is None:
+            skipped.append(item)
+            continue
+        cost = item.tokens if tier == "full" else item.list_tokens
+        packed.append(Packed(item, tier, cost))
+        left = None if left is None else left - cost
+    return Packing(packed, sum(p.tokens for p in packed), budget, skipped)
+
+
+def _tier(item: Costed, left: int | None) -> Tier | None:
+    """The richest tier ``item`` fits in with ``left`` tokens to spare, or None."""
+    if left is None or item.tokens <= left:
+        return "full"
+    if item.list_tokens <= left:
+        return "list"
+    return None

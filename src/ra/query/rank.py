@@ -1,0 +1,278 @@
+"""Ranking after retrieval: hierarchical aggregation, elbow cutoff, limit.
+
+The phases run in DESIGN's order: candidates → aggregation → elbow cutoff → limit. 001
+lists the elbow before aggregation, but the original implementation's own pipeline
+aggregates first, and for a reason: siblings must merge before relevance filtering, so
+that a parent whose root-sum-square score rises above each child's competes with that
+score (two children at 10 make a parent at 14.1, which may push the rest under the elbow).
+
+Aggregation follows the original's adaptive algorithm. Candidates are taken best first;
+one whose ancestor is already a result is claimed and skipped; one that arrives after
+some of its descendants subsumes them; one whose parent already has matched children
+among the results merges with them into the parent when the matched share of the
+parent's children reaches the threshold; a merged parent may in turn merge with its own
+matched siblings (the cascade). Two choices differ from the original, both so that no
+result ever nests inside another without relying on a later filter:
+
+- Ancestry follows the parent chain (DESIGN deviation 3). The original compared slug
+  prefixes, which makes ``#intro-details`` a child of ``#intro`` even when both are h2.
+- A parent that enters the results absorbs every result beneath it, not only the
+  siblings that triggered the merge.
+
+An aggregated result carries the parent's identity, the ids of the matched chunks it
+stands for, and their root-sum-square score. The parent's own match score is discarded,
+as in the original: a parent's span contains its children, so its score already counts
+their words, and adding it would count them twice.
+
+All functions are pure; ``lookup`` is the only window onto the chunk tree.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+
+#: Finds a chunk by id (for parents that did not match the query), or None.
+Lookup = Callable[[str], "Candidate | None"]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A scored chunk, or an aggregated parent standing for the chunks it merged."""
+
+    id: str
+    doc_id: str
+    parent_id: str | None
+    score: float
+    sibling_count: int  # children of the parent, this one included
+    depth: int
+    tree: str = ""
+    constituents: tuple[str, ...] = ()  # ids of the matched chunks merged into it
+
+    @property
+    def aggregated(self) -> bool:
+        """Whether this result stands for merged descendants."""
+        return bool(self.constituents)
+
+
+@dataclass(frozen=True)
+class RankStats:
+    """How many results survived each phase (for ``--explain``)."""
+
+    candidates: int
+    aggregated: int
+    elbow: int
+    final: int
+
+
+def _order(c: Candidate) -> tuple[float, str]:
+    """Sort key: score descending, ties by id."""
+    return (-c.score, c.id)
+
+
+def rss(scores: Iterable[float]) -> float:
+    """Root sum of squares: rewards several matching sections over one."""
+    return math.sqrt(sum(s * s for s in scores))
+
+
+def aggregated(parent: Candidate, constituents: Sequence[Candidate]) -> Candidate:
+    """``parent`` standing for ``constituents``: their RSS score, their leaf ids in order.
+
+    An aggregated constituent contributes its leaves; its score is already their RSS, and
+    the RSS of RSSs equals the RSS of all leaves.
+    """
+    leaves = tuple(i for c in constituents for i in (c.constituents or (c.id,)))
+    return replace(parent, score=rss(c.score for c in constituents), constituents=leaves)
+
+
+def elbow_cutoff(cands: Sequence[Candidate], ratio: float,
+                 max_results: int) -> list[Candidate]:
+    """The leading results before relevance drops (``cands`` sorted by score, best first).
+
+    Cut before the first non-positive score and before the first score less than
+    ``ratio`` times its predecessor (a ratio exactly at ``ratio`` is no elbow), then keep at
+    most ``max_results``. The original returns a single candidate even when
+    ``max_results`` is 0; here the cap always holds.
+    """
+    cut = len(cands)
+    if cut >= 2:
+        for i in range(len(cands) - 1):
+            here, after = cands[i].score, cands[i + 1].score
+            if here <= 0:
+                cut = i
+                break
+            if after <= 0 or after / here < ratio:
+                cut = i + 1
+                break
+    return list(cands[:max(0, min(cut, max_results))])
+
+
+class _Lineage:
+    """Ancestor ids by the parent chain, cached; knows candidates and asks ``lookup``."""
+
+    def __init__(self, lookup: Lookup | None, known: Iterable[Candidate] = ()) -> None:
+        self.lookup = lookup
+        self.known = {c.id: c for c in known}
+        self._cache: dict[str, tuple[str, ...]] = {}
+
+    def node(self, chunk_id: str) -> Candidate | None:
+        """A candidate or result seen so far, else whatever ``lookup`` finds."""
+        found = self.known.get(chunk_id)
+        if found is None and self.lookup is not None:
+            found = self.lookup(chunk_id)
+        return found
+
+    def ancestors(self, c: Candidate) -> tuple[str, ...]:
+        """Proper ancestors of ``c``, nearest first.
+
+        Where the chain breaks (``lookup`` does not know a parent) the document node is
+        still an ancestor: it is the root of every chunk of its document.
+        """
+        cached = self._cache.get(c.id)
+        if cached is not None:
+            return cached
+        chain: list[str] = []
+        pid = c.parent_id
+        while pid is not None and pid not in chain and pid != c.id:
+            chain.append(pid)
+            parent = self.node(pid)
+            pid = parent.parent_id if parent is not None else None
+        if c.doc_id and c.id != c.doc_id and c.doc_id not in chain:
+            chain.append(c.doc_id)
+        self._cache[c.id] = result = tuple(chain)
+        return result
+
+
+def ancestors(c: Candidate, lookup: Lookup | None = None) -> tuple[str, ...]:
+    """Ids of the proper ancestors of ``c`` by the parent chain, nearest first."""
+    return _Lineage(lookup).ancestors(c)
+
+
+def is_ancestor(a: Candidate, b: Candidate, lookup: Lookup | None = None) -> bool:
+    """Whether ``a`` is a proper ancestor of ``b`` (parent chain, not slug prefixes)."""
+    return a.id in ancestors(b, lookup)
+
+
+def drop_nested(cands: Sequence[Candidate], lookup: Lookup | None = None) -> list[Candidate]:
+    """``cands`` without those whose ancestor is also among them (order kept)."""
+    lineage = _Lineage(lookup, cands)
+    ids = {c.id for c in cands}
+    return [c for c in cands if not ids.intersection(lineage.ancestors(c))]
+
+
+class Aggregator:
+    """The adaptive aggregation state: results so far, keyed by id in insertion order."""
+
+    def __init__(self, threshold: float, lookup: Lookup | None,
+                 known: Iterable[Candidate] = ()) -> None:
+        self.threshold = threshold
+        self.lineage = _Lineage(lookup, known)
+        self.results: dict[str, Candidate] = {}
+
+    def is_claimed(self, c: Candidate) -> bool:
+        """Whether an ancestor of ``c`` is already a result."""
+        return any(a in self.results for a in self.lineage.ancestors(c))
+
+    def siblings(self, c: Candidate) -> list[Candidate]:
+        """Results other than ``c`` with the same parent."""
+        if c.parent_id is None:
+            return []
+        return [r for r in self.results.values() if r.parent_id == c.parent_id and r.id != c.id]
+
+    def descendants(self, c: Candidate) -> list[Candidate]:
+        """Results beneath ``c``."""
+        return [r for r in self.results.values() if c.id in self.lineage.ancestors(r)]
+
+    def should_aggregate(self, c: Candidate, siblings: Sequence[Candidate]) -> bool:
+        """Whether ``c`` and its matched ``siblings`` are a large enough share of the family.
+
+        At least one sibling must have matched: a lone match stays the focused result.
+        """
+        if not siblings or c.parent_id is None or c.sibling_count <= 0:
+            return False
+        return (len(siblings) + 1) / c.sibling_count >= self.threshold
+
+    def add_single(self, c: Candidate) -> None:
+        """Keep ``c`` as a result of its own."""
+        self.lineage.known.setdefault(c.id, c)
+        self.results[c.id] = c
+
+    def remove(self, ids: Iterable[str]) -> list[Candidate]:
+        """Take the results with these ids out, returning them."""
+        return [self.results.pop(i) for i in ids if i in self.results]
+
+    def add(self, c: Candidate) -> None:
+        """Process one candidate (candidates must come best first)."""
+        if c.id in self.results or self.is_claimed(c):
+            return
+        self.lineage.known.setdefault(c.id, c)
+        if self.descendants(c):
+            self.merge(c)
+            return
+        parent = None
+        if c.parent_id is not None and self.should_aggregate(c, self.siblings(c)):
+            parent = self.lineage.node(c.parent_id)
+        if parent is None:
+            self.add_single(c)
+        else:
+            self.merge(parent, [c])
+
+    def merge(self, parent: Candidate, members: Sequence[Candidate] = ()) -> Candidate:
+        """Replace every result beneath ``parent``, plus ``members``, by ``parent``.
+
+        Then cascade: the new result may merge with its own matched siblings.
+        """
+        beneath = self.remove([parent.id, *(r.id for r in self.descendants(parent))])
+        pool = {m.id: m for m in [*beneath, *members] if m.id != parent.id}
+        merged = aggregated(parent, sorted(pool.values(), key=_order))
+        self.results[merged.id] = self.lineage.known[merged.id] = merged
+        self._cascade(merged)
+        return self.results.get(merged.id, merged)
+
+    def _cascade(self, node: Candidate) -> None:
+        if node.parent_id is None:
+            return
+        siblings = self.siblings(node)
+        if not self.should_aggregate(node, siblings):
+            return
+        grandparent = self.lineage.node(node.parent_id)
+        if grandparent is not None:
+            self.merge(grandparent)
+
+    def ranked(self) -> list[Candidate]:
+        """The results, score descending, ties by id."""
+        return sorted(self.results.values(), key=_order)
+
+
+def aggregate(cands: Sequence[Candidate], threshold: float,
+              lookup: Lookup | None) -> list[Candidate]:
+    """Merge matched siblings into their parents, cascading upwards; no result nests.
+
+    Candidates are processed best first whatever their input order.
+    """
+    agg = Aggregator(threshold, lookup, cands)
+    for c in sorted(cands, key=_order):
+        agg.add(c)
+    return agg.ranked()
+
+
+def rank_with_stats(cands: Sequence[Candidate], *, threshold: float, cutoff_ratio: float,
+                    limit: int | None, lookup: Lookup | None,
+                    aggregation: bool = True) -> tuple[list[Candidate], RankStats]:
+    """:func:`rank`, plus how many results each phase kept."""
+    if aggregation:
+        merged = aggregate(cands, threshold, lookup)
+    else:
+        merged = sorted(drop_nested(cands, lookup), key=_order)
+    relevant = elbow_cutoff(merged, cutoff_ratio, len(merged))
+    final = relevant if limit is None else relevant[:max(0, limit)]
+    return final, RankStats(len(cands), len(merged), len(relevant), len(final))
+
+
+def rank(cands: Sequence[Candidate], *, threshold: float, cutoff_ratio: float,
+         limit: int | None, lookup: Lookup | None,
+         aggregation: bool = True) -> list[Candidate]:
+    """Candidates → aggregation (or, without it, nested results dropped) → elbow → limit."""
+    return rank_with_stats(cands, threshold=threshold, cutoff_ratio=cutoff_ratio,
+                           limit=limit, lookup=lookup, aggregation=aggregation)[0]

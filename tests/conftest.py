@@ -1,0 +1,27 @@
+"""Shared fixtures: the conformance cases, the corpora, and an isolated home directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+CORPORA = SHARED / "corpora"
+
+
+def conformance(category: str) -> dict:
+    """One category of ``../shared/conformance/upstream-cases.json``."""
+    data = json.loads((SHARED / "conformance" / "upstream-cases.json").read_text())
+    return data[category]
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory, monkeypatch) -> Path:
+    """Every test gets its own empty HOME, so ~/.ra.toml of the developer never leaks in."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("NO_COLOR", "1")
+    return home
