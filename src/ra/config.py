@@ -1,0 +1,426 @@
+"""Configuration: find the ``.ra.toml`` files, merge them into one frozen Config.
+
+Three phases, each a small pure step, so every rule below is testable on its own:
+
+1. **Discover** (:func:`discover_config_files`): walk up from the working directory
+   collecting ``.ra.toml`` files, nearest first; stop after a file that says
+   ``root = true``; otherwise append ``~/.ra.toml`` (the global file, lowest precedence).
+2. **Parse** (:func:`parse_config_text`, in :mod:`ra.config_toml`): TOML → a validated
+   *raw* dict per file. Errors name file, key and line; unknown keys are warnings.
+3. **Merge** (:func:`load_config_files`): scalars per key, nearest file wins; trees by name,
+   the nearest definition wins wholesale (and is global only if it comes from
+   ``~/.ra.toml``); ``[[include]]`` patterns add to a tree's include list, parent's first;
+   context rules concatenate, nearest file first, and a ``[context.patterns]`` glob shadows
+   the same glob further up. Tree paths expand ``~`` and resolve against the declaring
+   file's folder; a tree whose folder is missing is kept with a warning, so one bad path
+   does not break unrelated commands.
+
+The result, :class:`Config`, is loaded once and passed down; nothing reads configuration
+behind its back. It also knows what shapes the index (:meth:`Config.index_fingerprint`),
+which context rules apply to a file (:meth:`Config.match_rules`), and how to print
+itself as TOML (:meth:`Config.to_toml`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ra import config_toml
+from ra.config_toml import ConfigWarning, format_key, parse_config_file, parse_config_text
+from ra.globs import glob_set
+
+__all__ = [
+    "CONFIG_NAME", "DEFAULT_INCLUDE", "Config", "ConfigWarning", "ContextRule",
+    "ContextSettings", "FieldBoosts", "MatchedRules", "SearchSettings", "Settings", "Tree",
+    "discover_config_files", "effective_trees", "expand_tilde", "global_config_path",
+    "is_global_config", "is_root_config", "load_config", "load_config_files",
+    "parse_config_file", "parse_config_text", "resolve_path",
+]
+
+CONFIG_NAME = ".ra.toml"
+DEFAULT_INCLUDE = ("**/*.md", "**/*.markdown", "**/*.txt")
+
+
+# --- the configuration objects ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Tree:
+    """A named folder of documents; ``matches`` decides which files in it are indexed."""
+
+    name: str
+    path: Path
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    exclude: tuple[str, ...] = ()
+    is_global: bool = False
+    source: Path | None = None  # the .ra.toml that declared it
+
+    def matches(self, rel: str) -> bool:
+        """True for a tree-relative POSIX path matching an include and no exclude."""
+        return glob_set(self.include).matches(rel) and not glob_set(self.exclude).matches(rel)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """``[settings]``; ``index_dir`` is resolved against the file that set it."""
+
+    default_limit: int = 5
+    local_boost: float = 1.5
+    chunk_at_headings: bool = True
+    max_chunk_size: int = 50000
+    index_dir: Path | None = None
+
+
+@dataclass(frozen=True)
+class FieldBoosts:
+    """``[search.boosts]``: BM25F field weights."""
+
+    title: float = 3.0
+    tags: float = 2.5
+    path: float = 2.0
+    body: float = 1.0
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """``[search]``; ``limit`` None means ``settings.default_limit``."""
+
+    fuzzy: bool = True
+    fuzzy_distance: int = 1
+    stemmer: str = "english"
+    limit: int | None = None
+    candidate_limit: int = 100
+    cutoff_ratio: float = 0.5
+    aggregation_threshold: float = 0.5
+    k1: float = 1.2
+    b: float = 0.75
+    fuzzy_weight: float = 0.5  # a fuzzy expansion's weight relative to an exact match
+    boosts: FieldBoosts = field(default_factory=FieldBoosts)
+
+
+@dataclass(frozen=True)
+class ContextRule:
+    """``[[context.rules]]``: for files matching any ``match`` glob, adjust ``ra context``."""
+
+    match: tuple[str, ...]
+    trees: tuple[str, ...] = ()
+    terms: tuple[str, ...] = ()
+    include: tuple[str, ...] = ()  # "tree:path" ids always added to the results
+    search: tuple[tuple[str, object], ...] = ()  # [search] overrides, as (key, value)
+    source: Path | None = None
+
+    def matches(self, rel_path: str) -> bool:
+        return glob_set(self.match).matches(rel_path)
+
+
+@dataclass(frozen=True)
+class ContextSettings:
+    """``[context]``: term extraction for ``ra context``, plus the merged rules."""
+
+    limit: int = 10
+    terms: int = 15
+    min_term_frequency: int = 2
+    min_word_length: int = 4
+    max_word_length: int = 30
+    sample_size: int = 50000
+    rules: tuple[ContextRule, ...] = ()
+
+
+@dataclass(frozen=True)
+class MatchedRules:
+    """The rules matching one file, merged: terms and includes concatenate (deduplicated),
+    tree restrictions intersect, and the first rule to set a search override wins.
+
+    An empty ``trees`` means no restriction. As in the original implementation, two
+    restrictions with no tree in common also leave ``trees`` empty, so every tree is
+    searched; ``tree_conflict`` records that it happened, for ``--explain``.
+    """
+
+    terms: tuple[str, ...] = ()
+    trees: tuple[str, ...] = ()
+    include: tuple[str, ...] = ()
+    search: tuple[tuple[str, object], ...] = ()
+    tree_conflict: bool = False
+
+    @classmethod
+    def from_rule(cls, rule: ContextRule) -> MatchedRules:
+        return cls(rule.terms, rule.trees, rule.include, rule.search)
+
+    def merge(self, other: MatchedRules) -> MatchedRules:
+        trees = effective_trees(self.trees, other.trees)
+        clash = bool(self.trees and other.trees and not trees)
+        search = dict(self.search)
+        for key, value in other.search:
+            search.setdefault(key, value)
+        return MatchedRules(
+            _dedup((*self.terms, *other.terms)), trees, _dedup((*self.include, *other.include)),
+            tuple(search.items()), self.tree_conflict or other.tree_conflict or clash)
+
+    @property
+    def search_overrides(self) -> dict[str, object]:
+        return dict(self.search)
+
+
+def effective_trees(first: Sequence[str], second: Sequence[str]) -> tuple[str, ...]:
+    """Intersect two tree restrictions, where empty means unrestricted (see MatchedRules);
+    also combines the rules' restriction with the trees a user names explicitly."""
+    if not first or not second:
+        return tuple(first or second)
+    return tuple(name for name in first if name in second)
+
+
+@dataclass(frozen=True)
+class Config:
+    """The effective configuration: every file merged, validated and resolved."""
+
+    files: tuple[Path, ...] = ()  # nearest first, the global file last
+    root: Path | None = None  # folder of the nearest .ra.toml (home for the global only)
+    settings: Settings = field(default_factory=Settings)
+    search: SearchSettings = field(default_factory=SearchSettings)
+    context: ContextSettings = field(default_factory=ContextSettings)
+    trees: tuple[Tree, ...] = ()  # sorted by name
+    warnings: tuple[ConfigWarning, ...] = ()
+    global_file: Path | None = None  # ~/.ra.toml, when it is one of the files
+
+    @property
+    def index_dir(self) -> Path | None:
+        """``[settings] index_dir``, else ``.ra/index`` beside the nearest config file."""
+        if self.settings.index_dir is not None:
+            return self.settings.index_dir
+        return None if self.root is None else self.root / ".ra" / "index"
+
+    def tree(self, name: str) -> Tree | None:
+        return next((t for t in self.trees if t.name == name), None)
+
+    def index_fingerprint(self) -> dict:
+        """Everything in the configuration that shapes the index; a change forces a rebuild."""
+        trees = [{"name": t.name, "path": str(t.path), "include": list(t.include),
+                  "exclude": list(t.exclude), "is_global": t.is_global} for t in self.trees]
+        return {"stemmer": self.search.stemmer,
+                "chunk_at_headings": self.settings.chunk_at_headings, "trees": trees}
+
+    def config_hash(self) -> str:
+        """sha256 (hex) of the fingerprint; the index manifest adds the schema version."""
+        text = json.dumps(self.index_fingerprint(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def match_rules(self, rel_path: str) -> MatchedRules:
+        """The context rules matching a project-relative POSIX path, merged in rule order."""
+        matched = MatchedRules()
+        for rule in self.context.rules:
+            if rule.matches(rel_path):
+                matched = matched.merge(MatchedRules.from_rule(rule))
+        return matched
+
+    def to_dict(self) -> dict:
+        """The effective configuration as plain data, in the shape of a ``.ra.toml``."""
+        context = {k: v for k, v in asdict(self.context).items() if k != "rules"}
+        context["rules"] = [_rule_dict(rule) for rule in self.context.rules]
+        trees = {t.name: {"path": str(t.path), "include": list(t.include),
+                          "exclude": list(t.exclude)} for t in self.trees}
+        return _plain({"settings": asdict(self.settings), "search": asdict(self.search),
+                       "context": context, "tree": trees})
+
+    def to_toml(self) -> str:
+        """The effective configuration as TOML text (what ``ra config`` prints)."""
+        if self.files:
+            notes = ["Effective ra configuration, merged from (nearest first):"]
+            notes += [f"  {f}{'  (global)' if f == self.global_file else ''}"
+                      for f in self.files]
+        else:
+            notes = ["No .ra.toml found: built-in defaults."]
+        return config_toml.dumps(self.to_dict(), comments=notes)
+
+
+def _rule_dict(rule: ContextRule) -> dict:
+    data = {"match": list(rule.match), "trees": list(rule.trees), "terms": list(rule.terms),
+            "include": list(rule.include), "search": dict(rule.search)}
+    return {k: v for k, v in data.items() if v}
+
+
+def _plain(value: object) -> object:
+    """Paths to strings, tuples to lists, None dropped: data that TOML and JSON can hold."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return str(value) if isinstance(value, Path) else value
+
+
+def _dedup(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+# --- discovery ------------------------------------------------------------------------------
+
+def _home(home: Path | None) -> Path:
+    return Path.home() if home is None else Path(home)
+
+
+def global_config_path(home: Path | None = None) -> Path:
+    """``~/.ra.toml``, read from HOME at call time."""
+    return _home(home) / CONFIG_NAME
+
+
+def is_global_config(path: Path, home: Path | None = None) -> bool:
+    return Path(path).resolve() == global_config_path(home).resolve()
+
+
+def is_root_config(path: Path) -> bool:
+    """True if ``path`` is a readable config file saying ``root = true``."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return data.get("root") is True
+
+
+def discover_config_files(cwd: Path, home: Path | None = None) -> list[Path]:
+    """Config files in precedence order: nearest first, ``~/.ra.toml`` last (unless a file
+    with ``root = true`` ended the walk). A directory named ``.ra.toml`` is skipped."""
+    start = Path(cwd).resolve()
+    found: list[Path] = []
+    for directory in (start, *start.parents):
+        candidate = directory / CONFIG_NAME
+        if candidate.is_file():
+            found.append(candidate)
+            if is_root_config(candidate):
+                return found
+    glob = global_config_path(home)
+    if glob.is_file() and not any(is_global_config(f, home) for f in found):
+        found.append(glob)
+    return found
+
+
+# --- merging --------------------------------------------------------------------------------
+
+def expand_tilde(path: str, home: Path | None = None) -> str:
+    """``~`` and ``~/...`` become the home folder; anything else is left alone."""
+    if path == "~" or path.startswith("~/"):
+        return str(_home(home)) + path[1:]
+    return path
+
+
+def resolve_path(raw: str, base: Path, home: Path | None = None) -> Path:
+    """An absolute, canonical path: ``~`` expanded, relative paths taken from ``base``."""
+    path = Path(expand_tilde(raw, home))
+    return (path if path.is_absolute() else Path(base) / path).resolve()
+
+
+def load_config(cwd: Path | None = None, home: Path | None = None) -> Config:
+    """Discover, parse and merge the configuration seen from ``cwd``."""
+    cwd = Path.cwd() if cwd is None else Path(cwd)
+    return load_config_files(discover_config_files(cwd, home), home=home)
+
+
+def load_config_files(files: Iterable[Path], *, home: Path | None = None) -> Config:
+    """Merge the given files, in precedence order (nearest first)."""
+    parsed = [(Path(f).absolute(), parse_config_file(f)) for f in files]
+    warnings = [w for _, raw in parsed for w in raw["warnings"]]
+    trees = _merged_trees(parsed, home, warnings)
+    paths = tuple(path for path, _ in parsed)
+    return Config(files=paths, root=_config_root(paths, home),
+                  settings=_merged_settings(parsed, home), search=_merged_search(parsed),
+                  context=_merged_context(parsed), trees=trees, warnings=tuple(warnings),
+                  global_file=next((p for p in paths if is_global_config(p, home)), None))
+
+
+_Parsed = Sequence[tuple[Path, dict]]
+
+
+def _config_root(paths: Sequence[Path], home: Path | None) -> Path | None:
+    local = [path for path in paths if not is_global_config(path, home)]
+    return (local or paths)[0].parent if paths else None
+
+
+def _merged_settings(parsed: _Parsed, home: Path | None) -> Settings:
+    values: dict = {}
+    for path, raw in reversed(parsed):  # farthest first, so nearer files overwrite
+        section = dict(raw.get("settings", {}))
+        if "index_dir" in section:
+            section["index_dir"] = resolve_path(section["index_dir"], path.parent, home)
+        values.update(section)
+    return Settings(**values)
+
+
+def _merged_search(parsed: _Parsed) -> SearchSettings:
+    values: dict = {}
+    boosts: dict = {}
+    for _, raw in reversed(parsed):
+        section = raw.get("search", {})
+        boosts.update(section.get("boosts", {}))
+        values.update({k: v for k, v in section.items() if k != "boosts"})
+    return SearchSettings(**values, boosts=FieldBoosts(**boosts))
+
+
+def _merged_context(parsed: _Parsed) -> ContextSettings:
+    values: dict = {}
+    for _, raw in reversed(parsed):
+        section = raw.get("context", {})
+        values.update({k: v for k, v in section.items() if k not in ("rules", "patterns")})
+    return ContextSettings(**values, rules=_merged_rules(parsed))
+
+
+def _merged_rules(parsed: _Parsed) -> tuple[ContextRule, ...]:
+    """Nearest file's rules first; a ``[context.patterns]`` glob hides the same glob
+    further up (the older format's "child patterns take precedence")."""
+    rules: list[ContextRule] = []
+    seen: set[str] = set()
+    for path, raw in parsed:
+        context = raw.get("context", {})
+        for rule in context.get("rules", ()):
+            rules.append(ContextRule(
+                tuple(rule["match"]), tuple(rule["trees"]), tuple(rule["terms"]),
+                tuple(rule["include"]), tuple(rule["search"].items()), path))
+        for glob, terms in context.get("patterns", {}).items():
+            if glob not in seen:
+                seen.add(glob)
+                rules.append(ContextRule((glob,), terms=tuple(terms), source=path))
+    return tuple(rules)
+
+
+def _merged_trees(parsed: _Parsed, home: Path | None,
+                  warnings: list[ConfigWarning]) -> tuple[Tree, ...]:
+    chosen: dict[str, tuple[Path, dict]] = {}
+    for path, raw in parsed:
+        for name, entry in raw.get("tree", {}).items():
+            chosen.setdefault(name, (path, entry))
+    extra = _extra_includes(parsed, chosen, warnings)
+    trees = [_tree(name, source, entry, extra.get(name, []), home, warnings)
+             for name, (source, entry) in chosen.items()]
+    return tuple(sorted(trees, key=lambda t: t.name))
+
+
+def _extra_includes(parsed: _Parsed, trees: dict,
+                    warnings: list[ConfigWarning]) -> dict[str, list[str]]:
+    """``[[include]]`` patterns per tree, parent files first and children after."""
+    extra: dict[str, list[str]] = {}
+    for path, raw in reversed(parsed):
+        for i, item in enumerate(raw.get("include", ())):
+            if item["tree"] in trees:
+                extra.setdefault(item["tree"], []).extend(item["pattern"])
+            else:
+                warnings.append(ConfigWarning(path, format_key(("include", i, "tree")),
+                                              f"no tree named {item['tree']!r}; ignored"))
+    return extra
+
+
+def _tree(name: str, source: Path, entry: dict, extra: list[str], home: Path | None,
+          warnings: list[ConfigWarning]) -> Tree:
+    root = resolve_path(entry["path"], source.parent, home)
+    own = entry["include"]
+    include = DEFAULT_INCLUDE if own is None and not extra else _dedup([*(own or ()), *extra])
+    tree = Tree(name, root, include, tuple(entry["exclude"] or ()),
+                is_global_config(source, home), source)
+    key = format_key(("tree", name, "path"))
+    if not root.is_dir():
+        problem = "is not a folder" if root.exists() else "does not exist"
+        warnings.append(ConfigWarning(source, key, f"{root} {problem}; the tree has no files"))
+    if not include:
+        warnings.append(ConfigWarning(source, format_key(("tree", name, "include")),
+                                      "empty include list; the tree has no files"))
+    return tree

@@ -1,0 +1,173 @@
+"""Query parser: tokens → AST, by recursive descent.
+
+Grammar (tokens from ``ra.query.lexer``; precedence from loosest to tightest)::
+
+    query    := or_expr | <nothing>                   nothing parses to None
+    or_expr  := and_expr (OR and_expr)*
+    and_expr := unary (AND? unary)*                   adjacent expressions are AND'd
+    unary    := ('-' | NOT) unary | primary ['^' number]
+    primary  := '(' or_expr ')' | FIELD ':' value | leaf
+    value    := '(' or_expr ')' | leaf                no nested field without parentheses
+    leaf     := WORD | WORD '*' | PHRASE ['~' int]
+
+So ``a b OR c`` is ``(a AND b) OR c``, ``-a^2`` is ``NOT (a^2)``, and ``title:guide^2`` boosts
+the field expression. ``And``/``Or`` are built with ``and_``/``or_``, which keeps trees
+flat. A query of negations only (``-foo``) parses; rejecting it is the planner's job.
+Field names are matched case-insensitively and stored lower-case; an unknown one is a
+``QueryError`` with ``syntax=False`` at the field's offset (upstream reports it when
+compiling the query). Groups and negations nest at most ``MAX_DEPTH`` deep, so that a
+pathological query is a ``QueryError`` rather than a ``RecursionError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from ra.errors import QueryError
+from ra.query.ast import FIELDS, Boost, Field, Node, Not, Phrase, Prefix, Term, and_, or_
+from ra.query.lexer import Token, query_error, tokenize
+
+MAX_DEPTH = 64
+
+_LEAVES = frozenset({"Term", "Prefix", "Phrase"})
+_STARTS = _LEAVES | {"Not", "LParen", "FieldPrefix"}
+
+
+def parse(query: str) -> Node | None:
+    """The AST of ``query``, ``None`` when it is empty; raises ``QueryError``."""
+    tokens = tokenize(query)
+    return _Parser(query, tokens).parse() if tokens else None
+
+
+def describe(token: Token | None) -> str:
+    """How an error message names ``token``."""
+    if token is None:
+        return "end of query"
+    if token.kind in ("Or", "And"):
+        return token.kind.upper()
+    if token.kind == "Not":
+        return "NOT" if token.text == "NOT" else "'-'"
+    names = {"Boost": "boost", "Slop": "proximity", "FieldPrefix": "field"}
+    return f"{names[token.kind]} '{token.text}'" if token.kind in names else f"'{token.text}'"
+
+
+class _Parser:
+    def __init__(self, query: str, tokens: list[Token]) -> None:
+        self.query, self.tokens, self.i, self.depth = query, tokens, 0, 0
+
+    def parse(self) -> Node:
+        node = self.or_expr()
+        if self.peek() is not None:
+            raise self.leftover(self.peek())
+        return node
+
+    def peek(self) -> Token | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def kind(self) -> str | None:
+        token = self.peek()
+        return token.kind if token else None
+
+    def take(self) -> Token:
+        self.i += 1
+        return self.tokens[self.i - 1]
+
+    def error(self, message: str, token: Token | None, syntax: bool = True) -> QueryError:
+        position = token.pos if token else len(self.query)
+        return query_error(message, self.query, position, syntax)
+
+    @contextmanager
+    def deeper(self, token: Token) -> Iterator[None]:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.error(f"query nests too deeply (more than {MAX_DEPTH} levels)", token)
+        yield
+        self.depth -= 1
+
+    def or_expr(self) -> Node:
+        items = [self.and_expr()]
+        while self.kind() == "Or":
+            self.take()
+            items.append(self.and_expr())
+        return or_(items)
+
+    def and_expr(self) -> Node:
+        items = [self.unary()]
+        while self.kind() in _STARTS or self.kind() == "And":
+            if self.kind() == "And":
+                self.take()
+            items.append(self.unary())
+        return and_(items)
+
+    def unary(self) -> Node:
+        if self.kind() == "Not":
+            with self.deeper(self.take()):
+                return Not(self.unary())
+        node = self.primary()
+        if self.kind() == "Boost":
+            node = Boost(node, self.take().value)
+        return node
+
+    def primary(self) -> Node:
+        kind = self.kind()
+        if kind in _LEAVES:
+            return self.leaf()
+        if kind == "LParen":
+            return self.group()
+        if kind == "FieldPrefix":
+            return self.field()
+        raise self.misplaced(self.peek())
+
+    def leaf(self) -> Node:
+        token = self.take()
+        if token.kind == "Term":
+            return Term(token.value)
+        if token.kind == "Prefix":
+            return Prefix(token.value)
+        words = tuple(token.value.split())
+        if not words:
+            raise self.error("empty phrase", token)
+        slop = self.take().value if self.kind() == "Slop" else 0
+        return Phrase(words, slop)
+
+    def group(self) -> Node:
+        opening = self.take()
+        with self.deeper(opening):
+            node = self.or_expr()
+        if self.kind() == "RParen":
+            self.take()
+            return node
+        if self.peek() is None:
+            raise self.error("expected closing parenthesis for this '('", opening)
+        raise self.leftover(self.peek())
+
+    def field(self) -> Node:
+        token = self.take()
+        name = token.value.lower()
+        if name not in FIELDS:
+            raise self.error(f"unknown field: {token.value}", token, syntax=False)
+        if self.kind() in _LEAVES:
+            return Field(name, self.leaf())
+        if self.kind() == "LParen":
+            return Field(name, self.group())
+        found = describe(self.peek())
+        raise self.error(f"expected term, phrase, or group after field '{token.text}', "
+                         f"found {found}", self.peek())
+
+    def misplaced(self, token: Token | None) -> QueryError:
+        """An error for ``token`` where an expression should start."""
+        previous = self.tokens[self.i - 1] if self.i else None
+        if previous is None:
+            return self.error(f"unexpected {describe(token)} at the start of the query", token)
+        return self.error(f"expected an expression after {describe(previous)}, "
+                          f"found {describe(token)}", token)
+
+    def leftover(self, token: Token) -> QueryError:
+        """An error for ``token`` where an expression has ended."""
+        if token.kind == "RParen":
+            return self.error("unexpected ')' without a matching '('", token)
+        if token.kind == "Boost":
+            return self.error(f"unexpected boost '{token.text}': one boost per expression",
+                              token)
+        return self.error(f"unexpected {describe(token)}", token)

@@ -1,0 +1,140 @@
+"""The query lexer and query errors: upstream conformance cases, ra's extensions, properties."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import conformance
+from ra.errors import QueryError
+from ra.query.lexer import HINTS, query_error, tokenize
+
+LEXER = conformance("query_lexer")["cases"]
+DISPLAY = conformance("query_error_display")
+
+
+def case_id(case: dict) -> str:
+    return case["source"].rsplit("::", 1)[-1] + ":" + case.get("input", "")
+
+
+def encode(query: str) -> list[list]:
+    return [token.encode() for token in tokenize(query)]
+
+
+@pytest.mark.parametrize("case", LEXER, ids=case_id)
+def test_conformance_lexer(case):
+    if "expected" in case:
+        assert encode(case["input"]) == case["expected"]
+        return
+    with pytest.raises(QueryError) as raised:
+        tokenize(case["input"])
+    expected = case["expected_error"]
+    assert expected["message_contains"] in raised.value.message
+    assert raised.value.position == expected.get("position", raised.value.position)
+
+
+def build_error(construct: dict) -> QueryError:
+    """A conformance ``construct`` made the way ra's lexer and parser make errors."""
+    query = construct.get("query") or construct.get("with_query", "")
+    return query_error(construct["message"], query, construct.get("position"),
+                       syntax=construct["kind"] != "compile")
+
+
+@pytest.mark.parametrize("case", DISPLAY["cases"], ids=case_id)
+def test_conformance_error_display(case):
+    error = build_error(case["construct"])
+    for fragment in case.get("expected_contains", []):
+        assert fragment in error.display()
+    for attribute, value in case.get("expected", {}).items():
+        assert getattr(error, attribute) == value
+
+
+@pytest.mark.parametrize("fragment", DISPLAY["suggestions_in_code"])
+def test_upstream_hints_are_kept(fragment):
+    assert HINTS[fragment] == DISPLAY["suggestions_in_code"][fragment]
+    assert query_error(f"x {fragment} y").hint == HINTS[fragment]
+
+
+def test_display_names_the_kind_and_points_at_the_position():
+    error = query_error("unclosed quote", 'rust "async', 5)
+    assert error.display().splitlines() == [
+        "query syntax error: unclosed quote",
+        '  rust "async',
+        "       ^",
+        'hint: Add a closing quote (") to complete the phrase',
+    ]
+    assert query_error("unknown field: foo", syntax=False).display().startswith("query error:")
+
+
+@pytest.mark.parametrize("query, tokens", [
+    # DESIGN deviation 8: AND and NOT are keywords (upstream lexes AND as a term).
+    ("scrape AND http", [["Term", "scrape"], ["And"], ["Term", "http"]]),
+    ("test NOT debug", [["Term", "test"], ["Not"], ["Term", "debug"]]),
+    # ...in capitals only: lower-case "and"/"not" are words of natural-language questions.
+    ("salt and not pepper", [["Term", "salt"], ["Term", "and"], ["Term", "not"],
+                             ["Term", "pepper"]]),
+    ("NOTE ANDROID", [["Term", "NOTE"], ["Term", "ANDROID"]]),
+    ("scrap*", [["Prefix", "scrap"]]),
+    ("scrap*^2", [["Prefix", "scrap"], ["Boost", 2.0]]),
+    ('"lead generation"~5', [["Phrase", "lead generation"], ["Slop", 5]]),
+    ('"a b" ~5', [["Phrase", "a b"], ["Term", "~5"]]),
+    ("rust~2", [["Term", "rust~2"]]),
+    ("http-client -x", [["Term", "http-client"], ["Not"], ["Term", "x"]]),
+    ("rust^2", [["Term", "rust"], ["Boost", 2.0]]),
+    ("(a b)^2.0", [["LParen"], ["Term", "a"], ["Term", "b"], ["RParen"], ["Boost", 2.0]]),
+    ("Title:guide", [["FieldPrefix", "Title"], ["Term", "guide"]]),
+    ("title: guide", [["FieldPrefix", "title"], ["Term", "guide"]]),
+    ("foo:bar", [["FieldPrefix", "foo"], ["Term", "bar"]]),
+    ("Error: refused", [["Term", "Error:"], ["Term", "refused"]]),
+    ("std::vec 10:30 :x", [["Term", "std::vec"], ["Term", "10:30"], ["Term", ":x"]]),
+    ("(note:)", [["LParen"], ["Term", "note:"], ["RParen"]]),
+    ("a(b)c", [["Term", "a"], ["LParen"], ["Term", "b"], ["RParen"], ["Term", "c"]]),
+])
+def test_extensions(query, tokens):
+    assert encode(query) == tokens
+
+
+@pytest.mark.parametrize("query, position, fragment", [
+    ("*scraper*", 0, "wildcard"),
+    ("*", 0, "wildcard"),
+    ("scr*per", 3, "wildcard"),
+    ("scrap**", 5, "wildcard"),
+    ('"a b"~', 5, "proximity"),
+    ('"a b"~2.5', 5, "proximity"),
+    ("rust^abc", 4, "expected number"),
+    ("rust^0", 4, "invalid boost"),
+    ("rust^.", 4, "invalid boost"),
+    ('a "b', 2, "unclosed quote"),
+])
+def test_errors(query, position, fragment):
+    with pytest.raises(QueryError) as raised:
+        tokenize(query)
+    assert fragment in raised.value.message
+    assert raised.value.position == position
+    assert raised.value.hint
+
+
+QUERYISH = st.one_of(
+    st.text(max_size=30),
+    st.lists(st.sampled_from(['rust', 'OR', 'or', 'AND', 'NOT', '-', '(', ')', '"', ' ',
+                              '\t', '^2', '^', '~3', '~', '*', 'title:', 'TAGS:', 'foo:',
+                              ':', '.5', 'é', '"a b"']),
+             max_size=12).map("".join),
+)
+
+
+@given(QUERYISH)
+def test_tokens_are_slices_of_the_query_in_order(query):
+    try:
+        tokens = tokenize(query)
+    except QueryError as error:
+        assert error.position is not None and 0 <= error.position <= len(query)
+        assert error.syntax and error.hint
+        return
+    end = 0
+    for token in tokens:
+        assert not query[end:token.pos].strip(), "only whitespace between tokens"
+        assert query.startswith(token.text, token.pos)
+        end = token.pos + len(token.text)
+    assert not query[end:].strip()

@@ -1,0 +1,216 @@
+"""The query parser and AST: upstream conformance cases, ra's extensions, properties."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import conformance
+from ra.errors import QueryError
+from ra.query.ast import (
+    FIELDS,
+    And,
+    Boost,
+    Field,
+    Not,
+    Occurrence,
+    Or,
+    Phrase,
+    Prefix,
+    Term,
+    and_,
+    or_,
+    positive_words,
+    to_dict,
+    to_query_string,
+    walk,
+)
+from ra.query.parser import MAX_DEPTH, parse
+from test_query_lexer import QUERYISH, case_id
+
+a, b, c = Term("a"), Term("b"), Term("c")
+
+
+@pytest.mark.parametrize("case", conformance("query_parse")["cases"], ids=case_id)
+def test_conformance_parse(case):
+    if "expected" in case:
+        assert to_dict(parse(case["input"])) == case["expected"]
+        return
+    with pytest.raises(QueryError) as raised:
+        parse(case["input"])
+    assert case["expected_error"]["message_contains"] in raised.value.message
+    assert raised.value.position is not None
+
+
+#: The upstream calls of ``query_ast_helpers``, by the name of the upstream test.
+HELPER_CALLS = {
+    "and_flattens_nested": lambda: and_([a, And((b, c))]),
+    "or_flattens_nested": lambda: or_([a, Or((b, c))]),
+    "or_single_element_unwraps": lambda: or_([a]),
+    "query_string_round_trip": lambda: to_query_string(
+        Or((Boost(Term("rust"), 2.5), Boost(Phrase(("error", "handling")), 3.0)))),
+}
+
+
+@pytest.mark.parametrize("case", conformance("query_ast_helpers")["cases"], ids=case_id)
+def test_conformance_ast_helpers(case):
+    result = HELPER_CALLS[case["source"].rsplit("::", 1)[-1]]()
+    if "expected" in case:
+        assert to_dict(result) == case["expected"]
+    for fragment in case.get("expected_contains", []):
+        assert fragment in result
+
+
+@pytest.mark.parametrize("query, expected", [
+    # DESIGN deviation 8: AND and NOT are keywords; upstream searched for the word "AND".
+    ("scrape AND (http OR api) NOT test",
+     And((Term("scrape"), Or((Term("http"), Term("api"))), Not(Term("test"))))),
+    ("a AND b c", And((a, b, c))),
+    ("a AND b OR c", Or((And((a, b)), c))),
+    ("NOT a", Not(a)),
+    ("a and b", And((a, Term("and"), b))),
+    ("scrap* http", And((Prefix("scrap"), Term("http")))),
+    ('"lead generation"~5', Phrase(("lead", "generation"), 5)),
+    ('body:"a  b"~2^3', Boost(Field("body", Phrase(("a", "b"), 2)), 3.0)),
+    ("TITLE:Guide", Field("title", Term("Guide"))),
+    ("title: guide", Field("title", Term("guide"))),
+    ("tree:docs path:api/handlers", And((Field("tree", Term("docs")),
+                                         Field("path", Term("api/handlers"))))),
+    ("-a^2", Not(Boost(a, 2.0))),
+    ("(a OR b) c", And((Or((a, b)), c))),
+    ("((a OR b) c) OR ((b OR c) a) -c",
+     Or((And((Or((a, b)), c)), And((Or((b, c)), a, Not(c)))))),
+    ("-a -b", And((Not(a), Not(b)))),
+    ("Error: connection refused", And((Term("Error:"), Term("connection"), Term("refused")))),
+])
+def test_extensions(query, expected):
+    assert parse(query) == expected
+
+
+@pytest.mark.parametrize("query, position, fragment, syntax", [
+    ("xyz:value", 0, "unknown field: xyz", False),
+    ("rust foo:(a b)", 5, "unknown field: foo", False),
+    ("title:", 6, "after field 'title:'", True),
+    ("title:-x", 6, "after field", True),
+    ("title:tags:x", 6, "after field", True),
+    ("(rust async", 0, "closing parenthesis", True),
+    ("(a OR)", 5, "after OR", True),
+    ("rust OR", 7, "end of query", True),
+    ("a AND", 5, "after AND", True),
+    ("AND a", 0, "unexpected AND", True),
+    ("a NOT", 5, "after NOT", True),
+    ("a -", 3, "after '-'", True),
+    ("^2 a", 0, "unexpected boost", True),
+    ("a^2^3", 3, "one boost per expression", True),
+    ("()", 1, "after '('", True),
+    ('""', 0, "empty phrase", True),
+    ("(" * (MAX_DEPTH + 1) + "a", MAX_DEPTH, "nests too deeply", True),
+    ("-" * 500 + "a", MAX_DEPTH, "nests too deeply", True),
+])
+def test_errors(query, position, fragment, syntax):
+    with pytest.raises(QueryError) as raised:
+        parse(query)
+    assert fragment in raised.value.message
+    assert (raised.value.position, raised.value.syntax) == (position, syntax)
+    assert raised.value.query == query
+
+
+def test_unknown_field_error_is_a_query_error_with_the_valid_fields():
+    with pytest.raises(QueryError) as raised:
+        parse("xyz:value")
+    assert raised.value.display().splitlines() == [
+        "query error: unknown field: xyz",
+        "  xyz:value",
+        "  ^",
+        "hint: Valid fields are: title, tags, body, path, tree",
+    ]
+
+
+def test_nesting_up_to_the_limit_parses():
+    depth = MAX_DEPTH
+    assert parse("(" * depth + "a" + ")" * depth) == a
+    assert parse("-" * depth + "a") is not None
+
+
+def test_to_dict_extensions():
+    assert to_dict(Prefix("scrap")) == {"prefix": "scrap"}
+    assert to_dict(Phrase(("a", "b"), 3)) == {"phrase": ["a", "b"], "slop": 3}
+    assert to_dict(None) is None
+
+
+def test_nodes_normalise_lists_to_tuples():
+    assert Phrase(["a", "b"]) == Phrase(("a", "b"))
+    assert And([a, b]) == And((a, b))
+    assert hash(Or([a, b])) == hash(Or((a, b)))
+
+
+@pytest.mark.parametrize("node, text", [
+    (Boost(Term("rust"), 3.0), "rust^3"),
+    (Boost(Term("rust"), 0.0001), "rust^0.0001"),
+    (Boost(Term("rust"), 1e20), "rust^100000000000000000000"),
+    (Not(And((a, b))), "-(a b)"),
+    (And((Or((a, b)), c)), "(a OR b) c"),
+    (Or((And((a, b)), c)), "a b OR c"),
+    (Field("title", Not(a)), "title:(-a)"),
+    (Boost(Boost(a, 2), 3), "(a^2)^3"),
+    (Boost(Field("tags", a), 2), "tags:a^2"),
+    (None, ""),
+])
+def test_to_query_string(node, text):
+    assert to_query_string(node) == text
+
+
+def test_walk_carries_field_boost_and_negation():
+    tree = parse('title:(a "b c"~1)^2 -d --e scr*')
+    assert list(walk(tree)) == [
+        Occurrence(a, "title", 2.0),
+        Occurrence(Phrase(("b", "c"), 1), "title", 2.0),
+        Occurrence(Term("d"), negated=True),
+        Occurrence(Term("e")),
+        Occurrence(Prefix("scr")),
+    ]
+    assert [o.node for o in positive_words(tree)] == [a, Phrase(("b", "c"), 1), Term("e"),
+                                                      Prefix("scr")]
+    assert positive_words(parse("-foo")) == [] and positive_words(None) == []
+
+
+WORDS = st.from_regex(r"[a-z][a-z0-9]{0,5}", fullmatch=True).filter(lambda w: w != "or")
+LEAVES = st.one_of(
+    WORDS.map(Term),
+    WORDS.map(Prefix),
+    st.builds(Phrase, st.lists(WORDS, min_size=1, max_size=3).map(tuple), st.integers(0, 9)),
+)
+
+
+def _extend(children):
+    several = st.lists(children, min_size=2, max_size=3)
+    return st.one_of(
+        children.map(Not),
+        several.map(and_),
+        several.map(or_),
+        st.builds(Field, st.sampled_from(FIELDS), children),
+        st.builds(Boost, children, st.integers(1, 100).map(lambda n: n / 10)),
+    )
+
+
+TREES = st.recursive(LEAVES, _extend, max_leaves=12)
+
+
+@given(TREES)
+def test_generated_trees_round_trip(tree):
+    assert parse(to_query_string(tree)) == tree
+
+
+@given(QUERYISH)
+def test_parse_returns_a_tree_or_raises_query_error(query):
+    try:
+        tree = parse(query)
+    except QueryError as error:
+        assert error.position is not None and 0 <= error.position <= len(query)
+        assert error.query == query
+        return
+    assert tree is None or isinstance(tree, Term | Prefix | Phrase | Not | And | Or | Field
+                                      | Boost)
+    assert (tree is None) == (query.strip() == "")
+    assert parse(to_query_string(tree)) == tree
