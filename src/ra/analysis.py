@@ -5,7 +5,8 @@ a query word always meets the terms it was indexed as. The pipeline follows the 
 implementation (Tantivy's SimpleTokenizer → LowerCaser → RemoveLongFilter(40) → Snowball
 stemmer) and adds CJK bigrams:
 
-1. split on every character that is not a Unicode letter or digit;
+1. split on every character that is not a Unicode letter, digit or combining mark (so
+   Devanagari and Tamil vowel signs stay inside their words);
 2. lowercase;
 3. drop tokens whose UTF-8 encoding is 40 bytes or longer (checked before stemming);
 4. runs of CJK ideographs, kana or hangul become overlapping character bigrams (a single
@@ -25,6 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ra._marks import MARKS
+
 MAX_TOKEN_BYTES = 40
 
 #: Languages accepted for ``[search] stemmer``: every Snowball algorithm, plus ``none``.
@@ -36,7 +39,10 @@ LANGUAGES = (
     "swedish", "tamil", "turkish", "yiddish", "none",
 )
 
-_WORD = re.compile(r"[^\W_]+")
+#: Bump when analysis changes what terms a text yields: the index records it.
+ANALYZER_VERSION = 2
+
+_WORD = re.compile(f"(?:[^\\W_]|[{MARKS}])+")
 _CJK_CHAR = (
     "\u3040-\u30ff"  # hiragana, katakana
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
@@ -71,15 +77,19 @@ def _make_stem(language: str):
 
 def split_words(text: str) -> list[str]:
     """Lowercased surface words of ``text``, long ones dropped, CJK runs as bigrams."""
-    words: list[str] = []
-    for raw in _WORD.findall(text.lower()):
-        if len(raw) * 4 >= MAX_TOKEN_BYTES and len(raw.encode("utf-8")) >= MAX_TOKEN_BYTES:
-            continue
-        if _HAS_CJK.search(raw):
-            words.extend(_split_cjk(raw))
+    words = _WORD.findall(text.lower())
+    if any(len(w) * 4 >= MAX_TOKEN_BYTES for w in words):  # only then measure bytes
+        words = [w for w in words if len(w) * 4 < MAX_TOKEN_BYTES
+                 or len(w.encode("utf-8")) < MAX_TOKEN_BYTES]
+    if _HAS_CJK.search(text) is None:
+        return words
+    out: list[str] = []
+    for w in words:
+        if _HAS_CJK.search(w):
+            out.extend(_split_cjk(w))
         else:
-            words.append(raw)
-    return words
+            out.append(w)
+    return out
 
 
 def _split_cjk(word: str) -> Iterator[str]:
@@ -116,6 +126,14 @@ class Analyzer:
             term = word if _HAS_CJK.search(word) else self._stem(word)
             self._cache[word] = term
         return term
+
+    def stem_all(self, words: list[str]) -> list[str]:
+        """Terms of many surface words (uncached ones stemmed in one batch)."""
+        cache = self._cache
+        missing = {w for w in words if w not in cache}
+        for w in missing:
+            cache[w] = w if _HAS_CJK.search(w) else self._stem(w)
+        return [cache[w] for w in words]
 
     def terms(self, text: str) -> list[str]:
         """Index terms of ``text`` in order; a term's list index is its position."""

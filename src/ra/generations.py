@@ -79,6 +79,9 @@ def open_current(index_dir: Path) -> Generation | None:
                 continue
             raise IndexStateError(f"index generation {name} is missing or damaged") from None
         fcntl.flock(fd, fcntl.LOCK_SH)
+        if not _same_file(fd, path / PIN):  # collected between open and lock: retry
+            os.close(fd)
+            continue
         try:
             return Generation(path, read_manifest(path), fd)
         except IndexStateError:
@@ -141,10 +144,10 @@ def collect_garbage(index_dir: Path) -> list[str]:
     for entry in sorted(index_dir.iterdir()) if index_dir.is_dir() else []:
         if entry.name == keep or not _is_ours(entry):
             continue
-        if entry.is_dir() and not _unpinned(entry):
+        if not entry.is_dir():
+            entry.unlink(missing_ok=True)
+        elif not _remove_unpinned(entry):
             continue
-        shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink(
-            missing_ok=True)
         removed.append(entry.name)
     return removed
 
@@ -155,18 +158,33 @@ def _is_ours(entry: Path) -> bool:
                                                      and name.endswith(".tmp"))
 
 
-def _unpinned(path: Path) -> bool:
+def _remove_unpinned(path: Path) -> bool:
+    """Remove a generation unless a reader pins it; the exclusive lock is held while
+    removing, so a reader that opened the pin meanwhile sees it vanish and retries."""
     try:
         fd = os.open(path / PIN, os.O_RDONLY)
     except OSError:
-        return True  # no pin file: a broken leftover
+        shutil.rmtree(path, ignore_errors=True)  # no pin file: a broken leftover
+        return True
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
     except BlockingIOError:
+        os.close(fd)
         return False
+    try:
+        shutil.rmtree(path, ignore_errors=True)
     finally:
         os.close(fd)
+    return True
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    mine = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino)
 
 
 def _fsync_tree(path: Path) -> None:

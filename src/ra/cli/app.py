@@ -1,0 +1,72 @@
+"""The ``ra`` command line: a typer app whose commands live one group per module.
+
+Commands are thin: parse options, call the library, render with ``ra.cli.output``. Errors
+from the library (``ra.errors.RaError``) are translated here, at the border, into a
+message on stderr and an exit code — never a traceback. Heavy modules (duckdb, pyarrow,
+mistletoe, tiktoken, mcp) are imported inside the commands that need them, so ``ra
+--help`` and ``ra search`` start quickly.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from ra import __version__
+
+app = typer.Typer(
+    name="ra",
+    help="ra — research assistant: search your markdown knowledge base.\n\n"
+         "Example: ra search \"error handling\"",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"ra {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version,
+                                       is_eager=True, help="Show the version and exit.")
+          ) -> None:
+    """ra — research assistant: search your markdown knowledge base."""
+
+
+def _register() -> None:
+    from ra.cli import index_cmd, inspect_cmd, search_cmd
+
+    search_cmd.register(app)
+    index_cmd.register(app)
+    inspect_cmd.register(app)
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point: run the app, turning ra's errors into messages."""
+    from ra.errors import RaError
+
+    try:
+        app(args=argv, standalone_mode=True)
+    except RaError as exc:
+        from ra.cli.output import error
+
+        error(exc)
+        return exc.exit_code
+    except SystemExit as exc:  # typer exits through SystemExit
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

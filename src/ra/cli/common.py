@@ -1,0 +1,55 @@
+"""Pieces every command shares: loading configuration, opening a fresh index, writing."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from ra.cli import output
+
+
+def load(cwd: Path | None = None):
+    """The effective configuration, its warnings printed once on stderr."""
+    from ra.config import load_config
+
+    config = load_config(cwd or Path.cwd())
+    for w in config.warnings:
+        output.warn(str(w))
+    return config
+
+
+@contextlib.contextmanager
+def open_reader(config, *, refresh: bool = True) -> Iterator:
+    """A reader of an up-to-date index; says on stderr what freshness had to do."""
+    from ra.freshness import open_index
+
+    reader, status = open_index(config, refresh=refresh, progress=progress_bar())
+    if status:
+        output.note(status)
+    try:
+        yield reader
+    finally:
+        reader.close()
+
+
+def progress_bar():
+    """A progress callback drawing on stderr, or None when stderr is not a terminal."""
+    if not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+        return None
+
+    def draw(done: int, total: int) -> None:
+        width = 30
+        filled = int(width * done / max(total, 1))
+        sys.stderr.write(f"\rindexing [{'#' * filled}{'.' * (width - filled)}] "
+                         f"{done}/{total} files")
+        if done >= total:
+            sys.stderr.write("\r" + " " * (width + 40) + "\r")
+        sys.stderr.flush()
+
+    return draw
+
+
+def write_output(text: str) -> None:
+    sys.stdout.write(text)

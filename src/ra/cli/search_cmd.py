@@ -1,0 +1,110 @@
+"""``ra search`` and ``ra get``: parse options, call the library, render."""
+
+from __future__ import annotations
+
+import typer
+
+from ra.cli import output
+from ra.cli.common import load, open_reader, write_output
+
+
+def register(app: typer.Typer) -> None:
+    app.command("search", help=SEARCH_HELP, no_args_is_help=True)(search)
+    app.command("get", help=GET_HELP, no_args_is_help=True)(get)
+
+
+SEARCH_HELP = """Search the knowledge base; every argument is its own topic.
+
+Words are AND'd and typo-tolerant; "quoted phrases", OR, -term / NOT term, (groups),
+field:term (title, tags, path, body, tree), term^2 boosts and prefix* work too.
+
+Examples:
+
+  ra search "error handling"
+
+  ra search "error handling" "logging conventions" --list
+
+  ra search 'title:install -windows' --json --max-tokens 2000
+"""
+
+GET_HELP = """Print one chunk, or a whole document, by id.
+
+Examples:
+
+  ra get docs:guide.md#installation
+
+  ra get docs:guide.md            (the whole document)
+
+  ra get docs:guide.md#setup --full-document --json
+"""
+
+
+def _mode(list_: bool, matches: bool, json_: bool, output_: str | None) -> str:
+    if output_:
+        if output_ not in output.MODES:
+            raise typer.BadParameter(f"choose one of {', '.join(output.MODES)}",
+                                     param_hint="--output")
+        return output_
+    return "json" if json_ else "list" if list_ else "matches" if matches else "full"
+
+
+def search(
+    queries: list[str] = typer.Argument(..., help="One or more topics."),
+    limit: int | None = typer.Option(None, "--limit", "-n", min=1,
+                                     help="Results per topic (default 5)."),
+    list_: bool = typer.Option(False, "--list", help="Ids, titles and snippets only."),
+    matches: bool = typer.Option(False, "--matches", help="Only the matching lines."),
+    json_: bool = typer.Option(False, "--json", help="JSON output."),
+    output_: str | None = typer.Option(None, "--output", "-o",
+                                       help="full | list | matches | json"),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1,
+                                          help="Token budget over all results (cl100k)."),
+    explain: bool = typer.Option(False, "--explain",
+                                 help="Show the parsed query, expansions, SQL, timings."),
+    tree: list[str] = typer.Option([], "--tree", "-t", help="Only these trees."),
+    candidate_limit: int | None = typer.Option(None, "--candidate-limit", min=1),
+    cutoff_ratio: float | None = typer.Option(None, "--cutoff-ratio", min=0.0, max=1.0),
+    aggregation_threshold: float | None = typer.Option(None, "--aggregation-threshold",
+                                                       min=0.0, max=1.0),
+    no_aggregation: bool = typer.Option(False, "--no-aggregation"),
+    fuzzy: int | None = typer.Option(None, "--fuzzy", min=0, max=2,
+                                     help="Fuzzy edit distance (0 turns fuzzy off)."),
+    raw: bool = typer.Option(False, "--raw", help="Exact terms only: no fuzzy matching."),
+    include_archived: bool = typer.Option(False, "--include-archived"),
+    verbose: int = typer.Option(0, "--verbose", "-v", count=True),
+) -> None:
+    from ra.query.search import Searcher, SearchOptions
+
+    mode = _mode(list_, matches, json_, output_)
+    options = SearchOptions(
+        limit=limit, candidate_limit=candidate_limit, cutoff_ratio=cutoff_ratio,
+        aggregation_threshold=aggregation_threshold, aggregation=not no_aggregation,
+        fuzzy=None if fuzzy is None else fuzzy > 0, fuzzy_distance=fuzzy, raw=raw,
+        trees=tuple(tree), include_archived=include_archived,
+        list_only=list_ or mode == "list",
+        max_tokens=max_tokens, explain=explain)
+    config = load()
+    with open_reader(config) as reader:
+        searcher = Searcher(reader, config)
+        response = searcher.search(list(queries), options)
+        text = output.render_search(response, mode, color=output.use_color(),
+                                    analyzer=searcher.analyzer)
+    write_output(text)
+
+
+def get(
+    chunk_id: str = typer.Argument(..., metavar="ID", help="tree:path or tree:path#slug"),
+    full_document: bool = typer.Option(False, "--full-document",
+                                       help="The whole document the chunk belongs to."),
+    json_: bool = typer.Option(False, "--json", help="JSON output."),
+) -> None:
+    from ra.query.get import get_chunk
+
+    config = load()
+    with open_reader(config) as reader:
+        found = get_chunk(reader, config, chunk_id, full_document=full_document)
+    if json_:
+        write_output(output.dumps(found.to_dict()) + "\n")
+    else:
+        write_output(f"{output.RULE} {found.id} {output.RULE}\n{found.breadcrumb}\n\n"
+                     f"{found.content.rstrip()}\n")

@@ -1,0 +1,132 @@
+"""Freshness: is the published index the index of the files as they are now?
+
+Every reading command calls ``open_index``, which compares the current files' fingerprints
+(size, mtime_ns) and the configuration hash with the manifest of the current generation,
+rebuilds when they differ, and returns a reader pinned to an up-to-date generation. A
+second process that finds a rebuild under way waits for the writer lock, then re-checks
+and reuses the fresh generation instead of building it again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ra import generations
+from ra.errors import IndexStateError
+from ra.pipeline.discover import discover
+
+
+@dataclass
+class IndexState:
+    """How the published index relates to the files and configuration."""
+
+    state: str  # current | stale | config-changed | missing | damaged
+    added: list[str] = field(default_factory=list)
+    modified: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    detail: str = ""
+
+    @property
+    def changed(self) -> int:
+        return len(self.added) + len(self.modified) + len(self.removed)
+
+    def describe(self) -> str:
+        if self.state == "stale":
+            return f"stale ({self.changed} file{'s' * (self.changed != 1)} changed)"
+        if self.state == "config-changed":
+            return "stale (config changed)"
+        return self.state + (f" ({self.detail})" if self.detail else "")
+
+
+def fingerprints(config) -> dict[str, list[int]]:
+    """``tree:path → [size, mtime_ns]`` of the files the configuration selects now.
+
+    Only ``stat``s files: binary files are included here and matched against the
+    manifest's record of skipped binaries, so no file is opened to check freshness.
+    """
+    found = discover(config.trees, sniff=False)
+    return {f"{f.tree}:{f.path}": [f.size, f.mtime_ns] for f in found.files}
+
+
+def diff(manifest_files: dict, current: dict) -> tuple[list[str], list[str], list[str]]:
+    """``(added, modified, removed)`` keys between a manifest and the files now."""
+    added = sorted(k for k in current if k not in manifest_files)
+    removed = sorted(k for k in manifest_files if k not in current)
+    modified = sorted(k for k, fp in current.items()
+                      if k in manifest_files and list(manifest_files[k]) != list(fp))
+    return added, modified, removed
+
+
+def check_state(config) -> IndexState:
+    """Compare the current generation with the files and configuration."""
+    from ra.pipeline.run import config_hash
+
+    index_dir = config.index_dir
+    if index_dir is None:
+        return IndexState("missing", detail="no configuration")
+    try:
+        gen = generations.open_current(index_dir)
+    except IndexStateError as exc:
+        return IndexState("damaged", detail=str(exc))
+    if gen is None:
+        return IndexState("missing")
+    try:
+        manifest = gen.manifest
+    finally:
+        gen.close()
+    if manifest.get("config_hash") != config_hash(config):
+        return IndexState("config-changed")
+    known = {**manifest.get("files", {}), **manifest.get("binary", {})}
+    added, modified, removed = diff(known, fingerprints(config))
+    if added or modified or removed:
+        return IndexState("stale", added, modified, removed)
+    return IndexState("current")
+
+
+def open_index(config, *, refresh: bool = True, progress=None):
+    """A reader of an up-to-date index, plus a status line when it had to be updated."""
+    from ra.query.index import IndexReader
+
+    if config.index_dir is None:
+        raise IndexStateError("no configuration found: run `ra init` to create .ra.toml, "
+                              "then add a [tree.NAME] with a path")
+    status = None
+    if refresh:
+        status = refresh_index(config, progress=progress)
+    try:
+        reader = IndexReader.open(config.index_dir)
+    except IndexStateError:
+        if not refresh:
+            raise
+        status = refresh_index(config, progress=progress, force=True)
+        reader = IndexReader.open(config.index_dir)
+    if reader is None:
+        raise IndexStateError("no index yet: run `ra update`")
+    return reader, status
+
+
+def refresh_index(config, *, progress=None, force: bool = False) -> str | None:
+    """Rebuild when the index is not current; returns what was done, or None."""
+    from ra.pipeline.run import build
+
+    state = check_state(config)
+    if state.state == "current" and not force:
+        return None
+    with generations.writer_lock(config.index_dir):
+        again = check_state(config)
+        if again.state == "current" and not force:
+            return None  # another process brought it up to date meanwhile
+        report = build(config, progress=progress, locked=True)
+    return _status_line(state, report)
+
+
+def _status_line(state: IndexState, report) -> str:
+    if state.state == "stale":
+        what = f"indexed {state.changed} changed file{'s' * (state.changed != 1)}"
+    elif state.state == "config-changed":
+        what = "configuration changed: rebuilt the index"
+    elif state.state == "damaged":
+        what = f"index was damaged ({state.detail}): rebuilt it"
+    else:
+        what = "built the index"
+    return f"{what} ({report.files} files, {report.chunks} chunks, {report.seconds:.1f}s)"

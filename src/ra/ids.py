@@ -1,0 +1,108 @@
+"""Document and chunk identifiers: ``tree:path`` and ``tree:path#slug``.
+
+An id names a tree from the configuration, a tree-relative path with forward slashes, and
+optionally the slug of a heading. Ids are what agents copy from search results into
+``ra get``, so parsing is strict: a string that is not clearly an id is rejected rather
+than guessed at. In particular a one-character tree is refused, because ``C:\\foo`` is a
+Windows path and not the tree ``C``, and paths that climb out of their tree (``..``,
+absolute paths) are refused because ids are resolved against the file system.
+
+Paths may themselves contain ``#`` (``notes/c#.md``), so the fragment is split at the
+*last* ``#`` and only when what follows can be a slug (no ``/`` or ``.``); slugs never
+contain those characters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ra.errors import RaError
+
+
+class InvalidIdError(RaError, ValueError):
+    """A string is not a well-formed ``tree:path[#slug]`` id."""
+
+    exit_code = 2
+
+
+def format_doc_id(tree: str, path: str) -> str:
+    """``tree:path``, the id of a whole document."""
+    return f"{tree}:{path}"
+
+
+def format_chunk_id(tree: str, path: str, slug: str | None) -> str:
+    """``tree:path#slug``, or the document id when ``slug`` is None."""
+    return format_doc_id(tree, path) if slug is None else f"{tree}:{path}#{slug}"
+
+
+@dataclass(frozen=True, order=True)
+class DocId:
+    """A document: a tree name and a tree-relative path."""
+
+    tree: str
+    path: str
+
+    @classmethod
+    def parse(cls, text: str) -> DocId:
+        """Parse ``tree:path``; raises :class:`InvalidIdError`."""
+        tree, sep, path = text.partition(":")
+        if not sep:
+            raise InvalidIdError(f"not an id (expected tree:path): {text!r}")
+        _check_tree(tree, text)
+        _check_path(path, text)
+        return cls(tree, path)
+
+    def __str__(self) -> str:
+        return format_doc_id(self.tree, self.path)
+
+
+@dataclass(frozen=True, order=True)
+class ChunkId:
+    """A chunk: a document plus the slug of a heading (None for the document itself)."""
+
+    doc_id: DocId
+    slug: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> ChunkId:
+        """Parse ``tree:path`` or ``tree:path#slug``; raises :class:`InvalidIdError`."""
+        head, sep, fragment = text.rpartition("#")
+        if not sep or "/" in fragment or "." in fragment:
+            return cls(DocId.parse(text))  # no fragment, or the '#' belongs to the path
+        if not fragment:
+            raise InvalidIdError(f"empty heading slug after '#': {text!r}")
+        return cls(DocId.parse(head), fragment)
+
+    @property
+    def tree(self) -> str:
+        return self.doc_id.tree
+
+    @property
+    def path(self) -> str:
+        return self.doc_id.path
+
+    @property
+    def is_document(self) -> bool:
+        """True when the id names a whole document rather than a heading."""
+        return self.slug is None
+
+    def __str__(self) -> str:
+        return format_chunk_id(self.tree, self.path, self.slug)
+
+
+def _check_tree(tree: str, text: str) -> None:
+    if not tree:
+        raise InvalidIdError(f"missing tree name before ':': {text!r}")
+    if len(tree) == 1:
+        raise InvalidIdError(f"looks like a Windows drive letter, not a tree: {text!r}")
+    if any(c in tree for c in "/\\#") or tree != tree.strip():
+        raise InvalidIdError(f"invalid tree name {tree!r} in {text!r}")
+
+
+def _check_path(path: str, text: str) -> None:
+    if not path:
+        raise InvalidIdError(f"missing path after ':': {text!r}")
+    if path.startswith("/") or "\\" in path:
+        raise InvalidIdError(f"path must be tree-relative with '/' separators: {text!r}")
+    if ".." in path.split("/"):
+        raise InvalidIdError(f"path may not leave its tree: {text!r}")

@@ -1,0 +1,91 @@
+"""Stage 3, analyze: chunk rows → terms per field with positions.
+
+Each chunk contributes four BM25F fields, analysed with ``ra.analysis``:
+
+- title: the breadcrumb (document title › ancestors › heading), so a chunk is found by
+  the names of the sections that contain it;
+- tags: the document's tags;
+- path: the tree-relative path without its extension (its folders and the words of its
+  file name);
+- body: the chunk's own text; the document node adds the frontmatter description.
+
+Output: one row per (chunk, field, term) with the term frequency and positions, the
+analysed length of each field, and the surface words with the terms they stem to (the
+query layer matches typos against surface words). Pure: tables in, tables out.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter
+
+import pyarrow as pa
+
+from ra.analysis import Analyzer, analyzer_for, split_words
+from ra.artifacts import ANALYZED, LENGTHS
+from ra.layout import FIELD_CODE
+
+_COLUMNS = ("ord", "breadcrumb", "tags", "path", "body", "description")
+
+
+def field_texts(row: dict) -> dict[str, str]:
+    """The text of each field of one chunk row."""
+    body = row["body"]
+    if row["description"]:
+        body = f"{row['description']}\n{body}"
+    return {
+        "title": row["breadcrumb"],
+        "tags": " ".join(row["tags"] or ()),
+        "path": posixpath.splitext(row["path"])[0],
+        "body": body,
+    }
+
+
+def analyze(chunks: pa.Table, language: str = "english"
+            ) -> tuple[pa.Table, pa.Table, pa.Table]:
+    """``(analyzed, lengths, words)`` for the rows of ``chunks``."""
+    analyzer = analyzer_for(language)
+    out = {f.name: [] for f in ANALYZED}
+    lengths = {f.name: [] for f in LENGTHS}
+    words: Counter[str] = Counter()
+    for row in chunks.select(_COLUMNS).to_pylist():
+        texts = field_texts(row)
+        lengths["ord"].append(row["ord"])
+        for name, text in texts.items():
+            n = _add_field(out, row["ord"], FIELD_CODE[name], text, analyzer, words)
+            lengths[name].append(n)
+    return (pa.table(out, schema=ANALYZED), pa.table(lengths, schema=LENGTHS),
+            words_table(words, analyzer))
+
+
+def _add_field(out: dict[str, list], ord_: int, code: int, text: str,
+               analyzer: Analyzer, words: Counter) -> int:
+    """Append the terms of one field; return its length in tokens."""
+    if not text:
+        return 0
+    surface = split_words(text)
+    words.update(surface)
+    positions: dict[str, list[int]] = {}
+    for pos, term in enumerate(analyzer.stem_all(surface)):
+        where = positions.get(term)
+        if where is None:
+            positions[term] = [pos]
+        else:
+            where.append(pos)
+    n = len(positions)
+    out["ord"] += [ord_] * n
+    out["field"] += [code] * n
+    out["term"] += positions.keys()
+    out["tf"] += map(len, positions.values())
+    out["positions"] += positions.values()
+    return len(surface)
+
+
+def words_table(words: Counter, analyzer: Analyzer) -> pa.Table:
+    """Distinct surface words with their terms and frequencies (term_id filled later)."""
+    items = sorted(words.items())
+    return pa.table({
+        "word": [w for w, _ in items],
+        "term": [analyzer.stem(w) for w, _ in items],
+        "freq": pa.array([n for _, n in items], pa.int64()),
+    })

@@ -1,0 +1,103 @@
+"""Stage 2, chunk: documents → the hierarchical chunk table.
+
+``chunk`` is pure: it takes decoded documents (the runner reads the files) and returns one
+row per chunk node, preorder within each document, numbered from ``first_ord``. Parsing
+itself lives in ``ra.document``; this stage flattens its node trees into Arrow columns and
+adds cl100k_base token counts.
+
+Token counts: a chunk is shown with its subsections, so its cost is the tokens of its
+whole subtree. Each node's own text (heading line + body) is encoded once and subtree
+totals are summed from those counts: text between headings ends at a line break, where
+cl100k_base never merges across, so the sum equals encoding the subtree at once up to a
+token or so per boundary, and every byte of the corpus is encoded once instead of once
+per ancestor.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from ra.artifacts import CHUNKS, DOCS
+from ra.document import Document, parse_document
+from ra.tokens import count_many
+
+_NEWLINE = re.compile(b"\n")
+
+
+@dataclass(frozen=True)
+class SourceDoc:
+    """A decoded file handed to the chunk stage."""
+
+    tree: str
+    path: str
+    text: str
+    mtime_ns: int
+    is_global: bool
+    problems: tuple[str, ...] = ()
+
+
+def parse_all(docs: Sequence[SourceDoc], chunk_at_headings: bool) -> list[Document]:
+    """Parse every document (``ra.document.parse_document``)."""
+    return [parse_document(d.text, d.tree, d.path, chunk_at_headings=chunk_at_headings)
+            for d in docs]
+
+
+def docs_table(docs: Sequence[SourceDoc]) -> pa.Table:
+    """The in-memory input of ``chunk``: one row per decoded file (schema ``DOCS``)."""
+    return pa.table({
+        "tree": [d.tree for d in docs], "path": [d.path for d in docs],
+        "text": [d.text for d in docs], "mtime_ns": [d.mtime_ns for d in docs],
+        "is_global": [d.is_global for d in docs],
+        "problems": [list(d.problems) for d in docs],
+    }, schema=DOCS)
+
+
+def chunk(docs: pa.Table, *, chunk_at_headings: bool = True,
+          first_ord: int = 0) -> tuple[pa.Table, list[Document]]:
+    """The chunk rows of ``docs`` (schema ``ra.artifacts.CHUNKS``) and the parsed docs."""
+    docs = [SourceDoc(**{**row, "problems": tuple(row["problems"] or ())})
+            for row in docs.to_pylist()]
+    parsed = parse_all(docs, chunk_at_headings)
+    own = [n.heading + n.body for doc in parsed for n in doc.nodes]
+    own_tokens = count_many(own)
+    cols: dict[str, list] = {f.name: [] for f in CHUNKS}
+    ord_, offset = first_ord, 0
+    for src, doc in zip(docs, parsed, strict=True):
+        lines = line_finder(src.text)
+        counts = own_tokens[offset:offset + len(doc.nodes)]
+        lengths = [len(n.heading) + len(n.body) for n in doc.nodes]
+        offset += len(doc.nodes)
+        for node in doc.nodes:
+            span = slice(node.position, node.position + node.descendants + 1)
+            _append(cols, ord_, src, doc, node, sum(lengths[span]), sum(counts[span]),
+                    lines(node.heading_start))
+            ord_ += 1
+    return pa.table(cols, schema=CHUNKS), parsed
+
+
+def line_finder(text: str):
+    """A function from a UTF-8 byte offset of ``text`` to its line number (from 1)."""
+    newlines = [m.start() for m in _NEWLINE.finditer(text.encode("utf-8"))]
+    return lambda offset: bisect_right(newlines, offset - 1) + 1
+
+
+def _append(cols: dict[str, list], ord_: int, src: SourceDoc, doc: Document, node,
+            chars: int, tokens: int, line: int) -> None:
+    row = {
+        "ord": ord_, "id": node.id, "doc_id": node.doc_id, "parent_id": node.parent_id,
+        "tree": doc.tree, "path": doc.path, "depth": node.depth,
+        "position": node.position, "sibling_count": node.sibling_count,
+        "descendants": node.descendants, "title": node.title, "doc_title": doc.title,
+        "breadcrumb": node.breadcrumb, "tags": list(doc.tags), "status": doc.status,
+        "description": doc.description if node.depth == 0 else None,
+        "is_global": src.is_global, "mtime_ns": src.mtime_ns, "heading": node.heading,
+        "body": node.body, "line": line, "byte_start": node.byte_start, "byte_end": node.byte_end,
+        "chars": chars, "tokens": tokens,
+    }
+    for name, value in row.items():
+        cols[name].append(value)

@@ -1,0 +1,296 @@
+"""Search: topics in, grouped and ranked results out — the library API behind every surface.
+
+For each topic (one CLI argument, one element of the MCP ``queries`` array):
+
+    parse → plan (vocabulary, fuzzy) → one BM25F query in DuckDB (candidates)
+          → hierarchical aggregation → elbow cutoff → limit → content and snippets
+
+then all topics are packed together into the token budget, round-robin by rank so a
+budget shares fairly between topics. A chunk already shown under an earlier topic is
+referenced by id, not repeated. ``SearchResponse.to_dict`` is the JSON shape of
+``ra search --json`` and of the MCP tool's structured content.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+from ra.analysis import analyzer_for
+from ra.query import rank as ranking
+from ra.query.bm25f import Filters, Weights, bm25f_sql
+from ra.query.budget import estimate_tokens, list_entry_tokens, pack
+from ra.query.index import ChunkMeta
+from ra.query.parser import parse
+from ra.query.plan import Plan, PlanOptions, plan_query
+from ra.query.snippets import snippet as make_snippet
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Per-call options; None means "the configured default"."""
+
+    limit: int | None = None
+    candidate_limit: int | None = None
+    cutoff_ratio: float | None = None
+    aggregation_threshold: float | None = None
+    aggregation: bool = True
+    fuzzy: bool | None = None
+    fuzzy_distance: int | None = None
+    raw: bool = False
+    trees: tuple[str, ...] = ()
+    include_archived: bool = False
+    list_only: bool = False
+    max_tokens: int | None = None
+    explain: bool = False
+
+
+@dataclass
+class Result:
+    """One ranked chunk."""
+
+    id: str
+    tree: str
+    path: str
+    title: str
+    breadcrumb: str
+    score: float
+    snippet: str = ""
+    content: str | None = None
+    tokens: int = 0
+    tier: str = "full"  # "full" | "list" (what the token budget allowed)
+    seen_in: str | None = None  # shown under this earlier topic already
+    constituents: tuple[str, ...] = ()
+    line: int = 1  # line of the file where the content starts
+    ord: int = -1  # subtree: ord .. ord + descendants (for containment across topics)
+    descendants: int = 0
+
+    @property
+    def list_tokens(self) -> int:
+        """What this result costs as a list entry (id, title, snippet)."""
+        return list_entry_tokens(self.id, self.title, self.snippet)
+
+    def to_dict(self, list_only: bool = False) -> dict:
+        out = {"id": self.id, "tree": self.tree, "path": self.path, "title": self.title,
+               "breadcrumb": self.breadcrumb, "score": round(self.score, 6),
+               "snippet": self.snippet, "tokens": self.tokens}
+        if not list_only and self.tier == "full" and self.seen_in is None:
+            out["content"] = self.content
+        if self.tier != "full":
+            out["tier"] = self.tier
+        if self.seen_in is not None:
+            out["seen_in"] = self.seen_in
+        if self.constituents:
+            out["aggregated_from"] = list(self.constituents)
+        return out
+
+
+@dataclass
+class Topic:
+    """The answer to one topic."""
+
+    query: str
+    match: str  # "all" | "partial" | "none"
+    total_matches: int
+    results: list[Result] = field(default_factory=list)
+    explain: dict | None = None
+    terms: list[str] = field(default_factory=list)  # matched index terms, for highlighting
+
+    def to_dict(self, list_only: bool = False) -> dict:
+        out = {"query": self.query, "match": self.match,
+               "total_matches": self.total_matches,
+               "results": [r.to_dict(list_only) for r in self.results]}
+        if self.explain is not None:
+            out["explain"] = self.explain
+        return out
+
+
+@dataclass
+class SearchResponse:
+    """Every topic's answer plus the token accounting."""
+
+    queries: list[Topic]
+    tokens_used: int
+    max_tokens: int | None
+    list_only: bool = False
+    status: str | None = None  # what freshness did before answering
+
+    def to_dict(self) -> dict:
+        return {"queries": [t.to_dict(self.list_only) for t in self.queries],
+                "tokens_used": self.tokens_used, "max_tokens": self.max_tokens}
+
+
+class Searcher:
+    """Runs searches against one ``IndexReader`` with one ``Config``."""
+
+    def __init__(self, reader, config) -> None:
+        self.reader, self.config = reader, config
+        self.analyzer = analyzer_for(config.search.stemmer)
+
+    # --- options -------------------------------------------------------------------------
+
+    def _opt(self, value, default):
+        return default if value is None else value
+
+    def weights(self) -> Weights:
+        s = self.config.search
+        b = s.boosts
+        return Weights(s.k1, s.b, (b.title, b.tags, b.path, b.body),
+                       self.config.settings.local_boost)
+
+    def plan_options(self, o: SearchOptions) -> PlanOptions:
+        s = self.config.search
+        fuzzy = False if o.raw else self._opt(o.fuzzy, s.fuzzy)
+        return PlanOptions(fuzzy=fuzzy, distance=self._opt(o.fuzzy_distance, s.fuzzy_distance),
+                           fuzzy_weight=s.fuzzy_weight)
+
+    def default_limit(self, o: SearchOptions) -> int:
+        configured = self.config.search.limit or self.config.settings.default_limit
+        return self._opt(o.limit, configured)
+
+    # --- search --------------------------------------------------------------------------
+
+    def search(self, topics: list[str], options: SearchOptions = SearchOptions()
+               ) -> SearchResponse:
+        """Answer every topic, dedupe across topics, pack into the token budget."""
+        answered = [self.topic(q, options) for q in topics]
+        shown: list[tuple[int, int, str]] = []  # ord ranges already shown, by topic
+        for topic in answered:
+            mine = []
+            for i, r in enumerate(topic.results):
+                earlier = next((q for lo, hi, q in shown if lo <= r.ord <= hi), None)
+                if earlier is not None:  # the same chunk, or inside one shown before
+                    topic.results[i] = replace(r, seen_in=earlier, content=None, tokens=0)
+                else:
+                    mine.append((r.ord, r.ord + r.descendants, topic.query))
+            shown += mine
+        used = self._pack(answered, options)
+        return SearchResponse(answered, used, options.max_tokens, options.list_only)
+
+    def _pack(self, topics: list[Topic], options: SearchOptions) -> int:
+        order = _round_robin([[r for r in t.results if r.seen_in is None] for t in topics])
+        for r in order:
+            r.tokens = r.tokens if not options.list_only else list_entry_tokens(
+                r.id, r.title, r.snippet)
+        packing = pack(order, options.max_tokens)
+        kept = {id(p.item): p for p in packing.items}
+        for topic in topics:
+            topic.results = [self._packed(r, kept) for r in topic.results
+                             if r.seen_in is not None or id(r) in kept]
+        return packing.tokens_used
+
+    @staticmethod
+    def _packed(r: Result, kept: dict) -> Result:
+        if r.seen_in is not None:
+            return r
+        p = kept[id(r)]
+        r.tier, r.tokens = p.tier, p.tokens
+        return r
+
+    def topic(self, query: str, o: SearchOptions) -> Topic:
+        """Rank the chunks for one topic."""
+        t0 = time.perf_counter()
+        node = parse(query)
+        t_parse = time.perf_counter()
+        plan = plan_query(node, self.reader, self.analyzer, self.plan_options(o), query) \
+            if node is not None else None
+        if plan is None:
+            return Topic(query, "none", 0, explain={"ast": None} if o.explain else None)
+        t_plan = time.perf_counter()
+        rows, sql = self._score(plan, o)
+        t_sql = time.perf_counter()
+        ranked, stats = self._rank(rows, o)
+        t_rank = time.perf_counter()
+        results = self._results(ranked, plan, o)
+        t_fetch = time.perf_counter()
+        complete = bool(rows[0][2]) if rows else False
+        total = int(rows[0][3]) if rows else 0
+        topic = Topic(query, "all" if complete else ("partial" if rows else "none"),
+                      total, results, terms=plan.terms())
+        if o.explain:
+            topic.explain = _explain(node, plan, sql, stats, {
+                "parse": t_parse - t0, "plan": t_plan - t_parse, "sql": t_sql - t_plan,
+                "rank": t_rank - t_sql, "fetch": t_fetch - t_rank})
+        return topic
+
+    def _score(self, plan: Plan, o: SearchOptions):
+        s = self.config.search
+        filters = Filters(trees=tuple(o.trees), include_archived=o.include_archived)
+        sql = bm25f_sql(plan, self.reader.stats.chunks, self.reader.stats.avg_length,
+                        self.weights(), filters, self._opt(o.candidate_limit, s.candidate_limit))
+        return self.reader.query(sql.text, sql.params), sql
+
+    def _rank(self, rows, o: SearchOptions):
+        s = self.config.search
+        metas = [ChunkMeta(*r[5:]) for r in rows]
+        tainted = sorted(rows[0][4] or ()) if rows else []
+        self.reader.remember(metas)
+        self.reader.metas_by_id([m.parent_id for m in metas if m.parent_id])
+        cands = [self._candidate(m, r[0]) for m, r in zip(metas, rows, strict=True)]
+
+        def lookup(chunk_id: str):
+            meta = self.reader.meta(chunk_id)
+            if meta is None or _holds(tainted, meta.ord, meta.ord + meta.descendants):
+                return None  # never aggregate into a chunk holding an excluded word
+            return self._candidate(meta, 0.0)
+
+        return ranking.rank_with_stats(
+            cands, threshold=self._opt(o.aggregation_threshold, s.aggregation_threshold),
+            cutoff_ratio=self._opt(o.cutoff_ratio, s.cutoff_ratio),
+            limit=self.default_limit(o), lookup=lookup, aggregation=o.aggregation)
+
+    @staticmethod
+    def _candidate(meta, score: float) -> ranking.Candidate:
+        return ranking.Candidate(meta.id, meta.doc_id, meta.parent_id, score,
+                                 meta.sibling_count, meta.depth, meta.tree)
+
+    def _results(self, ranked, plan: Plan, o: SearchOptions) -> list[Result]:
+        metas = [self.reader.meta(c.id) for c in ranked]
+        texts = self.reader.contents([(m.ord, m.descendants) for m in metas])
+        terms = set(plan.terms())
+        out = []
+        for cand, meta in zip(ranked, metas, strict=True):
+            content = texts.get(meta.ord, "")
+            out.append(Result(
+                meta.id, meta.tree, meta.path, meta.title, meta.breadcrumb, cand.score,
+                make_snippet(content, terms, self.analyzer), content,
+                meta.tokens or estimate_tokens(content),
+                constituents=tuple(c for c in cand.constituents if c != meta.id),
+                line=meta.line, ord=meta.ord, descendants=meta.descendants))
+        return out
+
+
+def _holds(sorted_ords: list[int], low: int, high: int) -> bool:
+    """Whether any of ``sorted_ords`` lies in ``low..high``."""
+    from bisect import bisect_left
+
+    i = bisect_left(sorted_ords, low)
+    return i < len(sorted_ords) and sorted_ords[i] <= high
+
+
+def _round_robin(lists: list[list[Result]]) -> list[Result]:
+    out: list[Result] = []
+    for i in range(max((len(x) for x in lists), default=0)):
+        out += [x[i] for x in lists if i < len(x)]
+    return out
+
+
+def _explain(node, plan: Plan, sql, stats, timings: dict) -> dict:
+    from ra.layout import FIELDS
+    from ra.query.ast import to_dict, to_query_string
+
+    clauses = [{
+        "clause": c.index, "kind": c.kind, "text": c.text,
+        "fields": [FIELDS[f] for f in c.fields], "boost": c.boost,
+        "negated": c.index in plan.negative, "slop": c.slop, "tree": c.tree,
+        "terms": [{"term": a.term, "df": a.df, "in_index": a.term_id is not None,
+                   "distance": a.distance, "weight": a.weight, "word": a.word}
+                  for a in c.alts],
+    } for c in plan.clauses]
+    return {
+        "ast": to_dict(node), "parsed": to_query_string(node), "clauses": clauses,
+        "sql": sql.text, "params": sql.params,
+        "pipeline": {"candidates": stats.candidates, "aggregated": stats.aggregated,
+                     "after_elbow": stats.elbow, "final": stats.final},
+        "timings_ms": {k: round(v * 1000, 3) for k, v in timings.items()},
+    }

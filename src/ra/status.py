@@ -1,0 +1,116 @@
+"""What ``ra status`` reports and what ``ra check`` verifies, as plain data.
+
+Neither modifies the index: both read the configuration, walk the trees and look at the
+current generation's manifest and chunks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ra import generations
+from ra.freshness import check_state
+from ra.pipeline.discover import discover, walk_tree
+
+
+def _dir_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def _counts(config) -> dict[str, tuple[int, int]]:
+    """``tree → (documents, chunks)`` from the current generation."""
+    if config.index_dir is None:
+        return {}
+    try:
+        gen = generations.open_current(config.index_dir)
+    except Exception:  # a damaged index is reported by its state, not here
+        return {}
+    if gen is None:
+        return {}
+    try:
+        import duckdb
+
+        rows = duckdb.execute(
+            "SELECT tree, count(*) FILTER (WHERE depth = 0), count(*) FROM "
+            "read_parquet(?) GROUP BY tree", [str(gen.file("chunks"))]).fetchall()
+        return {t: (d, c) for t, d, c in rows}
+    finally:
+        gen.close()
+
+
+def collect_status(config) -> dict:
+    """Config files, trees with counts, and the index's location, size and state."""
+    counts = _counts(config)
+    trees = [{
+        "name": t.name, "path": str(t.path), "scope": "global" if t.is_global else "local",
+        "exists": Path(t.path).is_dir(), "include": list(t.include),
+        "exclude": list(t.exclude), "documents": counts.get(t.name, (0, 0))[0],
+        "chunks": counts.get(t.name, (0, 0))[1],
+    } for t in config.trees]
+    index = {"path": str(config.index_dir) if config.index_dir else None,
+             "state": check_state(config).describe()}
+    if config.index_dir is not None:
+        name = generations.current_name(config.index_dir)
+        if name and (config.index_dir / name).is_dir():
+            manifest = generations.read_manifest(config.index_dir / name)
+            index.update(generation=name, built_at=manifest.get("built_at"),
+                         size_bytes=_dir_size(config.index_dir / name),
+                         counts=manifest.get("counts"))
+    return {"config_files": [str(f) for f in config.files], "trees": trees, "index": index,
+            "warnings": [str(w) for w in config.warnings]}
+
+
+def run_checks(config) -> list[tuple[str, str]]:
+    """``(level, message)`` findings; level is ``error``, ``warning`` or ``ok``."""
+    findings: list[tuple[str, str]] = [("warning", str(w)) for w in config.warnings]
+    if not config.files:
+        return [("error", "no .ra.toml found here or above; run `ra init`")]
+    if not config.trees:
+        findings.append(("warning", "no trees configured: add a [tree.NAME] with a path"))
+    for tree in config.trees:
+        findings += _check_tree(tree)
+    found = discover(config.trees)
+    findings += [("warning", p) for p in found.problems()]
+    findings += _check_chunks(config)
+    state = check_state(config)
+    level = "ok" if state.state == "current" else "warning"
+    findings.append((level, f"index: {state.describe()}"))
+    return findings
+
+
+def _check_tree(tree) -> list[tuple[str, str]]:
+    from ra.config import DEFAULT_INCLUDE
+    from ra.globs import compile_glob
+
+    if not Path(tree.path).is_dir():
+        return [("warning", f"tree {tree.name}: folder {tree.path} does not exist")]
+    rels = [rel for rel, _ in walk_tree(Path(tree.path))]
+    unused = [p for p in tree.include if not any(compile_glob(p).match(r) for r in rels)]
+    if tuple(tree.include) == DEFAULT_INCLUDE:  # defaults: only say when none matched
+        return [("warning", f"tree {tree.name}: no .md, .markdown or .txt files")] \
+            if len(unused) == len(tree.include) else []
+    return [("warning", f"tree {tree.name}: include pattern {p!r} matches no file")
+            for p in unused]
+
+
+def _check_chunks(config) -> list[tuple[str, str]]:
+    if config.index_dir is None:
+        return []
+    try:
+        gen = generations.open_current(config.index_dir)
+    except Exception:
+        return []
+    if gen is None:
+        return []
+    try:
+        import duckdb
+
+        limit = int(config.settings.max_chunk_size)
+        rows = duckdb.execute(
+            "SELECT id, length(heading) + length(body) AS n FROM read_parquet(?) "
+            "WHERE length(heading) + length(body) > ? ORDER BY n DESC",
+            [str(gen.file("chunks")), limit]).fetchall()
+    finally:
+        gen.close()
+    return [("warning", f"{cid}: {n} characters (over max_chunk_size {limit})")
+            for cid, n in rows]

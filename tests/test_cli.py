@@ -1,0 +1,208 @@
+"""The command line, in process: isolated HOME (conftest) and working directory (chdir).
+
+Each test runs ``ra.cli.app.main(argv)`` and reads what it printed, so these exercise the
+same code path as the installed ``ra`` script, errors translated at the border included.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ra.cli.app import app, main
+
+GUIDE = """---
+title: Getting Started
+tags: [intro, setup]
+---
+
+Welcome to the guide.
+
+# Installation
+
+Install with pip. Error handling is described below.
+
+## Error handling
+
+Use Result types for error handling in Rust.
+
+## Logging
+
+Configure logging conventions here.
+
+# Usage
+
+Run the tool.
+"""
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    (tmp_path / "docs" / "sub").mkdir(parents=True)
+    (tmp_path / "docs" / "guide.md").write_text(GUIDE)
+    (tmp_path / "docs" / "sub" / "notes.txt").write_text("Plain notes about rust ownership.\n")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_every_command_has_help_with_an_example(capsys):
+    names = [c.name for c in app.registered_commands] + [g.name for g in app.registered_groups]
+    assert {"search", "get", "update", "status", "check", "init", "config", "ls",
+            "inspect"} <= set(names)
+    for name in names:
+        code, out, _ = run(capsys, name, "--help")
+        assert code == 0, name
+        assert "Example" in out, f"`ra {name} --help` shows no example"
+
+
+def test_search_full_output(project, capsys):
+    code, out, err = run(capsys, "search", "logging conventions")
+    assert code == 0
+    assert out.startswith("─── docs:guide.md#logging ───\n")
+    assert "Getting Started › Installation › Logging" in out
+    assert "Configure logging conventions here." in out
+    assert "\x1b[" not in out  # not a terminal: no ANSI
+    assert "built the index" in err
+
+
+def test_search_json_shape(project, capsys):
+    code, out, _ = run(capsys, "search", "logging", "rust ownership", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert [q["query"] for q in data["queries"]] == ["logging", "rust ownership"]
+    first = data["queries"][0]
+    assert first["match"] == "all" and first["total_matches"] >= 1
+    result = first["results"][0]
+    assert {"id", "tree", "path", "title", "breadcrumb", "score", "snippet", "content",
+            "tokens"} <= set(result)
+    assert data["max_tokens"] is None and data["tokens_used"] > 0
+
+
+def test_search_list_omits_content(project, capsys):
+    code, out, _ = run(capsys, "search", "logging", "--list", "--json")
+    result = json.loads(out)["queries"][0]["results"][0]
+    assert code == 0 and "content" not in result and "**logging**" in result["snippet"].lower()
+
+
+def test_search_matches_shows_line_numbers(project, capsys):
+    code, out, _ = run(capsys, "search", "conventions", "--matches")
+    assert code == 0
+    # "Configure logging conventions here." is line 18 of the file.
+    assert "   18: Configure logging **conventions** here." in out
+
+
+def test_query_syntax_error_shows_caret_and_exits_2(project, capsys):
+    code, out, err = run(capsys, "search", '"error handling')
+    assert code == 2 and out == ""
+    assert "query syntax error: unclosed quote" in err
+    assert "  \"error handling\n  ^" in err
+    assert "hint:" in err and "Traceback" not in err
+
+
+def test_get_chunk_and_unknown_id(project, capsys):
+    code, out, _ = run(capsys, "get", "docs:guide.md#logging", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["id"] == "docs:guide.md#logging"
+    assert data["content"].startswith("## Logging")
+    code, out, err = run(capsys, "get", "docs:guide.md#loging")
+    assert code == 1 and "did you mean" in err and "docs:guide.md#logging" in err
+
+
+def test_get_whole_document(project, capsys):
+    code, out, _ = run(capsys, "get", "docs:guide.md#logging", "--full-document", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["id"] == "docs:guide.md"
+    assert "# Installation" in data["content"] and "# Usage" in data["content"]
+
+
+def test_get_refuses_paths_escaping_the_tree(project, capsys):
+    code, _, err = run(capsys, "get", "docs:../secret.md")
+    assert code == 2 and "Traceback" not in err
+
+
+def test_broken_config_names_file_and_line(project, capsys):
+    (project / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n[settings]\n'
+                                      'default_limit = "five"\n')
+    code, _, err = run(capsys, "search", "anything")
+    assert code == 2
+    assert ".ra.toml:4" in err and "default_limit" in err and "Traceback" not in err
+
+
+def test_ls_and_status_json(project, capsys):
+    code, out, _ = run(capsys, "ls", "chunks", "--json")
+    chunks = json.loads(out)
+    assert code == 0 and {c["id"] for c in chunks} >= {"docs:guide.md", "docs:guide.md#logging"}
+    code, out, _ = run(capsys, "ls", "docs", "--json")
+    docs = json.loads(out)
+    assert {d["id"] for d in docs} == {"docs:guide.md", "docs:sub/notes.txt"}
+    code, out, _ = run(capsys, "ls", "trees", "--json")
+    assert json.loads(out)[0]["name"] == "docs"
+    code, out, _ = run(capsys, "status", "--json")
+    status = json.loads(out)
+    assert code == 0 and status["index"]["state"] == "current"
+    assert status["trees"][0]["documents"] == 2
+
+
+def test_inspect_doc_json_shape(project, capsys):
+    code, out, _ = run(capsys, "inspect", "doc", "docs/guide.md", "--json")
+    assert code == 0
+    info = json.loads(out)
+    assert info["title"] == "Getting Started" and info["tags"] == ["intro", "setup"]
+    assert info["chunks"][0]["id"] == "docs:guide.md"
+    assert {"id", "slug", "title", "depth", "parent_id", "breadcrumb", "byte_start",
+            "byte_end", "chars", "tokens"} <= set(info["chunks"][1])
+
+
+def test_inspect_doc_outside_any_tree(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loose.md").write_text("# Loose\n\nText.\n")
+    code, out, _ = run(capsys, "inspect", "doc", "loose.md", "--json")
+    assert code == 0 and json.loads(out)["chunks"][1]["id"] == "doc:loose.md#loose"
+
+
+def test_init_writes_config_and_refuses_to_overwrite(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, _, _ = run(capsys, "init")
+    assert code == 0 and "[tree.docs]" in (tmp_path / ".ra.toml").read_text()
+    code, _, err = run(capsys, "init")
+    assert code == 1 and "--force" in err
+    assert run(capsys, "init", "--force")[0] == 0
+
+
+def test_init_global(tmp_path, monkeypatch, capsys, isolated_home):
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "init", "--global")[0] == 0
+    assert (isolated_home / ".ra.toml").exists()
+
+
+def test_config_prints_effective_toml(project, capsys):
+    import tomllib
+
+    code, out, _ = run(capsys, "config")
+    assert code == 0 and tomllib.loads(out)["settings"]["default_limit"] == 5
+
+
+def test_check_exit_codes(project, capsys):
+    run(capsys, "update")
+    code, _, err = run(capsys, "check")
+    assert code == 0, err
+    (project / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n[tree.gone]\n'
+                                      'path = "./nowhere"\n')
+    code, _, err = run(capsys, "check")
+    assert code == 1 and "nowhere" in err
+
+
+def test_search_without_config_is_a_clear_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "search", "x")
+    assert code != 0 and "ra init" in err and "Traceback" not in err

@@ -1,0 +1,437 @@
+"""The indexing pipeline end to end: a hostile tree, stage invariants, artifacts, determinism."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from ra.analysis import analyzer_for
+from ra.artifacts import SCHEMAS
+from ra.config import load_config
+from ra.freshness import open_index
+from ra.generations import open_current
+from ra.layout import ARTIFACTS, FIELD_CODE, FIELDS
+from ra.pipeline import run
+from ra.pipeline.analyze import analyze
+from ra.pipeline.chunk import SourceDoc, chunk, docs_table
+from ra.pipeline.postings import postings
+from ra.query.search import Searcher
+
+DOCS_TOML = '[tree.docs]\npath = "./docs"\n'
+
+
+def make_project(root: Path, files: dict[str, bytes | str], toml: str = DOCS_TOML,
+                 home: Path | None = None):
+    """Write ``files`` under ``root/docs`` and a ``.ra.toml``; return the loaded Config."""
+    (root / ".ra.toml").write_text(toml)
+    for rel, content in files.items():
+        path = root / "docs" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content.encode() if isinstance(content, str) else content)
+    (root / "docs").mkdir(exist_ok=True)
+    return load_config(root, home=home)
+
+
+def search_ids(config, query: str) -> list[str]:
+    reader, _ = open_index(config)
+    try:
+        return [r.id for r in Searcher(reader, config).search([query]).queries[0].results]
+    finally:
+        reader.close()
+
+
+def read_artifacts(folder: Path, names=("chunks", "terms", "postings")) -> dict[str, pa.Table]:
+    return {name: pq.read_table(folder / f"{name}.parquet") for name in names}
+
+
+# --- (a) the acceptance tree -------------------------------------------------------------
+
+BIG_LINE = "lorem ipsum dolor sit amet " * 116_000 + "needleword trailing words\n"
+
+ACCEPTANCE_FILES: dict[str, bytes | str] = {
+    "bin.md": b"# Binary heading\n\x00\x01\x02\xff binaryword\n",
+    "latin.md": "# Latin notes\n\ncafé au lait with zebraword\n".encode("latin-1"),
+    "bom.md": "\ufeff# Alpha Heading\r\n\r\nalphabody words\r\n\r\n## Beta Section\r\n"
+              "betabody text\r\n".encode(),
+    "yaml.md": "---\ntitle: [unclosed\n---\n# Heading\nbody words yamlbodyword\n",
+    "empty.md": b"",
+    "big.md": BIG_LINE,
+}
+
+
+def acceptance_project(root: Path, *, loop: bool, home: Path | None = None):
+    config = make_project(root, ACCEPTANCE_FILES, home=home)
+    if loop:
+        os.symlink("b.md", root / "docs" / "a.md")
+        os.symlink("a.md", root / "docs" / "b.md")
+    return config
+
+
+def problems_about(report: run.BuildReport, rel: str) -> list[str]:
+    return [p for p in report.problems if p.startswith(f"docs:{rel}:")]
+
+
+def check_acceptance(config, report: run.BuildReport) -> None:
+    """Everything the acceptance tree must satisfy, with or without the symlink loop."""
+    assert len(BIG_LINE.encode()) > 3_000_000 and BIG_LINE.count("\n") == 1
+    # each problem exactly once, and no problem for the healthy files
+    assert problems_about(report, "bin.md") == ["docs:bin.md: binary file skipped"]
+    (latin,) = problems_about(report, "latin.md")
+    assert "invalid UTF-8" in latin
+    (yaml,) = problems_about(report, "yaml.md")
+    assert "YAML" in yaml
+    for rel in ("bom.md", "empty.md", "big.md"):
+        assert problems_about(report, rel) == []
+    assert len(report.problems) == len(set(report.problems))
+    assert report.files == 5  # all but bin.md
+    assert [cid for cid, _ in report.oversized] == ["docs:big.md"]
+    # the good text of every readable file is searchable
+    reader, _ = open_index(config)
+    try:
+        searcher = Searcher(reader, config)
+
+        def ids(query: str) -> list[str]:
+            return [r.id for r in searcher.search([query]).queries[0].results]
+
+        assert ids("zebraword") == ["docs:latin.md#latin-notes"]
+        assert ids("needleword") == ["docs:big.md"]
+        assert ids("yamlbodyword") == ["docs:yaml.md#heading"]
+        assert ids("alphabody") == ["docs:bom.md#alpha-heading"]
+        assert ids("betabody") == ["docs:bom.md#beta-section"]
+        assert ids("Beta Section") and all(i.startswith("docs:bom.md")
+                                           for i in ids("Beta Section"))
+        assert ids("alpha heading")
+        assert ids("binaryword") == []
+    finally:
+        reader.close()
+    # chunk ids of the BOM/CRLF file come from its headings; no CR or BOM leaks anywhere
+    gen = open_current(config.index_dir)
+    try:
+        chunks = pq.read_table(gen.file("chunks")).to_pylist()
+    finally:
+        gen.close()
+    ids = [c["id"] for c in chunks]
+    assert [i for i in ids if i.startswith("docs:bom.md")] == [
+        "docs:bom.md", "docs:bom.md#alpha-heading", "docs:bom.md#beta-section"]
+    assert {c["title"] for c in chunks if c["path"] == "bom.md"} == {
+        "Alpha Heading", "Beta Section"}
+    for c in chunks:
+        for col in ("title", "breadcrumb", "heading", "body", "doc_title"):
+            assert "\r" not in c[col] and "\ufeff" not in c[col], (c["id"], col)
+    assert "docs:empty.md" in ids and "docs:yaml.md#heading" in ids
+    assert not any(i.startswith("docs:bin.md") for i in ids)
+
+
+@pytest.fixture(scope="module")
+def acceptance(tmp_path_factory):
+    """The acceptance tree without the symlink loop, built once for the module."""
+    root = tmp_path_factory.mktemp("acceptance")
+    config = acceptance_project(root, loop=False, home=tmp_path_factory.mktemp("home"))
+    return config, run.build(config)
+
+
+def test_acceptance_tree_without_symlink_loop(acceptance):
+    check_acceptance(*acceptance)
+
+
+def test_acceptance_tree(tmp_path):
+    config = acceptance_project(tmp_path, loop=True)
+    report = run.build(config)
+    loop = problems_about(report, "a.md") + problems_about(report, "b.md")
+    assert loop and len(loop) == len(set(loop))
+    assert len(report.problems) == 3 + len(loop)
+    check_acceptance(config, report)
+
+
+def test_acceptance_manifest_records_problems_and_counts(acceptance):
+    config, report = acceptance
+    gen = open_current(config.index_dir)
+    try:
+        manifest = gen.manifest
+    finally:
+        gen.close()
+    assert manifest["problems"] == report.problems
+    assert manifest["counts"] == {"files": report.files, "chunks": report.chunks,
+                                  "terms": report.terms, "postings": report.postings}
+    assert sorted(manifest["files"]) == [
+        "docs:big.md", "docs:bom.md", "docs:empty.md", "docs:latin.md", "docs:yaml.md"]
+    assert report.generation == gen.path.name
+
+
+# --- (b) stage invariants, property-based ------------------------------------------------
+
+VOCAB = ["alpha", "beta", "gamma", "delta", "run", "running", "runs", "index", "indexing",
+         "search", "日本語", "Café", "x2"]
+words = st.lists(st.sampled_from(VOCAB), min_size=1, max_size=6).map(" ".join)
+heading = st.tuples(st.integers(1, 6), words).map(lambda t: f"{'#' * t[0]} {t[1]}\n")
+paragraph = words.map(lambda w: f"{w}\n")
+blank = st.just("\n")
+frontmatter = st.one_of(
+    st.just(""),
+    st.lists(st.sampled_from(VOCAB[:6]), max_size=3).map(
+        lambda tags: f"---\ntags: [{', '.join(tags)}]\n---\n"))
+document = st.tuples(frontmatter, st.lists(st.one_of(heading, paragraph, blank),
+                                           max_size=14)).map(lambda t: t[0] + "".join(t[1]))
+documents = st.lists(document, min_size=1, max_size=3)
+
+
+def chunk_texts(texts: list[str]) -> pa.Table:
+    docs = [SourceDoc("docs", f"d{i}.md", text, 1, False) for i, text in enumerate(texts)]
+    return chunk(docs_table(docs))[0]
+
+
+def run_stages(texts: list[str]):
+    """chunk → analyze → postings; DuckDB makes this ~0.1 s, so fewer examples use it."""
+    chunks = chunk_texts(texts)
+    analyzed, lengths, surface = analyze(chunks, "english")
+    terms, post, vocab = postings(analyzed, surface)
+    return chunks, analyzed, lengths, terms, post, vocab
+
+
+PROPERTY = settings(max_examples=80, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+SLOW_PROPERTY = settings(PROPERTY, max_examples=25)
+
+
+@PROPERTY
+@given(documents)
+def test_chunk_spans_nest_and_ids_are_unique(texts):
+    chunks = chunk_texts(texts)
+    rows = chunks.to_pylist()
+    by_id = {r["id"]: r for r in rows}
+    assert len(by_id) == len(rows)  # unique ids
+    assert [r["ord"] for r in rows] == list(range(len(rows)))
+    for r in rows:
+        size = len(texts[int(r["path"][1:-3])].encode())
+        assert 0 <= r["byte_start"] <= r["byte_end"] <= size
+        if r["parent_id"] is None:
+            assert r["depth"] == 0 and r["id"] == r["doc_id"]
+            continue
+        parent = by_id[r["parent_id"]]
+        assert parent["doc_id"] == r["doc_id"] and parent["depth"] < r["depth"]
+        assert parent["byte_start"] <= r["byte_start"] <= r["byte_end"] <= parent["byte_end"]
+    # the subtree of a chunk is the contiguous ord range ord..ord+descendants
+    for r in rows:
+        inside = rows[r["ord"] + 1:r["ord"] + r["descendants"] + 1]
+        for child in inside:
+            chain, node = [], child
+            while node["parent_id"] is not None:
+                node = by_id[node["parent_id"]]
+                chain.append(node["id"])
+            assert r["id"] in chain
+
+
+@SLOW_PROPERTY
+@given(documents)
+def test_terms_and_postings_statistics_agree(texts):
+    chunks, analyzed, lengths, terms, post, vocab = run_stages(texts)
+    p = post.to_pylist()
+    keys = [(r["term_id"], r["ord"], r["field"]) for r in p]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    chunks_of, cf = defaultdict(set), Counter()
+    for r in p:
+        chunks_of[r["term_id"]].add(r["ord"])
+        cf[r["term_id"]] += r["tf"]
+        assert r["tf"] == len(r["positions"]) > 0
+        assert r["positions"] == sorted(set(r["positions"]))
+    t = terms.to_pylist()
+    assert [r["term_id"] for r in t] == list(range(len(t)))
+    assert [r["term"] for r in t] == sorted(r["term"] for r in t)
+    for r in t:
+        assert r["df"] == len(chunks_of[r["term_id"]])
+        assert r["cf"] == cf[r["term_id"]]
+    assert post.num_rows == analyzed.num_rows
+    # field lengths equal the summed tf of that field
+    tf_sum = Counter()
+    for r in p:
+        tf_sum[(r["ord"], r["field"])] += r["tf"]
+    assert lengths["ord"].to_pylist() == chunks["ord"].to_pylist()
+    for row in lengths.to_pylist():
+        for name in FIELDS:
+            assert row[name] == tf_sum[(row["ord"], FIELD_CODE[name])], (row, name)
+    # every surface word maps to its stemmed term and that term's id
+    term_id = {r["term"]: r["term_id"] for r in t}
+    analyzer = analyzer_for("english")
+    for w in vocab.to_pylist():
+        assert w["term"] == analyzer.stem(w["word"]) and w["term_id"] == term_id[w["term"]]
+
+
+def _content_lines(text: str) -> list[str]:
+    if text.startswith("---\n"):
+        text = text[text.index("\n---\n", 3) + 5:]
+    return [line for line in text.splitlines() if line.strip()]
+
+
+@PROPERTY
+@given(documents)
+@example(["# A\nalpha\n#### Lostword\n# B\nbeta\n"])
+@example(["###### alpha\n"])
+def test_every_nonblank_line_lands_in_exactly_one_chunk(texts):
+    """Dropped (empty-span) headings keep their line in the enclosing body."""
+    chunks = chunk_texts(texts)
+    for i, text in enumerate(texts):
+        own = [r["heading"] + r["body"] for r in chunks.to_pylist() if r["path"] == f"d{i}.md"]
+        assert _content_lines("".join(own)) == _content_lines(text)
+
+
+def alias_bomb(depth: int, width: int = 10) -> str:
+    """YAML whose anchors expand to ``width ** depth`` strings from a few hundred bytes."""
+    lines = ["a0: &a0 [" + ", ".join(["x"] * width) + "]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]"
+              for i in range(1, depth)]
+    return "---\n" + "\n".join(lines) + f"\ntitle: *a{depth - 1}\n---\n# Heading\n\nbody\n"
+
+
+def test_frontmatter_alias_bomb_stays_small():
+    text = alias_bomb(5)
+    assert len(text) < 400
+    chunks = chunk_texts([text]).to_pylist()
+    for row in chunks:
+        assert len(row["title"]) <= len(text) and len(row["doc_title"]) <= len(text)
+        assert len(row["breadcrumb"]) <= 2 * len(text)
+
+
+def test_build_of_an_empty_tree(tmp_path):
+    config = make_project(tmp_path, {})
+    report = run.build(config)
+    assert (report.files, report.chunks, report.terms, report.postings) == (0, 0, 0, 0)
+    assert search_ids(config, "anything") == []
+
+
+def test_pipeline_on_no_documents_gives_empty_tables():
+    chunks, analyzed, lengths, terms, post, vocab = run_stages([])
+    assert chunks.num_rows == analyzed.num_rows == terms.num_rows == post.num_rows == 0
+    assert chunks.schema.equals(SCHEMAS["chunks"])
+
+
+def test_title_tags_path_and_body_fields():
+    text = "---\ntags: [widget, gadget]\ndescription: lengthy summary\n---\n# Top\n\nbody\n"
+    docs = [SourceDoc("docs", "guides/setup-notes.md", text, 1, False)]
+    chunks, _ = chunk(docs_table(docs))
+    analyzed, _, _ = analyze(chunks)
+    fields = defaultdict(set)
+    for r in analyzed.to_pylist():
+        fields[(r["ord"], FIELDS[r["field"]])].add(r["term"])
+    assert fields[(1, "title")] == {"top"}  # breadcrumb "Top › Top" collapses to one term
+    assert fields[(1, "tags")] == {"widget", "gadget"}
+    assert fields[(1, "path")] == {"guid", "setup", "note"}
+    assert fields[(1, "body")] == {"bodi"}
+    assert {"lengthi", "summari"} <= fields[(0, "body")]  # description on the document node
+
+
+# --- (c) artifacts readable with plain DuckDB --------------------------------------------
+
+def test_artifacts_are_readable_with_plain_duckdb(acceptance):
+    config, report = acceptance
+    gen = open_current(config.index_dir)
+    try:
+        expected = {"files": report.files, "chunks": report.chunks, "terms": report.terms,
+                    "postings": report.postings}
+        for name in ARTIFACTS:
+            path = gen.file(name)
+            (count,) = duckdb.sql(f"select count(*) from '{path}'").fetchall()[0]
+            assert count == pq.read_metadata(path).num_rows
+            if name in expected:
+                assert count == expected[name], name
+        (n,) = duckdb.sql(
+            f"select count(*) from '{gen.file('postings')}' p join '{gen.file('terms')}' t "
+            "using (term_id)").fetchall()[0]
+        assert n == report.postings
+    finally:
+        gen.close()
+
+
+def test_artifact_columns_carry_descriptions(acceptance):
+    config, _ = acceptance
+    gen = open_current(config.index_dir)
+    try:
+        for name in ARTIFACTS:
+            schema = pq.read_schema(gen.file(name))
+            assert schema.names == SCHEMAS[name].names, name
+            for f in schema:
+                want = SCHEMAS[name].field(f.name).metadata[b"description"]
+                assert want and (f.metadata or {}).get(b"description") == want, (name, f.name)
+    finally:
+        gen.close()
+
+
+# --- (d) chunk_at_headings = false -------------------------------------------------------
+
+def test_chunk_at_headings_false_gives_one_chunk_per_document(tmp_path):
+    files = {"a.md": "# Title A\n\nintro\n\n## Sub\n\nsubword\n", "b.md": "plain\n",
+             "c.txt": "text file\n"}
+    config = make_project(tmp_path, files,
+                          DOCS_TOML + "\n[settings]\nchunk_at_headings = false\n")
+    assert config.settings.chunk_at_headings is False
+    report = run.build(config)
+    assert (report.files, report.chunks) == (3, 3)
+    gen = open_current(config.index_dir)
+    try:
+        rows = pq.read_table(gen.file("chunks")).to_pylist()
+    finally:
+        gen.close()
+    assert [r["id"] for r in rows] == ["docs:a.md", "docs:b.md", "docs:c.txt"]
+    assert rows[0]["title"] == "Title A" and rows[0]["depth"] == 0
+    assert search_ids(config, "subword") == ["docs:a.md"]
+
+
+# --- (e) determinism ---------------------------------------------------------------------
+
+def small_corpus(n: int = 9) -> dict[str, str]:
+    return {f"{'sub/' if i % 3 else ''}note{i}.md":
+            f"# Note {i}\n\nshared text number{i}\n\n## Part {i}\n\nmore shared words\n"
+            for i in range(n)}
+
+
+def test_building_twice_gives_identical_tables(tmp_path):
+    config = make_project(tmp_path, small_corpus())
+    first = tmp_path / "first"
+    second = tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    run.build_into(first, config, workers=1)
+    run.build_into(second, config, workers=1)
+    names = ARTIFACTS
+    a, b = read_artifacts(first, names), read_artifacts(second, names)
+    for name in names:
+        assert a[name].equals(b[name], check_metadata=True), name
+
+
+def test_one_and_two_workers_give_identical_tables(tmp_path, monkeypatch):
+    config = make_project(tmp_path, small_corpus())
+    monkeypatch.setattr(run, "BATCH_FILES", 2)  # several batches, so the pool really runs
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    r1 = run.build_into(one, config, workers=1)
+    r2 = run.build_into(two, config, workers=2)
+    assert (r1.files, r1.chunks, r1.terms, r1.postings) == (
+        r2.files, r2.chunks, r2.terms, r2.postings)
+    a, b = read_artifacts(one, ARTIFACTS), read_artifacts(two, ARTIFACTS)
+    for name in ARTIFACTS:
+        assert a[name].equals(b[name]), name
+    assert a["chunks"]["ord"].to_pylist() == list(range(r1.chunks))
+
+
+def test_published_build_matches_build_into(tmp_path):
+    config = make_project(tmp_path, small_corpus(4))
+    run.build(config)
+    out = tmp_path / "direct"
+    out.mkdir()
+    run.build_into(out, config, workers=1)
+    gen = open_current(config.index_dir)
+    try:
+        published = read_artifacts(gen.path)
+    finally:
+        gen.close()
+    direct = read_artifacts(out)
+    for name, table in published.items():
+        assert table.equals(direct[name]), name

@@ -1,0 +1,438 @@
+"""Search behaviour through the library API (``Searcher.search``) on a small corpus.
+
+What an agent relies on: topics grouped and deduplicated, partial answers when no chunk
+has every word, the token budget, tree filters, negation, phrases and proximity,
+prefixes, boosts, typo tolerance only for longer words, archived notes hidden, no result
+nested in another, and syntax errors that say where they are.
+
+The corpus is written by this module; no third-party text is used here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+import ra.config
+import ra.freshness
+from ra.errors import QueryError
+from ra.query.search import Searcher, SearchOptions
+
+DOCS = {
+    "kb/concurrency.md": """\
+---
+tags: [rust, threads]
+---
+# Concurrency
+
+Notes on running code at the same time.
+
+## Threads
+
+Spawn threads with a closure. Join every handle before exit.
+
+## Mutex locks
+
+A mutex guards shared state: one thread at a time holds the lock. A panic while holding
+it leads to lock poisoning.
+
+## Channels
+
+Channels send values between threads; the receiver blocks until a message arrives.
+""",
+    "kb/gardening.md": """\
+# Gardening
+
+## Tomatoes
+
+Tomatoes need sun, deep watering and a stake.
+
+## Compost
+
+Compost turns kitchen scraps into soil. Turn the compost pile weekly.
+""",
+    "kb/phrases.md": """\
+# Word order
+
+## Adjacent
+
+The quick brown fox jumps over the fence.
+
+## Reversed
+
+The brown, quick cat.
+
+## Two apart
+
+A quick and sleepy brown bear.
+
+## Three apart
+
+A quick one, two, three, brown owl.
+""",
+    "kb/plumbing.md": """\
+# Plumbing
+
+## Hydrants
+
+A fire hydrant is painted red.
+
+## Pumps
+
+Hydraulic pumps move water uphill.
+""",
+    "kb/cluster.md": """\
+# Cluster notes
+
+## Orchestration
+
+Kubernetes schedules containers onto nodes.
+
+## Configuration
+
+Manifests are written in yaml and applied with kubectl. Helm charts are installed
+with one command.
+""",
+    "kb/animals.md": """\
+# Marmot
+
+Marmot burrows, marmot colonies, marmot whistles, and a wombat once.
+
+## Burrows
+
+Marmot families dig long burrows.
+""",
+    "kb/wombat.md": """\
+# Australian fauna
+
+## Night walks
+
+We saw a wombat near the creek at dusk.
+""",
+    "kb/old.md": """\
+---
+status: archived
+---
+# Airships
+
+The zeppelin era ended in 1937.
+""",
+    "kb/long.md": "# Long essay\n\n" + "The sunflower essay goes on and on. " * 300 + "\n",
+    "kb/short.md": "# Sunflower\n\nA sunflower seed.\n",
+    "other/locks.md": """\
+# Locks elsewhere
+
+A mutex in another tree: database row locks.
+""",
+}
+
+
+@dataclass
+class Env:
+    searcher: Searcher
+    reader: object
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory) -> Env:
+    root = tmp_path_factory.mktemp("search")
+    home = tmp_path_factory.mktemp("search-home")
+    for rel, text in DOCS.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (root / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n\n[tree.other]\npath = "./other"\n')
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        config = ra.config.load_config(root, home=home)
+        reader, _ = ra.freshness.open_index(config)
+    yield Env(Searcher(reader, config), reader)
+    reader.close()
+
+
+def search(env: Env, *topics: str, **options):
+    options.setdefault("limit", 20)
+    return env.searcher.search(list(topics), SearchOptions(**options))
+
+
+def ids(env: Env, query: str, **options) -> list[str]:
+    return [r.id for r in search(env, query, **options).queries[0].results]
+
+
+# --- topics -----------------------------------------------------------------------------
+
+def test_each_topic_is_answered_on_its_own_in_order(env):
+    resp = search(env, "mutex", "tomatoes")
+    assert [t.query for t in resp.queries] == ["mutex", "tomatoes"]
+    assert resp.queries[1].results[0].id == "kb:gardening.md#tomatoes"
+    assert all("tomato" not in r.id for r in resp.queries[0].results)
+
+
+def test_a_chunk_shown_under_an_earlier_topic_is_referenced_not_repeated(env):
+    resp = search(env, "mutex", "lock poisoning")
+    first, second = resp.queries
+    mutex = "kb:concurrency.md#mutex-locks"
+    assert mutex in [r.id for r in first.results]
+    again = next(r for r in second.results if r.id == mutex)
+    assert again.seen_in == "mutex"
+    assert again.content is None and "content" not in again.to_dict()
+    shown = next(r for r in first.results if r.id == mutex)
+    assert shown.seen_in is None and "poisoning" in shown.content
+
+
+def test_a_section_shown_inside_an_earlier_aggregated_result_is_not_repeated(env):
+    first, second = search(env, "threads", "mutex poisoning").queries
+    shown = first.results[0]
+    assert "lock poisoning" in shown.content
+    again = next(r for r in second.results if r.id == "kb:concurrency.md#mutex-locks")
+    assert again.seen_in == "threads"
+
+
+def test_a_repeated_topic_is_all_references(env):
+    resp = search(env, "tomatoes", "tomatoes")
+    assert resp.queries[1].results
+    assert all(r.seen_in == "tomatoes" for r in resp.queries[1].results)
+
+
+# --- partial answers --------------------------------------------------------------------
+
+def test_no_chunk_with_every_word_gives_a_partial_answer_ranked_by_score(env):
+    topic = search(env, "mutex tomatoes").queries[0]
+    assert topic.match == "partial"
+    found = [r.id for r in topic.results]
+    assert "kb:gardening.md#tomatoes" in found and "kb:concurrency.md#mutex-locks" in found
+    scores = [r.score for r in topic.results]
+    assert scores == sorted(scores, reverse=True) and all(s > 0 for s in scores)
+
+
+def test_a_partial_answer_puts_chunks_with_more_of_the_words_first(env):
+    """``mutex poisoning tomatoes``: the mutex section has two of the three words and comes
+    first; a chunk with one of them may follow, scored lower."""
+    topic = search(env, "mutex poisoning tomatoes", aggregation=False,
+                   cutoff_ratio=0.0).queries[0]
+    assert topic.match == "partial"
+    found = [r.id for r in topic.results]
+    assert found[0] == "kb:concurrency.md#mutex-locks"
+    assert "kb:gardening.md#tomatoes" in found
+
+
+def test_a_partial_answer_respects_negation(env):
+    topic = search(env, "mutex tomatoes -poisoning", aggregation=False,
+                   cutoff_ratio=0.0).queries[0]
+    assert topic.match == "partial"
+    found = [r.id for r in topic.results]
+    assert "kb:gardening.md#tomatoes" in found
+    assert "kb:concurrency.md#mutex-locks" not in found
+
+
+def test_a_complete_answer_says_all_and_nothing_says_none(env):
+    assert search(env, "mutex").queries[0].match == "all"
+    nothing = search(env, "xylophone").queries[0]
+    assert (nothing.match, nothing.results) == ("none", [])
+
+
+# --- token budget -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("budget", [0, 5, 20, 60, 200, 5000])
+def test_packing_never_exceeds_the_budget(env, budget):
+    resp = search(env, "sunflower", "compost", "mutex", max_tokens=budget)
+    used = sum(r.tokens for t in resp.queries for r in t.results if r.seen_in is None)
+    assert resp.tokens_used == used <= budget
+    assert resp.to_dict()["max_tokens"] == budget
+
+
+def test_a_result_too_big_for_the_budget_falls_back_to_its_list_entry(env):
+    full = search(env, "sunflower essay").queries[0].results
+    assert full[0].id == "kb:long.md#long-essay" and full[0].tokens > 1000
+    topic = search(env, "sunflower essay", max_tokens=200).queries[0]
+    top = topic.results[0]
+    assert (top.id, top.tier) == ("kb:long.md#long-essay", "list")
+    assert 0 < top.tokens <= 200
+    assert "content" not in top.to_dict() and top.to_dict()["tier"] == "list"
+
+
+def test_results_that_fit_stay_in_full(env):
+    topic = search(env, "sunflower seed", max_tokens=500).queries[0]
+    assert topic.results[0].id == "kb:short.md#sunflower"
+    assert topic.results[0].tier == "full" and "seed" in topic.results[0].content
+
+
+# --- filters and operators --------------------------------------------------------------
+
+def test_tree_clause_restricts_to_that_tree(env):
+    assert set(ids(env, "mutex")) >= {"kb:concurrency.md#mutex-locks",
+                                      "other:locks.md#locks-elsewhere"}
+    assert ids(env, "tree:other mutex") == ["other:locks.md#locks-elsewhere"]
+    assert "other:locks.md#locks-elsewhere" not in ids(env, "tree:kb mutex")
+
+
+def test_trees_option_restricts_to_those_trees(env):
+    assert ids(env, "mutex", trees=("other",)) == ["other:locks.md#locks-elsewhere"]
+    assert all(i.startswith("kb:") for i in ids(env, "mutex", trees=("kb",)))
+    assert ids(env, "mutex", trees=("kb", "other")) == ids(env, "mutex")
+
+
+def test_a_tree_only_query_lists_the_tree_or_is_an_error(env):
+    try:
+        topic = search(env, "tree:other").queries[0]
+    except QueryError:
+        return
+    assert topic.results and all(r.tree == "other" for r in topic.results)
+
+
+def test_minus_term_excludes_chunks_with_that_word(env):
+    assert "kb:concurrency.md#mutex-locks" in ids(env, "mutex")
+    assert "kb:concurrency.md#mutex-locks" not in ids(env, "mutex -poisoning")
+    assert "kb:concurrency.md#mutex-locks" not in ids(env, "mutex NOT poisoning")
+    assert ids(env, "mutex -poisoning") == ["other:locks.md#locks-elsewhere"]
+
+
+def test_a_negated_word_never_appears_in_returned_content(env):
+    results = search(env, "gardening -compost").queries[0].results
+    assert results
+    for r in results:
+        assert "compost" not in r.content.lower(), r.id
+
+
+def test_negating_every_word_is_a_query_error(env):
+    with pytest.raises(QueryError):
+        search(env, "-mutex")
+
+
+def test_phrase_requires_adjacency(env):
+    assert set(ids(env, "quick brown", aggregation=False)) >= {
+        "kb:phrases.md#adjacent", "kb:phrases.md#reversed", "kb:phrases.md#two-apart"}
+    assert ids(env, '"quick brown"', aggregation=False) == ["kb:phrases.md#adjacent"]
+    assert ids(env, '"brown quick"', aggregation=False) == ["kb:phrases.md#reversed"]
+
+
+@pytest.mark.parametrize("slop, expected", [
+    (0, {"adjacent"}),
+    (1, {"adjacent"}),
+    (2, {"adjacent", "two-apart", "reversed"}),  # "brown quick": a swap costs 2, as Lucene
+    (3, {"adjacent", "two-apart", "three-apart", "reversed"}),
+])
+def test_proximity_allows_up_to_n_words_between(env, slop, expected):
+    found = ids(env, f'"quick brown"~{slop}', aggregation=False, cutoff_ratio=0.0)
+    assert {i.split("#")[1] for i in found} == expected
+
+
+def test_proximity_two_words_apart_needs_slop_two(env):
+    """``"a b"~2`` matches ``a x y b``; ``"a b"~1`` does not."""
+    two = ids(env, '"quick brown"~2', aggregation=False, cutoff_ratio=0.0)
+    one = ids(env, '"quick brown"~1', aggregation=False, cutoff_ratio=0.0)
+    assert "kb:phrases.md#two-apart" in two and "kb:phrases.md#two-apart" not in one
+
+
+def test_prefix_expands_to_every_word_starting_with_it(env):
+    assert ids(env, "hydr") == []
+    assert set(ids(env, "hydr*", aggregation=False)) == {"kb:plumbing.md#hydrants",
+                                                          "kb:plumbing.md#pumps"}
+
+
+def test_boost_changes_the_order(env):
+    plain = ids(env, "marmot OR wombat", aggregation=False, cutoff_ratio=0.0)
+    boosted = ids(env, "marmot OR wombat^3", aggregation=False, cutoff_ratio=0.0)
+    assert plain[0] == "kb:animals.md"  # marmot in path, title and body
+    assert boosted[0] == "kb:wombat.md"  # wombat in its path and one sentence
+    assert set(plain) == set(boosted)
+
+
+# --- typos ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("typo", ["kuberentes", "kubernets", "kubernetess", "kubermetes"])
+def test_one_typo_in_a_long_word_still_finds_the_chunk(env, typo):
+    assert ids(env, typo)[:1] == ["kb:cluster.md#orchestration"]
+
+
+@pytest.mark.parametrize("typo", ["ymal", "yml", "yamll"])
+def test_typo_in_a_word_of_four_letters_or_fewer_is_not_fuzzed(env, typo):
+    """``yamll`` has five letters, so it is expanded and finds ``yaml``; the others not."""
+    found = ids(env, typo)
+    if len(typo) > 4:
+        assert found[:1] == ["kb:cluster.md#configuration"]
+    else:
+        assert found == []
+
+
+def test_a_typo_that_changes_the_stem_is_still_found(env):
+    """``installde`` stems to ``installd``, two edits from ``instal``; its surface word is
+    one transposition from ``installed`` (DESIGN, Query)."""
+    assert ids(env, "installde")[:1] == ["kb:cluster.md#configuration"]
+    assert ids(env, "helm installde")[:1] == ["kb:cluster.md#configuration"]
+
+
+def test_fuzzy_off_and_raw_match_exactly(env):
+    assert ids(env, "kuberentes", fuzzy=False) == []
+    assert ids(env, "kuberentes", raw=True) == []
+
+
+# --- archived notes ---------------------------------------------------------------------
+
+def test_archived_notes_are_hidden_unless_asked_for(env):
+    assert ids(env, "zeppelin") == []
+    assert search(env, "zeppelin").queries[0].match == "none"
+    assert ids(env, "zeppelin", include_archived=True) == ["kb:old.md#airships"]
+
+
+# --- nesting ----------------------------------------------------------------------------
+
+def _ancestors(env: Env, chunk_id: str) -> set[str]:
+    out = set()
+    meta = env.reader.meta(chunk_id)
+    while meta.parent_id is not None:
+        out.add(meta.parent_id)
+        meta = env.reader.meta(meta.parent_id)
+    return out
+
+
+@pytest.mark.parametrize("query", ["concurrency", "marmot", "marmot burrows", "quick brown",
+                                   "threads OR mutex OR channels", "word order"])
+@pytest.mark.parametrize("aggregation", [True, False])
+def test_ancestors_and_descendants_are_never_both_results(env, query, aggregation):
+    results = ids(env, query, aggregation=aggregation, cutoff_ratio=0.0, limit=100)
+    assert results
+    for chunk_id in results:
+        assert not _ancestors(env, chunk_id) & set(results), chunk_id
+    assert len(results) == len(set(results))
+
+
+def test_matching_most_sections_aggregates_into_the_parent(env):
+    topic = search(env, "threads").queries[0]
+    top = topic.results[0]
+    assert top.id in ("kb:concurrency.md", "kb:concurrency.md#concurrency")
+    assert set(top.constituents) >= {"kb:concurrency.md#threads", "kb:concurrency.md#channels"}
+
+
+# --- errors -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("query, position", [
+    ('mutex "unclosed', 6),
+    ("(mutex threads", 0),
+    ("mutex OR", 8),
+    ("mutex^0", 5),
+    ("title:", 6),
+    ("mu*tex", 2),
+    ("nosuchfield:mutex", 0),
+])
+def test_syntax_errors_are_query_errors_with_a_position(env, query, position):
+    with pytest.raises(QueryError) as raised:
+        search(env, query)
+    assert raised.value.position == position
+    assert raised.value.query == query
+    assert "^" in str(raised.value)
+
+
+def test_an_empty_topic_is_answered_with_nothing(env):
+    topic = search(env, "").queries[0]
+    assert (topic.match, topic.results) == ("none", [])
+
+
+def test_json_shape_of_a_response(env):
+    data = search(env, "mutex", list_only=True).to_dict()
+    assert set(data) == {"queries", "tokens_used", "max_tokens"}
+    result = data["queries"][0]["results"][0]
+    assert {"id", "tree", "path", "title", "breadcrumb", "score", "snippet"} <= set(result)
+    assert "content" not in result
+
