@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -18,7 +19,7 @@ from ra.artifacts import SCHEMAS
 from ra.config import load_config
 from ra.freshness import open_index
 from ra.generations import open_current
-from ra.layout import ARTIFACTS, FIELD_CODE, FIELDS
+from ra.layout import ARTIFACTS, FIELD_CODE, FIELDS, artifact_path
 from ra.pipeline import run
 from ra.pipeline.analyze import analyze
 from ra.pipeline.chunk import SourceDoc, chunk, docs_table
@@ -49,7 +50,7 @@ def search_ids(config, query: str) -> list[str]:
 
 
 def read_artifacts(folder: Path, names=("chunks", "terms", "postings")) -> dict[str, pa.Table]:
-    return {name: pq.read_table(folder / f"{name}.parquet") for name in names}
+    return {name: pq.read_table(folder / artifact_path(name)) for name in names}
 
 
 # --- (a) the acceptance tree -------------------------------------------------------------
@@ -336,15 +337,18 @@ def test_artifacts_are_readable_with_plain_duckdb(acceptance):
         expected = {"files": report.files, "chunks": report.chunks, "terms": report.terms,
                     "postings": report.postings}
         for name in ARTIFACTS:
-            path = gen.file(name)
-            (count,) = duckdb.sql(f"select count(*) from '{path}'").fetchall()[0]
-            assert count == pq.read_metadata(path).num_rows
+            (count,) = duckdb.sql(f"select count(*) from '{gen.scan(name)}'").fetchall()[0]
+            assert count == pq.read_table(gen.file(name)).num_rows
             if name in expected:
                 assert count == expected[name], name
         (n,) = duckdb.sql(
-            f"select count(*) from '{gen.file('postings')}' p join '{gen.file('terms')}' t "
+            f"select count(*) from '{gen.scan('postings')}' p join '{gen.scan('terms')}' t "
             "using (term_id)").fetchall()[0]
         assert n == report.postings
+        # column descriptions are visible to plain DuckDB, in the key/value metadata
+        rows = duckdb.sql(f"select value from parquet_kv_metadata('{gen.scan('chunks')}') "
+                          "where key = 'ra.columns'").fetchall()
+        assert rows and "breadcrumb" in json.loads(rows[0][0])
     finally:
         gen.close()
 
@@ -354,7 +358,9 @@ def test_artifact_columns_carry_descriptions(acceptance):
     gen = open_current(config.index_dir)
     try:
         for name in ARTIFACTS:
-            schema = pq.read_schema(gen.file(name))
+            path = gen.file(name)
+            schema = pq.read_schema(sorted(path.glob("*.parquet"))[0] if path.is_dir()
+                                    else path)
             assert schema.names == SCHEMAS[name].names, name
             for f in schema:
                 want = SCHEMAS[name].field(f.name).metadata[b"description"]
@@ -407,7 +413,7 @@ def test_building_twice_gives_identical_tables(tmp_path):
 
 def test_one_and_two_workers_give_identical_tables(tmp_path, monkeypatch):
     config = make_project(tmp_path, small_corpus())
-    monkeypatch.setattr(run, "BATCH_FILES", 2)  # several batches, so the pool really runs
+    monkeypatch.setattr(run, "PART_FILES", 2)  # several partitions, so the pool really runs
     one, two = tmp_path / "one", tmp_path / "two"
     one.mkdir()
     two.mkdir()

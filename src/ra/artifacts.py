@@ -5,16 +5,20 @@ column carries a description (stored as Parquet field metadata). Bump
 ``SCHEMA_VERSION`` whenever a column changes meaning: the manifest records it and a
 mismatch forces a full rebuild.
 
-Artifacts of one generation (a directory, see ``ra.generations``):
+Artifacts of one generation (a directory, see ``ra.generations``). Per-file data is
+partitioned: each artifact is a folder of ``part-NNNN.parquet`` files, one per group of
+source files, so an update rewrites only the partitions whose files changed
+(``ra.pipeline.partitions``); read a whole artifact with ``'GEN/chunks/*.parquet'``.
 
-    files.parquet     one row per indexed file
-    chunks.parquet    one row per chunk (document node and every heading), preorder
-    analyzed.parquet  the analyze stage: one row per (chunk, field, term) with positions
-    lengths.parquet   one row per chunk: analysed length of each field
-    terms.parquet     one row per distinct term: term_id, df, collection frequency
-    words.parquet     one row per distinct surface word: the term it stems to (fuzzy)
-    postings.parquet  one row per (term, chunk, field), sorted by term_id then chunk
-    manifest.json     schema version, config hash, fingerprints, counts, statistics
+    files/      one row per indexed file
+    chunks/     one row per chunk (document node and every heading), preorder per file
+    analyzed/   the analyze stage: one row per (chunk, field, term) with positions
+    lengths/    one row per chunk: analysed length of each field
+    surface/    one row per (document, surface word): how often it occurs
+    postings/   one row per (term, chunk, field), sorted by term_id then chunk
+    terms.parquet   one row per distinct term: term_id, df, collection frequency
+    words.parquet   one row per distinct surface word: the term it stems to (fuzzy)
+    manifest.json   schema version, config hash, fingerprints, partitions, statistics
 """
 
 from __future__ import annotations
@@ -93,6 +97,15 @@ LENGTHS = pa.schema([
     _f("body", pa.int32(), "tokens in the body field", False),
 ])
 
+SURFACE = pa.schema([
+    _f("tree", pa.string(), "tree of the document", False),
+    _f("path", pa.string(), "path of the document", False),
+    _f("word", pa.string(), "a lowercased surface word of the document", False),
+    _f("term", pa.string(), "the term it stems to", False),
+    _f("freq", pa.int64(), "occurrences in the document (all fields of all its chunks)",
+       False),
+])
+
 WORDS = pa.schema([
     _f("word", pa.string(), "a lowercased surface word as it appears in the corpus", False),
     _f("term", pa.string(), "the term it stems to", False),
@@ -117,7 +130,7 @@ POSTINGS = pa.schema([
 
 SCHEMAS = {
     "files": FILES, "chunks": CHUNKS, "analyzed": ANALYZED, "lengths": LENGTHS,
-    "words": WORDS, "terms": TERMS, "postings": POSTINGS,
+    "words": WORDS, "terms": TERMS, "postings": POSTINGS, "surface": SURFACE,
 }
 
 

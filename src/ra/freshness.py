@@ -106,23 +106,43 @@ def open_index(config, *, refresh: bool = True, progress=None):
 
 
 def refresh_index(config, *, progress=None, force: bool = False) -> str | None:
-    """Rebuild when the index is not current; returns what was done, or None."""
+    """Bring the index up to date; returns what was done, or None when it was current.
+
+    Changed files are re-indexed incrementally (``ra.pipeline.update``); a changed
+    configuration, a missing or damaged index, or ``force`` rebuild everything.
+    """
     from ra.pipeline.run import build
 
-    state = check_state(config)
-    if state.state == "current" and not force:
+    if check_state(config).state == "current" and not force:
         return None
     with generations.writer_lock(config.index_dir):
-        again = check_state(config)
-        if again.state == "current" and not force:
-            return None  # another process brought it up to date meanwhile
-        report = build(config, progress=progress, locked=True)
+        state = check_state(config)  # again: another process may have done it meanwhile
+        if state.state == "current" and not force:
+            return None
+        if state.state == "stale" and not force:
+            report = _incremental(config, state)
+        else:
+            report = build(config, progress=progress, locked=True)
     return _status_line(state, report)
+
+
+def _incremental(config, state: IndexState):
+    """Re-index only the changed files into a new generation (writer lock held)."""
+    from ra.pipeline.run import publish_with
+    from ra.pipeline.update import update_into
+
+    prev = config.index_dir / generations.current_name(config.index_dir)
+    manifest = generations.read_manifest(prev)  # no pin: the writer lock protects it
+    found = discover(config.trees)
+    return publish_with(config.index_dir, lambda out: update_into(
+        out, prev, manifest, config, found, state.added, state.modified, state.removed))
 
 
 def _status_line(state: IndexState, report) -> str:
     if state.state == "stale":
         what = f"indexed {state.changed} changed file{'s' * (state.changed != 1)}"
+        if state.removed:
+            what += f" ({len(state.removed)} removed)"
     elif state.state == "config-changed":
         what = "configuration changed: rebuilt the index"
     elif state.state == "damaged":

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ra.errors import IndexStateError
-from ra.layout import MANIFEST
+from ra.layout import MANIFEST, artifact_glob, artifact_path
 
 CURRENT = "CURRENT"
 LOCK = ".writer.lock"
@@ -45,7 +45,13 @@ class Generation:
     pin_fd: int | None = None
 
     def file(self, name: str) -> Path:
-        return self.path / f"{name}.parquet"
+        """Artifact ``name``: a Parquet file, or a folder of partitions (pyarrow reads
+        either with ``pq.read_table``)."""
+        return self.path / artifact_path(name)
+
+    def scan(self, name: str) -> str:
+        """A path pattern that DuckDB's ``read_parquet`` reads artifact ``name`` with."""
+        return str(self.path / artifact_glob(name))
 
     def close(self) -> None:
         if self.pin_fd is not None:

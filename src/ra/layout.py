@@ -6,17 +6,31 @@ The query path imports this (not ``ra.artifacts``, which needs pyarrow) so that
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: BM25F fields, in the order of their numeric codes in ``postings.field``.
 FIELDS = ("title", "tags", "path", "body")
 FIELD_CODE = {name: code for code, name in enumerate(FIELDS)}
 
-#: Artifact name → file name inside a generation directory.
-ARTIFACTS = ("files", "chunks", "analyzed", "lengths", "words", "terms", "postings")
+#: Artifacts stored per partition: a folder of ``part-NNNN.parquet`` files, each holding
+#: the rows of one group of source files (see ``ra.pipeline.partitions``).
+PARTITIONED = ("files", "chunks", "analyzed", "lengths", "surface", "postings")
+#: Artifacts stored once per generation, over the whole collection.
+GLOBAL = ("terms", "words")
+ARTIFACTS = PARTITIONED + GLOBAL
 MANIFEST = "manifest.json"
 
 
-def artifact_file(name: str) -> str:
-    """File name of artifact ``name`` (``chunks`` → ``chunks.parquet``)."""
-    return f"{name}.parquet"
+def part_name(part: int) -> str:
+    """File name of partition ``part`` inside an artifact folder."""
+    return f"part-{part:04d}.parquet"
+
+
+def artifact_path(name: str) -> str:
+    """Where artifact ``name`` lives inside a generation: a folder or a file."""
+    return name if name in PARTITIONED else f"{name}.parquet"
+
+
+def artifact_glob(name: str) -> str:
+    """A path pattern DuckDB reads the whole artifact with (relative to the generation)."""
+    return f"{name}/*.parquet" if name in PARTITIONED else f"{name}.parquet"

@@ -32,7 +32,7 @@ def _counts(config) -> dict[str, tuple[int, int]]:
 
         rows = duckdb.execute(
             "SELECT tree, count(*) FILTER (WHERE depth = 0), count(*) FROM "
-            "read_parquet(?) GROUP BY tree", [str(gen.file("chunks"))]).fetchall()
+            "read_parquet(?) GROUP BY tree", [gen.scan("chunks")]).fetchall()
         return {t: (d, c) for t, d, c in rows}
     finally:
         gen.close()
@@ -109,7 +109,7 @@ def _check_chunks(config) -> list[tuple[str, str]]:
         rows = duckdb.execute(
             "SELECT id, length(heading) + length(body) AS n FROM read_parquet(?) "
             "WHERE length(heading) + length(body) > ? ORDER BY n DESC",
-            [str(gen.file("chunks")), limit]).fetchall()
+            [gen.scan("chunks"), limit]).fetchall()
     finally:
         gen.close()
     return [("warning", f"{cid}: {n} characters (over max_chunk_size {limit})")

@@ -22,10 +22,10 @@ from collections import Counter
 import pyarrow as pa
 
 from ra.analysis import Analyzer, analyzer_for, split_words
-from ra.artifacts import ANALYZED, LENGTHS
+from ra.artifacts import ANALYZED, LENGTHS, SURFACE
 from ra.layout import FIELD_CODE
 
-_COLUMNS = ("ord", "breadcrumb", "tags", "path", "body", "description")
+_COLUMNS = ("ord", "tree", "breadcrumb", "tags", "path", "body", "description")
 
 
 def field_texts(row: dict) -> dict[str, str]:
@@ -43,19 +43,24 @@ def field_texts(row: dict) -> dict[str, str]:
 
 def analyze(chunks: pa.Table, language: str = "english"
             ) -> tuple[pa.Table, pa.Table, pa.Table]:
-    """``(analyzed, lengths, words)`` for the rows of ``chunks``."""
+    """``(analyzed, lengths, surface)`` for the rows of ``chunks``.
+
+    ``surface`` counts each lowercased surface word per document (tree, path): the
+    vocabulary for typo matching, kept per document so an update can subtract exactly
+    what a changed file contributed.
+    """
     analyzer = analyzer_for(language)
     out = {f.name: [] for f in ANALYZED}
     lengths = {f.name: [] for f in LENGTHS}
-    words: Counter[str] = Counter()
+    per_doc: dict[tuple[str, str], Counter] = {}
     for row in chunks.select(_COLUMNS).to_pylist():
-        texts = field_texts(row)
+        words = per_doc.setdefault((row["tree"], row["path"]), Counter())
         lengths["ord"].append(row["ord"])
-        for name, text in texts.items():
+        for name, text in field_texts(row).items():
             n = _add_field(out, row["ord"], FIELD_CODE[name], text, analyzer, words)
             lengths[name].append(n)
     return (pa.table(out, schema=ANALYZED), pa.table(lengths, schema=LENGTHS),
-            words_table(words, analyzer))
+            surface_table(per_doc, analyzer))
 
 
 def _add_field(out: dict[str, list], ord_: int, code: int, text: str,
@@ -81,11 +86,14 @@ def _add_field(out: dict[str, list], ord_: int, code: int, text: str,
     return len(surface)
 
 
-def words_table(words: Counter, analyzer: Analyzer) -> pa.Table:
-    """Distinct surface words with their terms and frequencies (term_id filled later)."""
-    items = sorted(words.items())
-    return pa.table({
-        "word": [w for w, _ in items],
-        "term": [analyzer.stem(w) for w, _ in items],
-        "freq": pa.array([n for _, n in items], pa.int64()),
-    })
+def surface_table(per_doc: dict[tuple[str, str], Counter], analyzer: Analyzer) -> pa.Table:
+    """One row per (document, surface word) with the word's term and count."""
+    cols: dict[str, list] = {"tree": [], "path": [], "word": [], "term": [], "freq": []}
+    for (tree, path), words in per_doc.items():
+        items = sorted(words.items())
+        cols["tree"] += [tree] * len(items)
+        cols["path"] += [path] * len(items)
+        cols["word"] += [w for w, _ in items]
+        cols["term"] += analyzer.stem_all([w for w, _ in items])
+        cols["freq"] += [n for _, n in items]
+    return pa.table(cols, schema=SURFACE)

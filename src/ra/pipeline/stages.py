@@ -3,10 +3,17 @@
     python -m ra.pipeline.stages discover|chunk|analyze|postings|publish [--dir DIR]
 
 Each command reads the previous stage's Parquet files from the staging folder (default
-``<index_dir>/stages``), calls the same pure stage function that ``ra update`` uses, and
-writes its own artifact there; ``publish`` copies the staged artifacts into a new
-generation and swaps the ``CURRENT`` pointer, exactly as ``ra update`` does, so both
-routes leave identical artifacts.
+``<index_dir>/stages``), calls the same pure stage functions that ``ra update`` uses, and
+writes its own output there:
+
+    discover  files.parquet, problems.json
+    chunk     chunks.parquet
+    analyze   analyzed.parquet, lengths.parquet, surface.parquet
+    postings  generation/   (terms, words, and every partition with its postings)
+    publish   copies generation/ into a new index generation and swaps ``CURRENT``
+
+``postings`` partitions the staged tables exactly as ``ra update`` does, so both routes
+leave identical artifacts.
 """
 
 from __future__ import annotations
@@ -15,26 +22,16 @@ import argparse
 import json
 import shutil
 import sys
-import time
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ra import generations
 from ra.config import load_config
 from ra.pipeline.analyze import analyze
 from ra.pipeline.discover import Discovery, FoundFile, discover
-from ra.pipeline.postings import POSTINGS_ROW_GROUP, postings, statistics
-from ra.pipeline.run import (
-    BuildReport,
-    files_table,
-    index_settings,
-    oversized,
-    run_batches,
-    write,
-    write_manifest,
-)
+from ra.pipeline.partitions import files_rows, split_by_files, write_table
+from ra.pipeline.run import index_settings, publish_with, run_parts, write_generation
 
 STAGES = ("discover", "chunk", "analyze", "postings", "publish")
 
@@ -46,50 +43,60 @@ def _found(staging: Path) -> Discovery:
 
 def stage_discover(config, staging: Path) -> None:
     found = discover(config.trees)
-    write(files_table(found), staging / "files.parquet")
-    (staging / "problems.json").write_text(json.dumps(found.problems(), indent=1))
+    write_table(files_rows(found.files), staging / "files.parquet")
+    binary = [{"tree": f.tree, "path": f.path, "size": f.size, "mtime_ns": f.mtime_ns}
+              for f in found.binary]
+    (staging / "problems.json").write_text(json.dumps(
+        {"problems": found.problems(), "binary": binary}, indent=1))
 
 
 def stage_chunk(config, staging: Path) -> None:
+    import pyarrow as pa
+
     settings = {**index_settings(config), "analyze": False}
-    batch = run_batches(_found(staging).files, settings, workers=2)
-    write(batch.chunks, staging / "chunks.parquet", row_group=8192)
+    parts, problems = run_parts(_found(staging).files, settings, workers=2)
+    write_table(pa.concat_tables([p.chunks for p in parts]), staging / "chunks.parquet")
+    _add_problems(staging, problems)
 
 
 def stage_analyze(config, staging: Path) -> None:
     chunks = pq.read_table(staging / "chunks.parquet")
-    analyzed, lengths, words = analyze(chunks, config.search.stemmer)
-    write(analyzed, staging / "analyzed.parquet", row_group=POSTINGS_ROW_GROUP * 8)
-    write(lengths, staging / "lengths.parquet")
-    write(words, staging / "surface.parquet")
+    analyzed, lengths, surface = analyze(chunks, config.search.stemmer)
+    write_table(analyzed, staging / "analyzed.parquet")
+    write_table(lengths, staging / "lengths.parquet")
+    write_table(surface, staging / "surface.parquet")
 
 
 def stage_postings(config, staging: Path) -> None:
-    analyzed = pq.read_table(staging / "analyzed.parquet")
-    terms, post, words = postings(analyzed, pq.read_table(staging / "surface.parquet"))
-    write(terms, staging / "terms.parquet")
-    write(post, staging / "postings.parquet", row_group=POSTINGS_ROW_GROUP)
-    write(words, staging / "words.parquet")
+    found = _found(staging)
+    info = json.loads((staging / "problems.json").read_text())
+    found.binary = [FoundFile(b["tree"], b["path"], "", "text", b["size"], b["mtime_ns"],
+                              False) for b in info["binary"]]
+    tables = [pq.read_table(staging / f"{n}.parquet")
+              for n in ("chunks", "analyzed", "lengths", "surface")]
+    out = staging / "generation"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir()
+    write_generation(out, config, found, split_by_files(found.files, *tables),
+                     info["problems"])
 
 
 def stage_publish(config, staging: Path) -> None:
-    start = time.perf_counter()
-    found = _found(staging)
-    chunks = pq.read_table(staging / "chunks.parquet")
-    report = BuildReport(files=len(found.files), chunks=chunks.num_rows,
-                         terms=pq.read_metadata(staging / "terms.parquet").num_rows,
-                         postings=pq.read_metadata(staging / "postings.parquet").num_rows,
-                         problems=json.loads((staging / "problems.json").read_text()),
-                         oversized=oversized(chunks, config.settings.max_chunk_size))
-    lengths: pa.Table = pq.read_table(staging / "lengths.parquet")
+    def fill(out: Path):
+        shutil.copytree(staging / "generation", out, dirs_exist_ok=True)
+        from ra.pipeline.run import BuildReport
+
+        return BuildReport()
+
     with generations.writer_lock(config.index_dir):
-        out = generations.new_build_dir(config.index_dir)
-        for name in ("files", "chunks", "analyzed", "lengths", "words", "terms", "postings"):
-            shutil.copyfile(staging / f"{name}.parquet", out / f"{name}.parquet")
-        report.seconds = time.perf_counter() - start
-        write_manifest(out, config, report, found, statistics(lengths))
-        generations.publish(config.index_dir, out)
-        generations.collect_garbage(config.index_dir)
+        publish_with(config.index_dir, fill)
+
+
+def _add_problems(staging: Path, problems: list[str]) -> None:
+    path = staging / "problems.json"
+    info = json.loads(path.read_text())
+    info["problems"] += problems
+    path.write_text(json.dumps(info, indent=1))
 
 
 def main(argv: list[str]) -> int:

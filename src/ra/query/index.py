@@ -20,7 +20,7 @@ from ra import generations
 from ra.errors import IndexStateError
 from ra.layout import FIELDS
 
-VIEWS = ("files", "chunks", "terms", "postings", "words", "lengths", "analyzed")
+VIEWS = ("files", "chunks", "terms", "postings", "words", "lengths", "analyzed", "surface")
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ class IndexReader:
     def _create_views(self) -> None:
         for name in VIEWS:
             self.con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet("
-                             f"{_quote(self.generation.file(name))})")
+                             f"{_quote(self.generation.scan(name))})")
         cols = ", ".join(f"c.{c}" for c in _META_COLUMNS)
         lens = ", ".join(f"l.{f} AS len_{f}" for f in FIELDS)
         self.con.execute(f"CREATE TEMP TABLE meta AS SELECT {cols}, c.status, c.mtime_ns, "

@@ -1,0 +1,142 @@
+"""Partitions: per-file artifacts grouped so that an update rewrites only what changed.
+
+A generation stores the rows of each group of up to ``PART_FILES`` source files in one
+partition: ``files/``, ``chunks/``, ``analyzed/``, ``lengths/``, ``surface/`` and
+``postings/`` each hold one ``part-NNNN.parquet`` per partition. Collection-wide tables
+(``terms.parquet``, ``words.parquet``) and the statistics in ``manifest.json`` are exact
+sums over the partitions, so scoring reads the partitions as one collection.
+
+Why partitions rather than one file per artifact: when one file changes, an update reads
+that file's partition, drops the file's old rows, adds its new ones, and writes that
+partition again; every other partition is hard-linked from the previous generation
+unchanged. The work is proportional to the change (one partition and the global term
+table), and no tombstones or merges are ever needed: every row of every partition is live.
+Chunk numbers (``ord``) are never reused within a lineage of updates; a file's chunks get
+fresh consecutive numbers when it is re-indexed, so a chunk's subtree stays the
+contiguous range ``ord .. ord + descendants``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ra import __version__
+from ra.artifacts import SCHEMAS
+from ra.layout import GLOBAL, MANIFEST, PARTITIONED, SCHEMA_VERSION, part_name
+
+PART_FILES = 256
+ROW_GROUPS = {"chunks": 4096, "analyzed": 65_536, "postings": 16_384}
+
+
+@dataclass
+class Part:
+    """The per-file tables of one partition (``postings`` once term ids are known)."""
+
+    id: int
+    files: pa.Table
+    chunks: pa.Table
+    analyzed: pa.Table
+    lengths: pa.Table
+    surface: pa.Table
+    postings: pa.Table | None = None
+
+    def keys(self) -> list[str]:
+        """``tree:path`` of the files in this partition."""
+        return [f"{t}:{p}" for t, p in zip(self.files["tree"].to_pylist(),
+                                          self.files["path"].to_pylist(), strict=True)]
+
+    @classmethod
+    def empty(cls, pid: int) -> Part:
+        return cls(pid, *(SCHEMAS[n].empty_table() for n in PARTITIONED[:-1]),
+                   SCHEMAS["postings"].empty_table())
+
+
+def write_table(table: pa.Table, path: Path, row_group: int | None = None) -> None:
+    """Write one Parquet file; column descriptions go into its key/value metadata
+    (``ra.columns``), where plain DuckDB sees them: ``parquet_kv_metadata(file)``."""
+    docs = {f.name: (f.metadata or {}).get(b"description", b"").decode()
+            for f in table.schema}
+    meta = {**(table.schema.metadata or {}), b"ra.columns": json.dumps(docs).encode()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table.replace_schema_metadata(meta), path, compression="zstd",
+                   row_group_size=row_group)
+
+
+def write_part(out: Path, part: Part) -> None:
+    for name in PARTITIONED:
+        table = getattr(part, name)
+        write_table(table.cast(SCHEMAS[name]), out / name / part_name(part.id),
+                    ROW_GROUPS.get(name))
+
+
+def read_part(gen: Path, pid: int) -> Part:
+    tables = [pq.read_table(gen / name / part_name(pid)) for name in PARTITIONED]
+    return Part(pid, *tables)
+
+
+def link_part(src: Path, out: Path, pid: int) -> None:
+    """Reuse an unchanged partition of the previous generation (hard links, no copy)."""
+    for name in PARTITIONED:
+        (out / name).mkdir(parents=True, exist_ok=True)
+        os.link(src / name / part_name(pid), out / name / part_name(pid))
+
+
+def write_globals(out: Path, terms: pa.Table, words: pa.Table) -> None:
+    for name, table in zip(GLOBAL, (terms, words), strict=True):
+        write_table(table, out / f"{name}.parquet")
+
+
+def write_manifest(out: Path, *, config_hash: str, stats: dict, files: dict, binary: dict,
+                   partitions: dict[int, list[str]], next_ord: int, counts: dict,
+                   problems: list[str], update: dict, seconds: float,
+                   stage_seconds: dict, trees: list[str]) -> dict:
+    manifest = {
+        "schema_version": SCHEMA_VERSION, "ra_version": __version__,
+        "config_hash": config_hash, "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "build_seconds": round(seconds, 3),
+        "stage_seconds": {k: round(v, 3) for k, v in stage_seconds.items()},
+        "update": update, "counts": counts, "stats": stats, "trees": trees,
+        "next_ord": next_ord,
+        "partitions": {str(pid): keys for pid, keys in sorted(partitions.items())},
+        "files": files, "binary": binary, "problems": problems,
+    }
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False))
+    return manifest
+
+
+def split_by_files(files: list, chunks: pa.Table, analyzed: pa.Table, lengths: pa.Table,
+                   surface: pa.Table, size: int = PART_FILES) -> list[Part]:
+    """Cut whole-collection tables into partitions of ``size`` files, in file order."""
+    import pyarrow.compute as pc
+
+    parts = []
+    for pid, start in enumerate(range(0, max(len(files), 1), size)):
+        group = files[start:start + size]
+        trees, paths = [f.tree for f in group], [f.path for f in group]
+        keys = pa.array([f"{t}:{p}" for t, p in zip(trees, paths, strict=True)])
+
+        def rows_of(table: pa.Table, keys=keys) -> pa.Table:
+            key = pc.binary_join_element_wise(table["tree"], table["path"], ":")
+            return table.filter(pc.is_in(key, value_set=keys))
+
+        part_chunks = rows_of(chunks)
+        ords = part_chunks["ord"]
+        parts.append(Part(pid, files_rows(group), part_chunks,
+                          analyzed.filter(pc.is_in(analyzed["ord"], value_set=ords)),
+                          lengths.filter(pc.is_in(lengths["ord"], value_set=ords)),
+                          rows_of(surface)))
+    return parts
+
+
+def files_rows(files: list) -> pa.Table:
+    """The ``files`` artifact rows of discovered files."""
+    from dataclasses import asdict
+
+    return pa.Table.from_pylist([asdict(f) for f in files], schema=SCHEMAS["files"])
