@@ -9,6 +9,7 @@ mistletoe, tiktoken, mcp) are imported inside the commands that need them, so ``
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -40,11 +41,15 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version,
 
 
 def _register() -> None:
-    from ra.cli import index_cmd, inspect_cmd, search_cmd
+    from ra.cli import agents_cmd, index_cmd, inspect_cmd, mcp_cmd, search_cmd, sql_cmd
 
     search_cmd.register(app)
     index_cmd.register(app)
     inspect_cmd.register(app)
+    mcp_cmd.register(app)
+    agents_cmd.register(app)
+    __import__("ra.cli.context_cmd", fromlist=["register"]).register(app)
+    sql_cmd.register(app)
 
 
 _register()
@@ -65,6 +70,14 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug, not a user error: one line, traceback on request
+        if os.environ.get("RA_DEBUG"):
+            raise
+        from ra.cli.output import error
+
+        error(RuntimeError(f"internal error: {type(exc).__name__}: {exc} "
+                           "(run with RA_DEBUG=1 for a traceback)"))
+        return 70
     return 0
 
 

@@ -126,6 +126,8 @@ def render_explain(explain: dict) -> str:
             + ("" if t["in_index"] else ", not indexed") + ")" for t in c["terms"])
         lines.append(f"  clause {c['clause']}: {neg}{c['kind']} {c['text']!r} "
                      f"fields={','.join(c['fields'])} boost={c['boost']:g} → {terms}")
+    if explain.get("filters"):
+        lines.append("  filters: " + json.dumps(explain["filters"], ensure_ascii=False))
     p = explain.get("pipeline", {})
     lines.append(f"  pipeline: {p.get('candidates')} candidates → {p.get('aggregated')} after "
                  f"aggregation → {p.get('after_elbow')} after elbow → {p.get('final')} shown")

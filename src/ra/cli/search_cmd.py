@@ -25,6 +25,8 @@ Examples:
   ra search "error handling" "logging conventions" --list
 
   ra search 'title:install -windows' --json --max-tokens 2000
+
+  ra search deploy --tag ops --path 'runbooks/**' --since 2026-01-01 --sort date
 """
 
 GET_HELP = """Print one chunk, or a whole document, by id.
@@ -70,7 +72,18 @@ def search(
     fuzzy: int | None = typer.Option(None, "--fuzzy", min=0, max=2,
                                      help="Fuzzy edit distance (0 turns fuzzy off)."),
     raw: bool = typer.Option(False, "--raw", help="Exact terms only: no fuzzy matching."),
-    include_archived: bool = typer.Option(False, "--include-archived"),
+    include_archived: bool = typer.Option(False, "--include-archived",
+                                          help="Also search notes with status: archived."),
+    tag: list[str] = typer.Option([], "--tag", help="Only documents with this tag "
+                                  "(repeatable: any of them)."),
+    path: str | None = typer.Option(None, "--path", help="Only paths matching this glob "
+                                    "(tree-relative, e.g. 'api/**')."),
+    since: str | None = typer.Option(None, "--since", help="Only files modified on or "
+                                     "after this ISO date."),
+    until: str | None = typer.Option(None, "--until", help="Only files modified on or "
+                                     "before this ISO date."),
+    offset: int = typer.Option(0, "--offset", min=0, help="Skip this many results (pages)."),
+    sort: str = typer.Option("score", "--sort", help="score | date | path"),
     verbose: int = typer.Option(0, "--verbose", "-v", count=True),
 ) -> None:
     from ra.query.search import Searcher, SearchOptions
@@ -82,7 +95,8 @@ def search(
         fuzzy=None if fuzzy is None else fuzzy > 0, fuzzy_distance=fuzzy, raw=raw,
         trees=tuple(tree), include_archived=include_archived,
         list_only=list_ or mode == "list",
-        max_tokens=max_tokens, explain=explain)
+        max_tokens=max_tokens, explain=explain, tags=tuple(tag), path=path, since=since,
+        until=until, offset=offset, sort=sort)
     config = load()
     with open_reader(config) as reader:
         searcher = Searcher(reader, config)

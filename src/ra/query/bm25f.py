@@ -53,6 +53,31 @@ class Filters:
     trees: tuple[str, ...] = ()
     include_archived: bool = False
     exclude_ids: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()  # any of them, case-insensitive
+    path_regex: str | None = None  # a tree-relative path glob, translated (ra.globs)
+    since_ns: int | None = None  # file mtime >= since
+    until_ns: int | None = None  # file mtime < until
+
+    def conditions(self, sql: Sql, m: str = "m") -> list[str]:
+        """SQL conditions over the chunk metadata table aliased ``m``."""
+        where = []
+        if self.trees:
+            where.append(f"{m}.tree IN ({', '.join(sql.bind(t) for t in self.trees)})")
+        if not self.include_archived:
+            where.append(f"{m}.status IS DISTINCT FROM 'archived'")
+        if self.exclude_ids:
+            where.append(f"{m}.id NOT IN ({', '.join(sql.bind(i) for i in self.exclude_ids)})")
+        if self.tags:
+            wanted = sql.bind([t.lower() for t in self.tags])
+            where.append(f"list_has_any(list_transform({m}.tags, lambda t: lower(t)), "
+                         f"{wanted})")
+        if self.path_regex is not None:
+            where.append(f"regexp_full_match({m}.path, {sql.bind(self.path_regex)})")
+        if self.since_ns is not None:
+            where.append(f"{m}.mtime_ns >= {sql.bind(self.since_ns)}")
+        if self.until_ns is not None:
+            where.append(f"{m}.mtime_ns < {sql.bind(self.until_ns)}")
+        return where
 
 
 @dataclass
@@ -232,13 +257,7 @@ def _candidates(plan: Plan, sql: Sql, w: Weights, f: Filters) -> str:
     score = " + ".join(f"coalesce(c{i}, 0)" for i in plan.positive) or "0"
     matched = " + ".join(f"(c{i} IS NOT NULL)::INTEGER" for i in plan.positive) or "0"
     neg_ok = " AND ".join(f"c{i} IS NULL" for i in plan.negative) or "true"
-    where = ["true"]
-    if f.trees:
-        where.append(f"m.tree IN ({', '.join(sql.bind(t) for t in f.trees)})")
-    if not f.include_archived:
-        where.append("m.status IS DISTINCT FROM 'archived'")
-    if f.exclude_ids:
-        where.append(f"m.id NOT IN ({', '.join(sql.bind(i) for i in f.exclude_ids)})")
+    where = ["true", *f.conditions(sql)]
     if top_negations(plan):
         where.append("NOT EXISTS (SELECT 1 FROM tainted t WHERE t.ord BETWEEN m.ord AND "
                      "m.ord + m.descendants)")

@@ -49,11 +49,12 @@ class ChunkMeta:
     is_global: bool
     tokens: int
     line: int
+    mtime_ns: int
 
 
 META_COLUMNS = _META_COLUMNS = ("ord", "id", "doc_id", "parent_id", "tree", "path", "depth",
                  "sibling_count", "descendants", "title", "breadcrumb", "is_global", "tokens",
-                 "line")
+                 "line", "mtime_ns")
 
 
 def _quote(path: Path) -> str:
@@ -98,7 +99,7 @@ class IndexReader:
                              f"{_quote(self.generation.scan(name))})")
         cols = ", ".join(f"c.{c}" for c in _META_COLUMNS)
         lens = ", ".join(f"l.{f} AS len_{f}" for f in FIELDS)
-        self.con.execute(f"CREATE TEMP TABLE meta AS SELECT {cols}, c.status, c.mtime_ns, "
+        self.con.execute(f"CREATE TEMP TABLE meta AS SELECT {cols}, c.status, "
                          f"c.tags, {lens} FROM chunks c JOIN lengths l USING (ord) "
                          "ORDER BY ord")
 

@@ -27,6 +27,7 @@ from ra.query import ast
 from ra.query.fuzzy import MIN_FUZZY_LENGTH, expand
 
 MAX_PREFIX_TERMS = 64
+MAX_CLAUSES = 256  # words and phrases per topic; longer queries are refused
 ALL_FIELDS = tuple(range(len(FIELDS)))
 
 
@@ -114,6 +115,7 @@ class Planner:
         self._fuzzy_cache: dict[str, list] = {}
 
     def build(self, node: ast.Node, query: str = "") -> Plan:
+        self.query = query
         self._prefetch(node)
         expr = self._node(node, None, 1.0)
         if expr is None:
@@ -174,6 +176,10 @@ class Planner:
         raise TypeError(f"unknown query node {node!r}")  # pragma: no cover
 
     def _add(self, **kwargs) -> Ref:
+        if len(self.plan.clauses) >= MAX_CLAUSES:
+            raise QueryError(f"the query has more than {MAX_CLAUSES} words or phrases",
+                             query=self.query[:200], syntax=False,
+                             hint="search for the few words that matter most")
         clause = Clause(index=len(self.plan.clauses), **kwargs)
         self.plan.clauses.append(clause)
         return Ref(clause.index)

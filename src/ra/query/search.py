@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field, replace
 
 from ra.analysis import analyzer_for
+from ra.errors import QueryError
 from ra.query import rank as ranking
 from ra.query.bm25f import Filters, Weights, bm25f_sql
 from ra.query.budget import estimate_tokens, list_entry_tokens, pack
@@ -43,6 +44,12 @@ class SearchOptions:
     list_only: bool = False
     max_tokens: int | None = None
     explain: bool = False
+    tags: tuple[str, ...] = ()  # any of these tags (case-insensitive)
+    path: str | None = None  # tree-relative path glob
+    since: str | None = None  # ISO date or datetime: file modified at or after
+    until: str | None = None  # ISO date (that whole day included) or datetime
+    offset: int = 0  # skip this many ranked results (paging)
+    sort: str = "score"  # score | date | path; ties broken by id
 
 
 @dataclass
@@ -200,6 +207,7 @@ class Searcher:
         rows, sql = self._score(plan, o)
         t_sql = time.perf_counter()
         ranked, stats = self._rank(rows, o)
+        ranked = _page(ranked, o, self.default_limit(o), self.reader.meta)
         t_rank = time.perf_counter()
         results = self._results(ranked, plan, o)
         t_fetch = time.perf_counter()
@@ -208,16 +216,17 @@ class Searcher:
         topic = Topic(query, "all" if complete else ("partial" if rows else "none"),
                       total, results, terms=plan.terms())
         if o.explain:
-            topic.explain = _explain(node, plan, sql, stats, {
+            topic.explain = _explain(node, plan, sql, stats, _filters_shown(o), {
                 "parse": t_parse - t0, "plan": t_plan - t_parse, "sql": t_sql - t_plan,
                 "rank": t_rank - t_sql, "fetch": t_fetch - t_rank})
         return topic
 
     def _score(self, plan: Plan, o: SearchOptions):
         s = self.config.search
-        filters = Filters(trees=tuple(o.trees), include_archived=o.include_archived)
+        limit = max(self._opt(o.candidate_limit, s.candidate_limit),
+                    o.offset + self.default_limit(o))
         sql = bm25f_sql(plan, self.reader.stats.chunks, self.reader.stats.avg_length,
-                        self.weights(), filters, self._opt(o.candidate_limit, s.candidate_limit))
+                        self.weights(), filters_of(o), limit)
         return self.reader.query(sql.text, sql.params), sql
 
     def _rank(self, rows, o: SearchOptions):
@@ -237,7 +246,7 @@ class Searcher:
         return ranking.rank_with_stats(
             cands, threshold=self._opt(o.aggregation_threshold, s.aggregation_threshold),
             cutoff_ratio=self._opt(o.cutoff_ratio, s.cutoff_ratio),
-            limit=self.default_limit(o), lookup=lookup, aggregation=o.aggregation)
+            limit=None, lookup=lookup, aggregation=o.aggregation)
 
     @staticmethod
     def _candidate(meta, score: float) -> ranking.Candidate:
@@ -260,6 +269,55 @@ class Searcher:
         return out
 
 
+SORTS = ("score", "date", "path")
+
+
+def _page(ranked: list, o: SearchOptions, limit: int, meta) -> list:
+    """Order the relevant results (``--sort``) and cut the requested page."""
+    if o.sort not in SORTS:
+        raise QueryError(f"unknown sort {o.sort!r}", syntax=False,
+                         hint="sort by " + ", ".join(SORTS))
+    if o.sort == "date":
+        ranked = sorted(ranked, key=lambda c: (-meta(c.id).mtime_ns, c.id))
+    elif o.sort == "path":
+        ranked = sorted(ranked, key=lambda c: (c.tree, meta(c.id).path, meta(c.id).ord))
+    return ranked[o.offset:o.offset + limit]
+
+
+def filters_of(o: SearchOptions) -> Filters:
+    """The SQL filters of a call's options (dates and globs validated here)."""
+    from ra.globs import translate
+
+    try:
+        regex = translate(o.path) if o.path else None
+    except ValueError as exc:
+        raise QueryError(f"bad --path pattern: {exc}", syntax=False) from None
+    return Filters(trees=tuple(o.trees), include_archived=o.include_archived,
+                   tags=tuple(o.tags), path_regex=regex,
+                   since_ns=_date_ns(o.since, "since"), until_ns=_date_ns(o.until, "until"))
+
+
+def _date_ns(text: str | None, which: str) -> int | None:
+    """Nanoseconds since the epoch of an ISO date/datetime; ``until`` dates are inclusive."""
+    import datetime as dt
+
+    if not text:
+        return None
+    try:
+        if len(text) == 10:
+            day = dt.date.fromisoformat(text)
+            when = dt.datetime.combine(day, dt.time()).astimezone()
+            if which == "until":
+                when += dt.timedelta(days=1)
+        else:
+            when = dt.datetime.fromisoformat(text)
+            when = when if when.tzinfo else when.astimezone()
+    except ValueError:
+        raise QueryError(f"--{which}: not an ISO date: {text!r}", syntax=False,
+                         hint="e.g. 2026-11-21 or 2026-11-21T14:30") from None
+    return int(when.timestamp() * 1_000_000_000)
+
+
 def _holds(sorted_ords: list[int], low: int, high: int) -> bool:
     """Whether any of ``sorted_ords`` lies in ``low..high``."""
     from bisect import bisect_left
@@ -275,7 +333,15 @@ def _round_robin(lists: list[list[Result]]) -> list[Result]:
     return out
 
 
-def _explain(node, plan: Plan, sql, stats, timings: dict) -> dict:
+def _filters_shown(o: SearchOptions) -> dict:
+    """The filters and paging of a call, as ``--explain`` reports them."""
+    shown = {"trees": list(o.trees), "tags": list(o.tags), "path": o.path,
+             "since": o.since, "until": o.until, "include_archived": o.include_archived,
+             "offset": o.offset, "sort": None if o.sort == "score" else o.sort}
+    return {k: v for k, v in shown.items() if v not in (None, [], False, 0)}
+
+
+def _explain(node, plan: Plan, sql, stats, filters: dict, timings: dict) -> dict:
     from ra.layout import FIELDS
     from ra.query.ast import to_dict, to_query_string
 
@@ -289,6 +355,7 @@ def _explain(node, plan: Plan, sql, stats, timings: dict) -> dict:
     } for c in plan.clauses]
     return {
         "ast": to_dict(node), "parsed": to_query_string(node), "clauses": clauses,
+        "filters": filters,
         "sql": sql.text, "params": sql.params,
         "pipeline": {"candidates": stats.candidates, "aggregated": stats.aggregated,
                      "after_elbow": stats.elbow, "final": stats.final},

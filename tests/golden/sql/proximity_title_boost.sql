@@ -5,9 +5,9 @@ norm AS (SELECT h.clause, h.alt, h.ord, any_value(h.weight) AS weight, any_value
 clause_scores AS (SELECT clause, ord, max(weight * idf * tfn * ($p18 + 1) / ($p18 + tfn)) AS s FROM norm GROUP BY clause, ord),
 per_chunk AS (SELECT ord, sum(s) FILTER (WHERE clause = 0) AS c0, sum(s) FILTER (WHERE clause = 1) AS c1 FROM clause_scores GROUP BY ord),
 tainted AS (SELECT NULL::INTEGER AS ord WHERE false),
-cand AS (SELECT pc.ord, m.id, m.doc_id, m.parent_id, m.tree, m.path, m.depth, m.sibling_count, m.descendants, m.title, m.breadcrumb, m.is_global, m.tokens, m.line, (coalesce(c0, 0) + coalesce(c1, 0)) * CASE WHEN m.is_global THEN 1.0 ELSE $p19 END AS score, (c0 IS NOT NULL)::INTEGER + (c1 IS NOT NULL)::INTEGER AS matched, ((c0 IS NOT NULL) OR (c1 IS NOT NULL)) AS ok, (true) AND true AS neg_ok FROM per_chunk pc JOIN meta m ON m.ord = pc.ord WHERE true AND m.status IS DISTINCT FROM 'archived'),
+cand AS (SELECT pc.ord, m.id, m.doc_id, m.parent_id, m.tree, m.path, m.depth, m.sibling_count, m.descendants, m.title, m.breadcrumb, m.is_global, m.tokens, m.line, m.mtime_ns, (coalesce(c0, 0) + coalesce(c1, 0)) * CASE WHEN m.is_global THEN 1.0 ELSE $p19 END AS score, (c0 IS NOT NULL)::INTEGER + (c1 IS NOT NULL)::INTEGER AS matched, ((c0 IS NOT NULL) OR (c1 IS NOT NULL)) AS ok, (true) AND true AS neg_ok FROM per_chunk pc JOIN meta m ON m.ord = pc.ord WHERE true AND m.status IS DISTINCT FROM 'archived'),
 flagged AS (SELECT *, bool_or(ok) OVER () AS any_ok FROM cand)
-SELECT CASE WHEN any_ok THEN score ELSE score * pow(matched / 2, $p20) END AS score, matched, any_ok AS complete, count(*) OVER () AS total, (SELECT list(ord) FROM tainted) AS tainted, ord, id, doc_id, parent_id, tree, path, depth, sibling_count, descendants, title, breadcrumb, is_global, tokens, line
+SELECT CASE WHEN any_ok THEN score ELSE score * pow(matched / 2, $p20) END AS score, matched, any_ok AS complete, count(*) OVER () AS total, (SELECT list(ord) FROM tainted) AS tainted, ord, id, doc_id, parent_id, tree, path, depth, sibling_count, descendants, title, breadcrumb, is_global, tokens, line, mtime_ns
 FROM flagged
 WHERE CASE WHEN any_ok THEN ok ELSE neg_ok AND matched > 0 END
 ORDER BY 1 DESC, id

@@ -1,0 +1,53 @@
+"""``ra mcp``: serve the knowledge base of the working directory over MCP (``ra.server``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ra.cli import output
+
+
+def register(app: typer.Typer) -> None:
+    app.command("mcp", help=MCP_HELP)(mcp)
+
+
+MCP_HELP = """Run the MCP server (tools: search, context, get, list_sources).
+
+The working directory (or -C DIR) decides which .ra.toml files apply: start it in the
+project. stdio is what agent runtimes launch; http (streamable HTTP, at /mcp) and sse
+serve a persistent server on a loopback address.
+
+Examples:
+
+  ra mcp
+
+  ra mcp -C /path/to/project
+
+  ra mcp --transport http --port 8765
+
+  claude mcp add ra -- ra mcp
+"""
+
+PATHS = {"http": "/mcp", "streamable-http": "/mcp", "sse": "/sse"}
+
+
+def mcp(
+    transport: str = typer.Option("stdio", "--transport", help="stdio | http | sse"),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address for http and sse."),
+    port: int = typer.Option(8000, "--port", min=1, max=65535, help="Port for http and sse."),
+    directory: Path | None = typer.Option(
+        None, "--directory", "-C", exists=True, file_okay=False,
+        help="Serve the project in this folder instead of the working directory."),
+) -> None:
+    from ra.server import LOOPBACK, TRANSPORTS, run
+
+    if transport not in TRANSPORTS:
+        raise typer.BadParameter("choose one of stdio, http, sse", param_hint="--transport")
+    if transport in PATHS:
+        shown = f"[{host}]" if ":" in host else host
+        output.note(f"ra MCP server ({transport}) at http://{shown}:{port}{PATHS[transport]}")
+        if host not in LOOPBACK:
+            output.warn(f"listening on {host}: reachable from the network, no authentication")
+    run(transport, host, port, cwd=directory.resolve() if directory else None)

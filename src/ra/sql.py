@@ -1,0 +1,105 @@
+"""``ra sql``: read-only DuckDB over the current generation.
+
+The views are those of ``IndexReader`` (``files``, ``chunks``, ``terms``, ``postings``,
+``words``, ``lengths``, ``analyzed``, ``surface``), each the whole artifact across
+partitions. Only statements that read are run: DuckDB classifies each statement before
+anything executes, and anything but SELECT (WITH, DESCRIBE, SHOW), EXPLAIN or PRAGMA is
+refused — so ``CREATE``, ``INSERT``, ``COPY … TO`` or ``ATTACH`` cannot touch the index or
+write files.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+
+from ra.errors import QueryError
+
+#: Views documented for users, with the artifact each one reads.
+VIEWS = ("files", "chunks", "terms", "postings", "words", "lengths", "analyzed", "surface")
+READING = {"SELECT", "EXPLAIN", "PRAGMA"}
+
+
+@dataclass
+class SqlResult:
+    columns: list[str]
+    rows: list[tuple]
+
+    def records(self) -> list[dict]:
+        return [dict(zip(self.columns, r, strict=True)) for r in self.rows]
+
+
+def check_read_only(con, text: str) -> None:
+    """Refuse anything but reading statements (before any of them runs)."""
+    import duckdb
+
+    try:
+        statements = con.extract_statements(text)
+    except duckdb.Error as exc:
+        raise QueryError(f"SQL syntax error: {exc}", syntax=True) from None
+    if not statements:
+        raise QueryError("no SQL statement given", hint='e.g. ra sql "select count(*) '
+                         'from chunks"')
+    for st in statements:
+        kind = st.type.name
+        if kind not in READING:
+            raise QueryError(f"ra sql is read-only: {kind} statements are refused; the "
+                             "index was not touched", syntax=False,
+                             hint="use SELECT over the views: " + ", ".join(VIEWS))
+
+
+def run_sql(reader, text: str) -> SqlResult:
+    """Run read-only ``text`` against ``reader``'s views; the last statement's rows."""
+    import duckdb
+
+    with reader.lock:
+        check_read_only(reader.con, text)
+        try:
+            cursor = reader.con.execute(text)
+            columns = [d[0] for d in cursor.description or []]
+            rows = cursor.fetchall() if cursor.description else []
+        except duckdb.Error as exc:
+            raise QueryError(f"SQL error: {exc}", syntax=False) from None
+    return SqlResult(columns, rows)
+
+
+def schema_text() -> str:
+    """Every view with its columns, types and descriptions."""
+    from ra.artifacts import describe
+
+    out = []
+    for view in VIEWS:
+        out.append(f"{view}")
+        for name, type_, doc in describe(view):
+            out.append(f"  {name:<14} {type_:<16} {doc}")
+        out.append("")
+    return "\n".join(out)
+
+
+def as_table(result: SqlResult, max_width: int = 60) -> str:
+    """An aligned text table (long values shortened with …)."""
+    def cell(v) -> str:
+        text = "NULL" if v is None else str(v).replace("\n", "\\n")
+        return text if len(text) <= max_width else text[:max_width - 1] + "…"
+
+    cells = [[cell(v) for v in row] for row in result.rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells])
+              for i, c in enumerate(result.columns)]
+    line = "  ".join(c.ljust(w) for c, w in zip(result.columns, widths, strict=True))
+    rule = "  ".join("-" * w for w in widths)
+    body = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
+    return "\n".join([line.rstrip(), rule, *(b.rstrip() for b in body)]) + "\n"
+
+
+def as_json(result: SqlResult) -> str:
+    return json.dumps(result.records(), indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def as_csv(result: SqlResult) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(result.columns)
+    writer.writerows(result.rows)
+    return buf.getvalue()

@@ -1,0 +1,468 @@
+"""The MCP server, through the SDK's in-memory ``Client(server)`` and over real transports.
+
+In-memory tests call every tool and every error path and compare what an agent reads
+with what the CLI prints for the same request (text and ``--json``), so the two surfaces
+cannot drift apart. End-to-end tests spawn the installed ``ra mcp`` over stdio and over
+streamable HTTP on a loopback port, each bounded in time.
+"""
+
+from __future__ import annotations
+
+import http.client
+import importlib.machinery
+import json
+import socket
+import subprocess
+import sys
+import time
+import types
+from pathlib import Path
+
+import anyio
+import duckdb
+import pytest
+from mcp import Client, StdioServerParameters
+
+from ra import server as ra_server
+from ra.cli.app import main
+from ra.config import load_config
+from ra.server import KnowledgeBase, create_server, transport_security
+
+pytestmark = pytest.mark.anyio
+
+GUIDE = """---
+title: Getting Started
+tags: [intro, setup]
+---
+
+Welcome to the guide.
+
+# Installation
+
+Install with pip. Error handling is described below.
+
+## Error handling
+
+Use Result types for error handling in Rust.
+
+## Logging
+
+Configure logging conventions here.
+
+# Usage
+
+Run the tool.
+"""
+
+RA = Path(sys.executable).with_name("ra")
+E2E_SECONDS = 60
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    (tmp_path / "docs" / "sub").mkdir(parents=True)
+    (tmp_path / "docs" / "guide.md").write_text(GUIDE)
+    (tmp_path / "docs" / "sub" / "notes.txt").write_text("Plain notes about rust ownership.\n")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+async def call(root: Path, tool: str, args: dict):
+    async with Client(create_server(root)) as client:
+        return await client.call_tool(tool, args)
+
+
+def text(result) -> str:
+    return result.content[0].text
+
+
+# --- tools ---------------------------------------------------------------------------------
+
+async def test_tools_are_listed_read_only_with_agent_descriptions(project):
+    async with Client(create_server(project)) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    expected = {"search", "get", "list_sources"}
+    if ra_server._context_module() is not None:
+        expected.add("context")
+    assert set(tools) == expected
+    for tool in tools.values():
+        hints = tool.annotations
+        assert hints.read_only_hint is True and hints.destructive_hint is False
+        assert len(tool.description) > 60 and "\n    " not in tool.description
+    props = tools["search"].input_schema["properties"]
+    assert tools["search"].input_schema["required"] == ["queries"]
+    assert {"queries", "limit", "max_tokens", "list", "trees"} <= set(props)
+    assert {s["type"] for s in props["queries"]["anyOf"]} == {"string", "array"}
+    assert all(p.get("description") for p in props.values())
+    assert tools["get"].input_schema["required"] == ["id"]
+    assert tools["list_sources"].input_schema["properties"] == {}
+
+
+async def test_search_text_and_structured_content_match_the_cli(project, capsys):
+    result = await call(project, "search", {"queries": "logging conventions"})
+    assert not result.is_error
+    _, full, _ = cli(capsys, "search", "logging conventions")
+    _, as_json, _ = cli(capsys, "search", "logging conventions", "--json")
+    assert text(result) == full
+    assert result.structured_content == json.loads(as_json)
+    assert text(result).startswith("─── docs:guide.md#logging ───\n")
+
+
+async def test_search_array_is_multi_topic_and_list_matches_cli(project, capsys):
+    args = {"queries": ["logging", "rust ownership"], "list": True, "limit": 3}
+    result = await call(project, "search", args)
+    _, listed, _ = cli(capsys, "search", "logging", "rust ownership", "--list", "-n", "3")
+    _, as_json, _ = cli(capsys, "search", "logging", "rust ownership", "--list", "-n", "3",
+                        "--json")
+    assert text(result) == listed and result.structured_content == json.loads(as_json)
+    topics = result.structured_content["queries"]
+    assert [t["query"] for t in topics] == ["logging", "rust ownership"]
+    assert all("content" not in r for t in topics for r in t["results"])
+
+
+async def test_search_token_budget_and_tree_filter(project, capsys):
+    result = await call(project, "search", {"queries": "rust", "max_tokens": 40,
+                                            "trees": ["docs"]})
+    _, as_json, _ = cli(capsys, "search", "rust", "--max-tokens", "40", "--tree", "docs",
+                        "--json")
+    data = result.structured_content
+    assert data == json.loads(as_json)
+    assert data["max_tokens"] == 40 and 0 < data["tokens_used"] <= 40
+    assert text(result).rstrip().endswith(f"[{data['tokens_used']} of 40 tokens]")
+
+
+async def test_get_matches_the_cli(project, capsys):
+    for args, argv in [({"id": "docs:guide.md#logging"}, ["docs:guide.md#logging"]),
+                       ({"id": "docs:guide.md#logging", "full_document": True},
+                        ["docs:guide.md#logging", "--full-document"])]:
+        result = await call(project, "get", args)
+        _, out, _ = cli(capsys, "get", *argv)
+        _, as_json, _ = cli(capsys, "get", *argv, "--json")
+        assert not result.is_error and text(result) == out
+        assert result.structured_content == json.loads(as_json)
+    assert result.structured_content["id"] == "docs:guide.md"
+
+
+async def test_list_sources_reports_trees_counts_and_index_state(project, capsys):
+    result = await call(project, "list_sources", {})
+    data = result.structured_content
+    _, as_json, _ = cli(capsys, "status", "--json")
+    assert data["trees"] == json.loads(as_json)["trees"]
+    tree = data["trees"][0]
+    assert (tree["name"], tree["scope"], tree["documents"], tree["chunks"]) == (
+        "docs", "local", 2, 6)
+    assert tree["path"] == str(project / "docs")
+    assert data["index"]["state"] == "current"
+    assert "| docs | local | 2 | 6 |" in text(result) and "index: current" in text(result)
+
+
+# --- errors --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("tool", "args", "argv"), [
+    ("search", {"queries": '"error handling'}, ["search", '"error handling']),
+    ("search", {"queries": "(install"}, ["search", "(install"]),
+    ("get", {"id": "docs:../../etc/passwd"}, ["get", "docs:../../etc/passwd"]),
+    ("get", {"id": "/etc/passwd"}, ["get", "/etc/passwd"]),
+    ("get", {"id": "docs:guide.md#loging"}, ["get", "docs:guide.md#loging"]),
+    ("get", {"id": "docs:missing.md"}, ["get", "docs:missing.md"]),
+])
+async def test_errors_carry_the_cli_message(project, capsys, tool, args, argv):
+    result = await call(project, tool, args)
+    code, out, err = cli(capsys, *argv)
+    assert result.is_error and code != 0 and out == ""
+    assert text(result) == err.rstrip("\n")
+    assert "Traceback" not in text(result)
+
+
+async def test_traversal_ids_never_read_outside_the_trees(project):
+    (project / "secret.md").write_text("# Secret\n\nclassified\n")
+    for bad in ["docs:../secret.md", "docs:sub/../../secret.md", "docs:/etc/passwd",
+                "docs:..\\secret.md", "secret:secret.md", "docs:%2e%2e/secret.md"]:
+        result = await call(project, "get", {"id": bad})
+        assert result.is_error and "classified" not in text(result), bad
+
+
+async def test_malformed_calls_are_tool_errors_and_the_server_keeps_serving(project):
+    bad_calls = [
+        ("search", {}),                                  # missing field
+        ("search", {"queries": 5}),                      # wrong type
+        ("search", {"queries": ["ok", 3]}),
+        ("search", {"queries": {"q": "x"}}),
+        ("search", {"queries": "x", "limit": "many"}),
+        ("search", {"queries": "x", "limit": 0}),
+        ("search", {"queries": "x", "max_tokens": -5}),
+        ("search", {"queries": "x", "list": "sometimes"}),
+        ("search", {"queries": "x", "trees": ["nope"]}),  # unknown tree
+        ("search", {"queries": '"unclosed phrase'}),
+        ("search", {"queries": "title:"}),
+        ("search", {"queries": ""}),
+        ("search", {"queries": []}),
+        ("search", {"queries": "(" * 5000}),              # too long
+        ("search", {"queries": ["logging"] * 500}),       # too many topics
+        ("search", {"queries": " ".join(f"w{i}" for i in range(3000))}),
+        ("get", {}),
+        ("get", {"id": 42}),
+        ("get", {"id": "docs:../../etc/passwd"}),
+        ("get", {"id": "not an id"}),
+        ("get", {"id": "docs:guide.md#nope", "full_document": "perhaps"}),
+        ("list_sources", {"unexpected": True}),
+        ("no_such_tool", {}),
+    ]
+    async with Client(create_server(project)) as client:
+        with anyio.fail_after(60):
+            for tool, args in bad_calls:
+                result = await client.call_tool(tool, args)
+                if tool == "list_sources":  # extra arguments are ignored
+                    assert not result.is_error
+                    continue
+                assert result.is_error, (tool, args)
+                assert text(result).strip(), (tool, args)
+            good = await client.call_tool("search", {"queries": "logging conventions"})
+    assert not good.is_error
+    assert good.structured_content["queries"][0]["results"][0]["id"] == "docs:guide.md#logging"
+
+
+async def test_an_unexpected_failure_is_a_tool_error_not_a_crash(project, monkeypatch):
+    from ra.query.search import Searcher
+
+    def broken(self, topics, options):
+        raise RuntimeError("boom")
+
+    async with Client(create_server(project)) as client:
+        monkeypatch.setattr(Searcher, "search", broken)
+        result = await client.call_tool("search", {"queries": "logging"})
+        assert result.is_error and "RuntimeError: boom" in text(result)
+        monkeypatch.undo()
+        assert not (await client.call_tool("search", {"queries": "logging"})).is_error
+
+
+async def test_without_configuration_tools_say_how_to_fix_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    result = await call(tmp_path, "search", {"queries": "anything"})
+    _, _, err = cli(capsys, "search", "anything")
+    assert result.is_error and text(result) == err.rstrip("\n") and "ra init" in text(result)
+    sources = await call(tmp_path, "list_sources", {})
+    assert not sources.is_error and sources.structured_content["trees"] == []
+
+
+async def test_concurrent_calls_are_serialized_and_all_answered(project):
+    results = []
+    async with Client(create_server(project)) as client:
+
+        async def one(i: int) -> None:
+            q = ["logging", "error handling", "rust ownership"][i % 3]
+            results.append(await client.call_tool("search", {"queries": q}))
+
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as tg:
+                for i in range(24):
+                    tg.start_soon(one, i)
+    assert len(results) == 24 and not any(r.is_error for r in results)
+
+
+# --- freshness and the reader -------------------------------------------------------------
+
+def test_reader_is_kept_per_generation_and_reopened_when_files_change(project):
+    kb = KnowledgeBase(load_config(project), project)
+    kb.open()  # nothing published yet: opens nothing, builds nothing
+    assert kb.reader is None
+    first = kb.call(lambda s: s.reader)
+    assert first.keep_vocabulary and kb.call(lambda s: s.reader) is first
+    (project / "docs" / "new.md").write_text("# Zebras\n\nStriped horses.\n")
+    second = kb.call(lambda s: s.reader)
+    assert second is not first and second.keep_vocabulary
+    hits = kb.call(lambda s: s.search(["zebras"]))
+    assert hits.queries[0].results[0].path == "new.md"
+    with pytest.raises(duckdb.ConnectionException):  # the old reader was closed
+        first.query("SELECT 1")
+    kb.close()
+
+
+async def test_search_sees_edits_between_calls(project):
+    async with Client(create_server(project)) as client:
+        before = await client.call_tool("search", {"queries": "giraffes"})
+        (project / "docs" / "zoo.md").write_text("# Giraffes\n\nLong necks.\n")
+        after = await client.call_tool("search", {"queries": "giraffes"})
+    assert before.structured_content["queries"][0]["results"] == []
+    assert after.structured_content["queries"][0]["results"][0]["path"] == "zoo.md"
+
+
+# --- context (registered only when ra.query.context provides context_search) ------------
+
+needs_context = pytest.mark.skipif(ra_server._context_module() is None,
+                                   reason="ra.query.context.context_search is not available")
+
+
+@needs_context
+async def test_context_matches_the_library_and_refuses_files_outside_the_project(project):
+    from ra.freshness import open_index
+    from ra.query.context import ContextOptions, context_search
+
+    (project / "src").mkdir()
+    (project / "src" / "logging_setup.py").write_text(
+        "# logging conventions\nimport logging\n\ndef configure_logging():\n"
+        "    logging.basicConfig()  # logging conventions for handlers\n")
+    (project / "src" / "escape.py").symlink_to("/etc/hostname")
+    async with Client(create_server(project)) as client:
+        with anyio.fail_after(60):
+            ok = await client.call_tool("context", {"files": ["src/logging_setup.py"]})
+            bad = [await client.call_tool("context", {"files": [f]})
+                   for f in ["../outside.py", "/etc/passwd", "src/../../x.py", "src/escape.py"]]
+            missing = await client.call_tool("context", {"files": ["src/nothing.py"]})
+            empty = await client.call_tool("context", {"files": []})
+    reader, _ = open_index(load_config(project))
+    with reader:
+        expected = context_search(reader, load_config(project),
+                                  [str(project / "src" / "logging_setup.py")], ContextOptions())
+    assert not ok.is_error and ok.structured_content == expected.to_dict()
+    assert "Configure logging conventions here." in text(ok)
+    assert all(r.is_error and "outside the project root" in text(r) for r in bad)
+    assert missing.is_error and "no such file" in text(missing)
+    assert empty.is_error
+
+
+async def test_no_context_tool_without_context_search(project, monkeypatch):
+    module = types.ModuleType("ra.query.context")
+    module.__spec__ = importlib.machinery.ModuleSpec("ra.query.context", None)
+    monkeypatch.setitem(sys.modules, "ra.query.context", module)
+    async with Client(create_server(project)) as client:
+        assert "context" not in {t.name for t in (await client.list_tools()).tools}
+
+
+# --- transports ----------------------------------------------------------------------------
+
+def test_transport_security_guards_against_dns_rebinding():
+    loop = transport_security("127.0.0.1")
+    assert loop.enable_dns_rebinding_protection and "127.0.0.1:*" in loop.allowed_hosts
+    assert "http://localhost:*" in loop.allowed_origins
+    lan = transport_security("192.168.1.5")
+    assert lan.allowed_hosts == ["192.168.1.5:*"]
+    assert transport_security("::1").allowed_hosts[-1] == "[::1]:*"
+    assert not transport_security("0.0.0.0").enable_dns_rebinding_protection
+
+
+def test_the_cli_imports_the_sdk_only_for_ra_mcp():
+    code = ("import sys; from ra.cli.app import main; main(['--help']); "
+            "print('mcp' in sys.modules, 'ra.server' in sys.modules, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.stderr.strip().endswith("False False")
+
+
+def test_mcp_command_rejects_unknown_transport(project, capsys):
+    code, _, err = cli(capsys, "mcp", "--transport", "carrier-pigeon")
+    assert code == 2 and "stdio, http, sse" in err
+
+
+@pytest.mark.skipif(not RA.exists(), reason="the ra executable is not installed beside python")
+async def test_stdio_end_to_end(project):
+    params = StdioServerParameters(command=str(RA), args=["mcp"], cwd=str(project))
+    with anyio.fail_after(E2E_SECONDS):
+        async with Client(params) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            bad = await client.call_tool("get", {"id": "docs:../../etc/passwd"})
+            found = await client.call_tool("search", {"queries": ["logging", "rust"]})
+            sources = await client.call_tool("list_sources", {})
+    assert {"search", "get", "list_sources"} <= names
+    assert bad.is_error and "may not leave its tree" in text(bad)
+    assert [t["query"] for t in found.structured_content["queries"]] == ["logging", "rust"]
+    assert "## logging" in text(found)
+    assert sources.structured_content["trees"][0]["documents"] == 2
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"ra mcp exited early: {proc.stderr.read()}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError(f"ra mcp did not listen on port {port} within {seconds}s")
+
+
+class Served:
+    """``ra mcp`` on a free loopback port in a child process, stopped on exit."""
+
+    def __init__(self, transport: str, project: Path) -> None:
+        self.port = _free_port()
+        self.argv = [str(RA), "mcp", "--transport", transport, "--port", str(self.port),
+                     "-C", str(project)]
+        self.cwd = project.parent  # the project is named by -C, not by the working dir
+
+    def __enter__(self) -> Served:
+        self.proc = subprocess.Popen(self.argv, cwd=self.cwd, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True)
+        try:
+            _wait_for_port(self.port, self.proc, 30)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stderr.close()
+
+
+def _post_with_host(port: int, path: str, host: str) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("POST", path, body="{}", headers={
+            "Host": host, "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream"})
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+@pytest.mark.skipif(not RA.exists(), reason="the ra executable is not installed beside python")
+async def test_http_end_to_end_on_loopback(project):
+    with Served("http", project) as served:
+        with anyio.fail_after(E2E_SECONDS):
+            async with Client(f"http://127.0.0.1:{served.port}/mcp") as client:
+                found = await client.call_tool("search", {"queries": "logging conventions"})
+                chunk = await client.call_tool("get", {"id": "docs:guide.md#logging"})
+        rebinding = _post_with_host(served.port, "/mcp", "evil.example:80")
+    assert not found.is_error, text(found)
+    assert found.structured_content["queries"][0]["results"][0]["id"] == "docs:guide.md#logging"
+    assert chunk.structured_content["content"].startswith("## Logging")
+    assert rebinding == 421  # a foreign Host header is refused (DNS rebinding)
+
+
+@pytest.mark.skipif(not RA.exists(), reason="the ra executable is not installed beside python")
+async def test_sse_end_to_end_on_loopback(project):
+    from mcp.client.sse import sse_client
+
+    with Served("sse", project) as served:
+        with anyio.fail_after(E2E_SECONDS):
+            async with Client(sse_client(f"http://127.0.0.1:{served.port}/sse")) as client:
+                found = await client.call_tool("search", {"queries": ["logging", "rust"]})
+        rebinding = _post_with_host(served.port, "/messages/", "evil.example:80")
+    assert [t["query"] for t in found.structured_content["queries"]] == ["logging", "rust"]
+    assert rebinding == 421
