@@ -42,7 +42,8 @@ LANGUAGES = (
 #: Bump when analysis changes what terms a text yields: the index records it.
 ANALYZER_VERSION = 2
 
-_WORD = re.compile(f"(?:[^\\W_]|[{MARKS}])+")
+_WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
+_ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster
 _CJK_CHAR = (
     "\u3040-\u30ff"  # hiragana, katakana
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
@@ -77,11 +78,13 @@ def _make_stem(language: str):
 
 def split_words(text: str) -> list[str]:
     """Lowercased surface words of ``text``, long ones dropped, CJK runs as bigrams."""
-    words = _WORD.findall(text.lower())
+    text = text.lower().replace("_", " ")
+    ascii_only = text.isascii()
+    words = (_ASCII_WORD if ascii_only else _WORD).findall(text)
     if any(len(w) * 4 >= MAX_TOKEN_BYTES for w in words):  # only then measure bytes
         words = [w for w in words if len(w) * 4 < MAX_TOKEN_BYTES
                  or len(w.encode("utf-8")) < MAX_TOKEN_BYTES]
-    if _HAS_CJK.search(text) is None:
+    if ascii_only or _HAS_CJK.search(text) is None:
         return words
     out: list[str] = []
     for w in words:
