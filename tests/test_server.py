@@ -9,13 +9,11 @@ streamable HTTP on a loopback port, each bounded in time.
 from __future__ import annotations
 
 import http.client
-import importlib.machinery
 import json
 import socket
 import subprocess
 import sys
 import time
-import types
 from pathlib import Path
 
 import anyio
@@ -23,7 +21,6 @@ import duckdb
 import pytest
 from mcp import Client, StdioServerParameters
 
-from ra import server as ra_server
 from ra.cli.app import main
 from ra.config import load_config
 from ra.server import KnowledgeBase, create_server, transport_security
@@ -93,10 +90,7 @@ def text(result) -> str:
 async def test_tools_are_listed_read_only_with_agent_descriptions(project):
     async with Client(create_server(project)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-    expected = {"search", "get", "list_sources"}
-    if ra_server._context_module() is not None:
-        expected.add("context")
-    assert set(tools) == expected
+    assert set(tools) == {"search", "get", "list_sources", "context"}
     for tool in tools.values():
         hints = tool.annotations
         assert hints.read_only_hint is True and hints.destructive_hint is False
@@ -299,13 +293,8 @@ async def test_search_sees_edits_between_calls(project):
     assert after.structured_content["queries"][0]["results"][0]["path"] == "zoo.md"
 
 
-# --- context (registered only when ra.query.context provides context_search) ------------
+# --- context ------------------------------------------------------------------------------
 
-needs_context = pytest.mark.skipif(ra_server._context_module() is None,
-                                   reason="ra.query.context.context_search is not available")
-
-
-@needs_context
 async def test_context_matches_the_library_and_refuses_files_outside_the_project(project):
     from ra.freshness import open_index
     from ra.query.context import ContextOptions, context_search
@@ -331,14 +320,6 @@ async def test_context_matches_the_library_and_refuses_files_outside_the_project
     assert all(r.is_error and "outside the project root" in text(r) for r in bad)
     assert missing.is_error and "no such file" in text(missing)
     assert empty.is_error
-
-
-async def test_no_context_tool_without_context_search(project, monkeypatch):
-    module = types.ModuleType("ra.query.context")
-    module.__spec__ = importlib.machinery.ModuleSpec("ra.query.context", None)
-    monkeypatch.setitem(sys.modules, "ra.query.context", module)
-    async with Client(create_server(project)) as client:
-        assert "context" not in {t.name for t in (await client.list_tools()).tools}
 
 
 # --- transports ----------------------------------------------------------------------------

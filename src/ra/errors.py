@@ -66,3 +66,14 @@ class NotFoundError(RaError):
     def __init__(self, message: str, *, suggestions: list[str] | None = None) -> None:
         self.suggestions = suggestions or []
         super().__init__(message)
+
+
+def message(exc: BaseException, label: str = "error: ") -> str:
+    """The text a user sees for ``exc``, the same in the CLI and the MCP server: a query
+    error with its caret display, an unknown id with the nearest ids."""
+    if isinstance(exc, QueryError):
+        return exc.display()
+    lines = [f"{label}{exc}"]
+    if isinstance(exc, NotFoundError) and exc.suggestions:
+        lines += ["did you mean:"] + [f"  {s}" for s in exc.suggestions]
+    return "\n".join(lines)

@@ -23,8 +23,6 @@ ids only against the index and ``context`` refuses files outside the project roo
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import inspect
 import logging
 import threading
@@ -38,7 +36,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, StringConstraints
 
 from ra import __version__
-from ra.errors import NotFoundError, QueryError, RaError
+from ra.errors import NotFoundError, QueryError, RaError, message
 
 log = logging.getLogger("ra.server")
 
@@ -168,13 +166,8 @@ def _result(text: str, data: dict | None = None, *, error: bool = False) -> Call
 
 
 def error_text(exc: RaError) -> str:
-    """What the CLI prints for ``exc`` (``ra.cli.output.error``), without colour."""
-    if isinstance(exc, QueryError):
-        return exc.display()
-    lines = [f"error: {exc}"]
-    if isinstance(exc, NotFoundError) and exc.suggestions:
-        lines += ["did you mean:"] + [f"  {s}" for s in exc.suggestions]
-    return "\n".join(lines)
+    """What the CLI prints for ``exc``, without colour."""
+    return message(exc)
 
 
 def _kb(ctx: Context) -> KnowledgeBase:
@@ -350,20 +343,7 @@ def _add_search_tools(server: MCPServer) -> None:
         return answer(ctx, body)
 
 
-def _context_module():
-    """``ra.query.context`` when it provides ``context_search`` and ``ContextOptions``."""
-    if importlib.util.find_spec("ra.query.context") is None:
-        return None
-    module = importlib.import_module("ra.query.context")
-    ready = callable(getattr(module, "context_search", None)) and hasattr(module, "ContextOptions")
-    return module if ready else None
-
-
 def _add_context_tool(server: MCPServer) -> None:
-    module = _context_module()
-    if module is None:
-        return
-
     @_tool(server)
     def context(
         files: Annotated[list[str], Field(min_length=1, max_length=MAX_FILES, description=(
@@ -378,6 +358,8 @@ def _add_context_tool(server: MCPServer) -> None:
     ) -> CallToolResult:
         """Find the knowledge relevant to the files you are working on: conventions,
         designs and notes matching their paths and content. Use before changing them."""
+        from ra.query import context as module
+
         def body(kb: KnowledgeBase) -> CallToolResult:
             paths = kb.inside_root(files)
             opts = module.ContextOptions(limit=limit, max_tokens=max_tokens,

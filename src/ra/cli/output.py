@@ -46,18 +46,10 @@ def note(message: str) -> None:
 
 
 def error(exc: BaseException) -> None:
-    """An error message (with caret display for query errors and id suggestions)."""
-    from ra.errors import NotFoundError, QueryError
+    """An error message (``ra.errors.message``), the label red on a terminal."""
+    from ra.errors import message
 
-    color = use_color(sys.stderr)
-    if isinstance(exc, QueryError):
-        echo(exc.display(), err=True)
-        return
-    echo(_style("error: ", "31", color) + str(exc), err=True)
-    if isinstance(exc, NotFoundError) and exc.suggestions:
-        echo("did you mean:", err=True)
-        for s in exc.suggestions:
-            echo(f"  {s}", err=True)
+    echo(message(exc, _style("error: ", "31", use_color(sys.stderr))), err=True)
 
 
 def dumps(data) -> str:
