@@ -95,7 +95,7 @@ class SearchSettings:
     limit: int | None = None
     candidate_limit: int = 100
     cutoff_ratio: float = 0.5
-    aggregation_threshold: float = 0.5
+    aggregation_threshold: float = 0.75  # 0.5 before: see the commit that changed it
     k1: float = 1.2
     b: float = 0.75
     fuzzy_weight: float = 0.5  # a fuzzy expansion's weight relative to an exact match

@@ -59,7 +59,7 @@ path = "./docs"
 # stemmer = "english"
 # candidate_limit = 100
 # cutoff_ratio = 0.5         # elbow: stop where the score drops below this ratio
-# aggregation_threshold = 0.5
+# aggregation_threshold = 0.75
 
 # [context]
 # limit = 10
