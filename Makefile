@@ -20,7 +20,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[dev,bench]'
-	$(BIN)/python -m ra.bench
+	$(BIN)/python -m benchmarks $(BENCH)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests

@@ -46,7 +46,7 @@ def in_process(folder: Path, queries: list[str], *, fuzzy: bool = True,
     from ra.config import load_config
     from ra.freshness import open_index
     from ra.query.index import IndexReader
-    from ra.query.search import SearchOptions, Searcher
+    from ra.query.search import Searcher, SearchOptions
 
     config = load_config(folder)
     reader, _ = open_index(config)

@@ -1,21 +1,28 @@
-"""SciFact training split: nDCG@10 and Recall@100 of ra's ranking.
+"""SciFact training split: nDCG@10 and Recall@100 of ra and its peers.
 
 Each abstract becomes one markdown file (``# title``, blank line, text), the folder is
 indexed with ra, and each claim is searched as ra's users would send it: natural (words
 AND'd, partial fallback when no chunk has them all) and as an explicit OR of its words.
-The best chunk per document counts. The Lucene BM25 baseline of ``BASELINE-train.md`` is
-quoted for comparison (flat: 0.6974 / 0.9289).
+The peers (``benchmarks.peers``) index ra's chunks of the same folder and get the words
+OR'd. The best chunk per document counts. The Lucene BM25 baseline of
+``BASELINE-train.md`` is quoted for comparison (flat: 0.6974 / 0.9289).
+
+SciFact is CC BY-NC 2.0: it is read from ``../shared`` for evaluation only, and no claim
+or abstract text is written into a report (query ids only).
 """
 
 from __future__ import annotations
 
 import json
+import random
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from benchmarks.metrics import mean, ndcg_at, recall_at
+from benchmarks.report import Table, progress
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 SCIFACT = SHARED / "eval" / "scifact"
@@ -42,70 +49,117 @@ def write_corpus(corpus, folder: Path) -> None:
 
 
 KEYWORDS = {"or", "and", "not"}
+SEED = 20261123
+QUICK_QUERIES = 100
+DEPTH = 100
 
 
-def _words(text: str) -> list[str]:
-    """The claim's words, without the ones the query language reads as operators."""
+def words_of(text: str) -> list[str]:
+    """The text's words, without the ones the query language reads as operators."""
     return [w for w in re.findall(r"[^\W_]+", text) if w.lower() not in KEYWORDS]
 
 
 def or_query(text: str) -> str:
-    return " OR ".join(_words(text))
+    return " OR ".join(words_of(text))
 
 
-def run(folder: Path, queries, qrels, *, mode: str = "natural", **options):
-    from ra.config import load_config
-    from ra.freshness import open_index
-    from ra.query.search import SearchOptions, Searcher
+def doc_key(doc_id: str, path: str) -> str:
+    """SciFact's document id: the file name without ``.md``."""
+    return path.rsplit("/", 1)[-1].removesuffix(".md")
 
-    config = load_config(folder)
-    reader, _ = open_index(config)
-    searcher = Searcher(reader, config)
-    opts = SearchOptions(limit=100, candidate_limit=1000, cutoff_ratio=0.0,
-                         aggregation=False, **options)
-    ndcg, recall, partial, times = [], [], 0, []
+
+def subsample(queries: dict[str, str], n: int, seed: int = SEED) -> dict[str, str]:
+    chosen = set(random.Random(seed).sample(sorted(queries), min(n, len(queries))))
+    return {q: t for q, t in queries.items() if q in chosen}
+
+
+def run(quick: bool = False) -> dict:
+    """Every system on the training claims: per-query nDCG@10 / Recall@100 and means."""
+    from benchmarks.systems import RaVariant, open_systems
+    from ra.query.search import SearchOptions
+
+    corpus, queries, qrels = load()
+    if quick:
+        queries = subsample(queries, QUICK_QUERIES)
+    # ra's default ranking (aggregation on): with aggregation=False, ``drop_nested``
+    # replaces a section by its title-only document node at the node's lower score
+    opts = SearchOptions(limit=DEPTH, candidate_limit=1000, cutoff_ratio=0.0)
+    ra = {"ra (natural)": RaVariant("natural", opts), "ra (explicit OR)": RaVariant("or", opts)}
+    peer_variants = {p: (p, False) for p in ("tantivy", "tantivy-1field", "bm25s",
+                                             "sqlite-fts5")}
+    with tempfile.TemporaryDirectory(prefix="ra-bench-scifact-") as tmp:
+        folder = Path(tmp)
+        write_corpus(corpus, folder)
+        progress(f"scifact: indexing {len(corpus)} abstracts with ra")
+        systems = open_systems(folder, folder / "peers", doc_key, ra=ra,
+                               peer_variants=peer_variants, k=3 * DEPTH)
+        try:
+            per_query = {name: _evaluate(rank, name, queries, qrels)
+                         for name, rank in systems.rankers.items()}
+        finally:
+            systems.close()
+    return {"queries": len(queries), "quick": quick, "per_query": per_query,
+            "partial": systems.partial, "summary": _summary(per_query)}
+
+
+def _evaluate(rank, name: str, queries, qrels) -> dict[str, dict]:
+    progress(f"scifact: {len(queries)} claims with {name}")
+    out = {}
     for qid, text in queries.items():
-        query = or_query(text) if mode == "or" else _natural(text)
-        t0 = time.perf_counter()
-        topic = searcher.search([query], opts).queries[0]
-        times.append(time.perf_counter() - t0)
-        partial += topic.match == "partial"
-        ranked = _best_per_doc(r.path for r in topic.results)
-        ndcg.append(ndcg_at(ranked, qrels[qid]))
-        recall.append(recall_at(ranked, qrels[qid]))
-    reader.close()
-    times.sort()
-    return {"mode": mode, "ndcg@10": round(mean(ndcg), 4), "recall@100": round(mean(recall), 4),
-            "partial": partial, "queries": len(queries),
-            "p50_ms": round(times[len(times) // 2] * 1000, 2)}
-
-
-def _natural(text: str) -> str:
-    """A claim as a plain keyword query: punctuation that is query syntax removed."""
-    return " ".join(_words(text))
-
-
-def _best_per_doc(paths) -> list[str]:
-    seen, out = set(), []
-    for p in paths:
-        doc = p.rsplit("/", 1)[-1].removesuffix(".md")
-        if doc not in seen:
-            seen.add(doc)
-            out.append(doc)
+        t = time.perf_counter()
+        ranked = rank(words_of(text))
+        ms = (time.perf_counter() - t) * 1000
+        out[qid] = {"ndcg@10": ndcg_at(ranked, qrels[qid]),
+                    "recall@100": recall_at(ranked, qrels[qid]), "ms": ms}
     return out
 
 
-def main(argv: list[str]) -> int:
-    import tempfile
+def _summary(per_query: dict) -> dict:
+    out = {}
+    for name, rows in per_query.items():
+        ms = sorted(r["ms"] for r in rows.values())
+        out[name] = {"ndcg@10": round(mean([r["ndcg@10"] for r in rows.values()]), 4),
+                     "recall@100": round(mean([r["recall@100"] for r in rows.values()]), 4),
+                     "p50_ms": round(ms[len(ms) // 2], 2) if ms else None}
+    return out
 
-    corpus, queries, qrels = load()
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        write_corpus(corpus, folder)
-        rows = [run(folder, queries, qrels, mode=m) for m in ("natural", "or")]
-    for name, (n, r) in BASELINE.items():
-        rows.append({"mode": name, "ndcg@10": n, "recall@100": r})
-    print(json.dumps(rows, indent=1))
+
+def _versus(per_query: dict, mine: str, peer: str) -> tuple[int, int, list[str]]:
+    """(ra better, peer better, the ids of the peer's biggest nDCG@10 wins)."""
+    gaps = [(per_query[peer][q]["ndcg@10"] - r["ndcg@10"], q)
+            for q, r in per_query[mine].items()]
+    better = sum(g < -1e-9 for g, _ in gaps)
+    worse = sum(g > 1e-9 for g, _ in gaps)
+    return better, worse, [q for g, q in sorted(gaps, reverse=True)[:8] if g > 0.3]
+
+
+def tables(result: dict) -> list[Table]:
+    s = result["summary"]
+    sample = " (quick subsample)" if result["quick"] else ""
+    main = Table(f"SciFact train, {result['queries']} claims{sample}: nDCG@10, Recall@100",
+                 ["system", "nDCG@10", "Recall@100", "p50 ms/query"],
+                 note="ra: limit 100, candidate_limit 1000, no elbow cutoff, default "
+                      "aggregation; best chunk per document. "
+                      "Lucene rows quoted from BASELINE-train.md (Anserini BM25, k1 0.9, "
+                      "b 0.4, all 809 claims, Porter + stopwords). ra answered "
+                      + ", ".join(f"{k}: {v} claims partially"
+                                  for k, v in result["partial"].items()) + ".")
+    main.rows = [[name, v["ndcg@10"], v["recall@100"], v["p50_ms"]] for name, v in s.items()]
+    main.rows += [[name.replace("_", " "), n, r, None] for name, (n, r) in BASELINE.items()]
+    versus = Table("SciFact: per-claim nDCG@10 of ra (natural) against each peer",
+                   ["peer", "ra better", "peer better", "claims the peer wins by > 0.3 "
+                    "(ids, worst first)"])
+    for peer in s:
+        if peer != "ra (natural)":
+            better, worse, ids = _versus(result["per_query"], "ra (natural)", peer)
+            versus.rows.append([peer, better, worse, " ".join(ids)])
+    return [main, versus]
+
+
+def main(argv: list[str]) -> int:
+    result = run("--quick" in argv)
+    for table in tables(result):
+        print(table.markdown())
     return 0
 
 

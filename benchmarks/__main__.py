@@ -1,0 +1,75 @@
+"""``python -m benchmarks [quality|speed|all] [--quick]``: ra side by side with its peers.
+
+- quality: SciFact train (nDCG@10, Recall@100) and tldr known items (MRR@10, Success@1,
+  clean and with one typo per query), for ra and each peer (``benchmarks.peers``);
+- speed: build time, memory and index size, in-process latency, one-query process time,
+  incremental update, start-up (``benchmarks.speed``).
+
+``--quick`` uses rust-book only for speed and a SciFact subsample, for a run of a few
+minutes. Each measurement prints one table; the run is written to
+``benchmarks/results/<what>[-quick].json`` (git-ignored) and ``.md`` (committed when it
+is worth keeping).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from benchmarks import report
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split(
+        "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("what", nargs="?", default="all", choices=("quality", "speed", "all"))
+    p.add_argument("--quick", action="store_true",
+                   help="rust-book only for speed, a SciFact subsample for quality")
+    p.add_argument("--out", type=Path, default=RESULTS, help="where JSON and Markdown go")
+    return p.parse_args(argv)
+
+
+def sections(what: str) -> list[tuple[str, str, object]]:
+    """``(section title, key, module)`` of each part to run, in order."""
+    from benchmarks import scifact, speed, tldr
+
+    parts = []
+    if what in ("quality", "all"):
+        parts += [("Quality: SciFact", "scifact", scifact), ("Quality: tldr known items",
+                                                             "tldr", tldr)]
+    if what in ("speed", "all"):
+        parts.append(("Speed and memory", "speed", speed))
+    return parts
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    meta = report.machine()
+    meta["command"] = "python -m benchmarks " + " ".join(
+        [args.what] + ["--quick"] * args.quick)
+    start = time.perf_counter()
+    results, rendered = {}, []
+    for title, key, module in sections(args.what):
+        report.progress(f"{title}")
+        results[key] = module.run(quick=args.quick)
+        tables = module.tables(results[key])
+        rendered.append((title, tables))
+        for table in tables:
+            print(table.markdown(), flush=True)
+    meta["seconds"] = time.perf_counter() - start
+    name = args.what + ("-quick" if args.quick else "")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / f"{name}.json").write_text(json.dumps({"meta": meta, **results}, indent=1))
+    md = report.markdown_report(f"ra benchmarks: {name}", meta, rendered)
+    (args.out / f"{name}.md").write_text(md)
+    report.progress(f"wrote {args.out / name}.json and .md ({meta['seconds']:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,523 @@
+"""Speed and memory of ra and its peers on real corpora (rust-book; cpp-docs in full runs).
+
+Per corpus, in a temporary folder holding a copy of the corpus (never written in place):
+
+1. full build: ra's build in a child process (``benchmarks.build.CHILD``: wall time per
+   stage, peak RSS incl. worker processes) and each peer's index of ra's chunks, also in a
+   child process; index sizes on disk. Peers start from chunks, ra from markdown files;
+2. in-process query latency, p50/p95 over 100 short agent-style queries
+   (``benchmarks.latency.agent_queries``), fuzzy off and on, each system in its own
+   child process (so peak RSS is its own): ra as the MCP server holds its reader, each
+   peer with its on-disk index opened once;
+3. end-to-end process time of one query: ``ra search --list`` (which checks freshness
+   first, as every reading command does) against a cold ``python -c`` per peer that opens
+   the on-disk index and runs the query; ``python -c pass`` is the floor;
+4. incremental update: one file is touched and gets a line appended; timed: ra's
+   ``open_index`` + one search (and the same with nothing changed), each peer's open +
+   replace that document's chunks + one search (bm25s can only rebuild);
+5. start-up: ``ra --help`` and ``ra search`` wall time and ``-X importtime`` totals, with
+   the root packages that cost most.
+
+Every ratio is ra ÷ peer from the same run. The child entry points are
+``python -m benchmarks.speed build|latency|update|incremental ...``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks import build as ra_build
+from benchmarks import latency, peers
+from benchmarks.report import Table, progress, ratio
+from benchmarks.scifact import SHARED, words_of
+
+REPO = Path(__file__).resolve().parents[1]
+PEERS = ("tantivy", "bm25s", "sqlite-fts5")
+TREE = "corpus"
+LIMIT = 5  # results per query: ra's default_limit
+EDIT_LINE = "\nA line appended by the ra benchmark (incremental update probe).\n"
+
+
+# --- child processes -------------------------------------------------------------------
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    return env
+
+
+#: Forks and execs a command from a small process (the interpreter without site), times
+#: it and prints its wall time and peak RSS as the last line. Forked straight from the
+#: benchmark process, a child's ``ru_maxrss`` would include the parent's memory, which a
+#: forked child carries until its ``exec``. ``argv[1]``: ``quiet`` discards the command's
+#: stdout, ``pass`` lets it through (for child processes that report JSON).
+SPAWN = r"""
+import json, os, sys, time
+t = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    if sys.argv[1] == "quiet":
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+sys.stdout.flush()
+print(json.dumps({"ms": (time.perf_counter() - t) * 1000, "rss_kb": usage.ru_maxrss,
+                  "rc": os.waitstatus_to_exitcode(status)}))
+"""
+
+
+def spawn(cmd: list[str], cwd: Path, *, output: bool = False) -> tuple[dict, list[str]]:
+    """Run ``cmd`` (``cmd[0]`` a full path) under ``SPAWN``: its measurement and the
+    command's stdout lines."""
+    out = subprocess.run([sys.executable, "-S", "-c", SPAWN, "pass" if output else "quiet",
+                          *cmd], cwd=cwd, env=_env(), capture_output=True, text=True)
+    lines = out.stdout.strip().splitlines()
+    run = json.loads(lines[-1])
+    if run["rc"] != 0:
+        raise RuntimeError(f"{' '.join(cmd[:4])} exited {run['rc']}:\n{out.stderr[-3000:]}")
+    return run, lines[:-1]
+
+
+def child_json(args: list[str], cwd: Path = REPO) -> dict:
+    """Run a child Python process and parse the JSON of its last stdout line."""
+    return json.loads(spawn([sys.executable, *args], cwd, output=True)[1][-1])
+
+
+def timed_process(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall milliseconds and peak RSS (MB) of one process (``cmd[0]`` a full path)."""
+    run, _ = spawn(cmd, cwd)
+    return run["ms"], run["rss_kb"] / 1024
+
+
+def peak_rss_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def percentiles(ms: list[float]) -> dict:
+    return {"p50_ms": round(latency.percentile(ms, .5), 2),
+            "p95_ms": round(latency.percentile(ms, .95), 2),
+            "mean_ms": round(statistics.mean(ms), 2), "n": len(ms)}
+
+
+def settings_of(folder: Path) -> peers.Settings:
+    from ra.config import load_config
+
+    return peers.Settings.from_config(load_config(folder))
+
+
+def _child_build(name: str, chunks_path: str, out: str, ra_folder: str) -> dict:
+    """Build one peer's on-disk index from ra's chunks."""
+    chunks = peers.read_chunks(Path(chunks_path))
+    before = peak_rss_mb()
+    peer = peers.make(name, settings_of(Path(ra_folder)))
+    t = time.perf_counter()
+    peer.build(chunks, Path(out))
+    peer.close()
+    return {"wall_s": round(time.perf_counter() - t, 2), "peak_rss_mb": peak_rss_mb(),
+            "rss_after_reading_chunks_mb": before, "index_bytes": peers.folder_bytes(Path(out))}
+
+
+def _child_latency(system: str, index: str, queries_path: str, ra_folder: str) -> dict:
+    """In-process p50/p95 of one system, fuzzy off (and on where it has fuzzy)."""
+    queries = json.loads(Path(queries_path).read_text())
+    if system == "ra":
+        rows = [latency.in_process(Path(ra_folder), queries, fuzzy=f) for f in (False, True)]
+        return {"runs": rows, "phases_ms": ra_phases(Path(ra_folder), queries),
+                "peak_rss_mb": peak_rss_mb()}
+    peer = peers.make(system, settings_of(Path(ra_folder)))
+    peer.open(Path(index))
+    rows = []
+    for fuzzy in (False, True) if peer.fuzzy else (False,):
+        for q in queries[:10]:  # warm caches, as latency.in_process does
+            peer.search(words_of(q), LIMIT, fuzzy=fuzzy)
+        ms = []
+        for q in queries:
+            t = time.perf_counter()
+            peer.search(words_of(q), LIMIT, fuzzy=fuzzy)
+            ms.append((time.perf_counter() - t) * 1000)
+        rows.append({"fuzzy": fuzzy, **percentiles(ms)})
+    peer.close()
+    return {"runs": rows, "peak_rss_mb": peak_rss_mb()}
+
+
+def ra_phases(folder: Path, queries: list[str]) -> dict[str, float]:
+    """Median milliseconds of each phase of ra's search (``--explain`` timings)."""
+    from ra.config import load_config
+    from ra.query.index import IndexReader
+    from ra.query.search import Searcher, SearchOptions
+
+    config = load_config(folder)
+    reader = IndexReader.open(config.index_dir)
+    reader.keep_vocabulary = True
+    searcher = Searcher(reader, config)
+    phases: dict[str, list[float]] = {}
+    for q in queries[:10] + queries:
+        topic = searcher.search([q], SearchOptions(explain=True)).queries[0]
+        for phase, ms in ((topic.explain or {}).get("timings_ms") or {}).items():
+            phases.setdefault(phase, []).append(ms)
+    reader.close()
+    return {k: round(statistics.median(v[10:]), 2) for k, v in phases.items()}
+
+
+def _child_incremental(ra_folder: str, edit: str, query: str) -> dict:
+    """ra: open_index + one search unchanged, then after appending a line to ``edit``."""
+    from ra.config import load_config
+    from ra.freshness import open_index
+    from ra.query.search import Searcher
+
+    config = load_config(Path(ra_folder))
+    out = {}
+    for step in ("unchanged", "edited"):
+        if step == "edited":
+            with open(edit, "a", encoding="utf-8") as f:
+                f.write(EDIT_LINE)
+        t = time.perf_counter()
+        reader, status = open_index(config)
+        t_open = time.perf_counter()
+        Searcher(reader, config).search([query])
+        done = time.perf_counter()
+        reader.close()
+        out[step] = {"open_index_ms": round((t_open - t) * 1000, 1),
+                     "search_ms": round((done - t_open) * 1000, 1),
+                     "total_ms": round((done - t) * 1000, 1), "status": status}
+    out["peak_rss_mb"] = peak_rss_mb()
+    return out
+
+
+def _child_update(name: str, index: str, chunks_path: str, doc_id: str, query: str,
+                  ra_folder: str) -> dict:
+    """A peer: open its index, replace one document's chunks, run one search."""
+    chunks = peers.read_chunks(Path(chunks_path))
+    peer = peers.make(name, settings_of(Path(ra_folder)))
+    t = time.perf_counter()
+    peer.open(Path(index))
+    t_open = time.perf_counter()
+    peer.update(doc_id, chunks)
+    t_update = time.perf_counter()
+    peer.search(words_of(query), LIMIT)
+    done = time.perf_counter()
+    peer.close()
+    return {"open_ms": round((t_open - t) * 1000, 1),
+            "update_ms": round((t_update - t_open) * 1000, 1),
+            "search_ms": round((done - t_update) * 1000, 1),
+            "total_ms": round((done - t) * 1000, 1), "peak_rss_mb": peak_rss_mb()}
+
+
+CHILDREN = {"build": _child_build, "latency": _child_latency,
+            "incremental": _child_incremental, "update": _child_update}
+
+
+# --- one corpus --------------------------------------------------------------------------
+
+def index_bytes(ra_folder: Path) -> dict[str, int]:
+    """Bytes per artifact of ra's current generation (partition folders summed)."""
+    from ra import generations
+    from ra.config import load_config
+
+    gen = generations.open_current(load_config(ra_folder).index_dir)
+    try:
+        return {p.name: peers.folder_bytes(p) if p.is_dir() else p.stat().st_size
+                for p in sorted(gen.path.iterdir()) if not p.name.startswith(".")}
+    finally:
+        gen.close()
+
+
+def measure_corpus(corpus: Path, *, e2e_runs: int) -> dict:
+    """Every speed measurement of one corpus (see the module docstring)."""
+    with tempfile.TemporaryDirectory(prefix=f"ra-bench-{corpus.name}-") as tmp:
+        root = Path(tmp)
+        copy = root / "corpus"
+        shutil.copytree(corpus, copy)
+        folder = root / "ra"
+        folder.mkdir()
+        (folder / ".ra.toml").write_text(f'[tree.{TREE}]\npath = "{copy}"\n')
+        progress(f"{corpus.name}: full ra build")
+        result = {"corpus": corpus.name, "ra_build": child_json(["-c", ra_build.CHILD,
+                                                                 str(folder)])}
+        result["ra_build"].pop("artifact_bytes", None)
+        result["ra_build"]["artifact_bytes"] = index_bytes(folder)
+        queries, chunks = _queries_and_chunks(folder, root)
+        result["queries"] = queries
+        result["peer_build"] = _peer_builds(folder, root, chunks)
+        result["latency"] = _latencies(folder, root, queries)
+        result["process"] = _processes(folder, root, queries[:e2e_runs])
+        result["incremental"] = _incremental(folder, root, copy, queries[0])
+    return result
+
+
+def _queries_and_chunks(folder: Path, root: Path) -> tuple[list[str], Path]:
+    from ra.config import load_config
+    from ra.freshness import open_index
+
+    reader, _ = open_index(load_config(folder))
+    try:
+        queries = latency.agent_queries(reader, 100)
+        chunks = peers.export_chunks(reader, root / "chunks")
+    finally:
+        reader.close()
+    (root / "queries.json").write_text(json.dumps(queries))
+    return queries, chunks
+
+
+def _peer_builds(folder: Path, root: Path, chunks: Path) -> dict:
+    out = {}
+    for name in PEERS:
+        progress(f"{root.name}: {name} build")
+        out[name] = child_json(["-m", "benchmarks.speed", "build", name, str(chunks),
+                                str(root / "peers" / name), str(folder)])
+    return out
+
+
+def _latencies(folder: Path, root: Path, queries: list[str]) -> dict:
+    out = {}
+    for name in ("ra", *PEERS):
+        progress(f"in-process latency: {name} ({len(queries)} queries)")
+        out[name] = child_json(["-m", "benchmarks.speed", "latency", name,
+                                str(root / "peers" / name), str(root / "queries.json"),
+                                str(folder)])
+    return out
+
+
+def ra_command() -> str:
+    beside = Path(sys.executable).parent / "ra"
+    return str(beside) if beside.exists() else shutil.which("ra") or "ra"
+
+
+def _processes(folder: Path, root: Path, queries: list[str]) -> dict:
+    """Cold one-query processes: ``ra search`` and each peer's script, plus the floor."""
+    progress(f"process times: {len(queries)} runs each")
+    runs: dict[str, list[tuple[float, float]]] = {"python -c pass": [], "ra search": []}
+    settings = settings_of(folder)
+    scripts = {name: peers.make(name, settings) for name in PEERS}
+    for q in queries:
+        runs["python -c pass"].append(timed_process([sys.executable, "-c", "pass"], folder))
+        runs["ra search"].append(timed_process([ra_command(), "search", "--list", q], folder))
+        for name, peer in scripts.items():
+            code = peer.cold_code(root / "peers" / name, words_of(q), LIMIT)
+            runs.setdefault(name, []).append(timed_process([sys.executable, "-c", code],
+                                                           folder))
+    return {name: {**percentiles([ms for ms, _ in r]),
+                   "peak_rss_mb": round(max(rss for _, rss in r), 1)}
+            for name, r in runs.items()}
+
+
+def _incremental(folder: Path, root: Path, copy: Path, query: str) -> dict:
+    """Edit one file; time ra's refresh + search and each peer's update + search."""
+    files = sorted(p for p in copy.rglob("*.md") if not any(
+        part.startswith(".") for part in p.relative_to(copy).parts))
+    edit = files[len(files) // 2]
+    doc_id = f"{TREE}:{edit.relative_to(copy).as_posix()}"
+    progress(f"incremental: editing {doc_id}")
+    out = {"file": doc_id, "ra": child_json(["-m", "benchmarks.speed", "incremental",
+                                              str(folder), str(edit), query])}
+    chunks = _queries_and_chunks(folder, root / "after")[1]
+    for name in PEERS:
+        out[name] = child_json(["-m", "benchmarks.speed", "update", name,
+                                str(root / "peers" / name), str(chunks), doc_id, query,
+                                str(folder)])
+    return out
+
+
+# --- start-up ----------------------------------------------------------------------------
+
+def import_profile(args: list[str], cwd: Path) -> dict:
+    """Total import time of a command and the root packages that cost most (self time)."""
+    out = subprocess.run([sys.executable, "-X", "importtime", *args], cwd=cwd, env=_env(),
+                         capture_output=True, text=True)
+    by_root: dict[str, int] = {}
+    total = 0
+    for line in out.stderr.splitlines():
+        m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
+        if not m:
+            continue
+        self_us, name = int(m.group(1)), m.group(4)
+        total += self_us
+        root = name.split(".")[0]
+        by_root[root] = by_root.get(root, 0) + self_us
+    top = sorted(by_root.items(), key=lambda kv: -kv[1])[:8]
+    return {"import_ms": round(total / 1000, 1),
+            "top": [(name, round(us / 1000, 1)) for name, us in top]}
+
+
+def startup(folder: Path, query: str, runs: int = 10) -> dict:
+    """``ra --help`` and ``ra search`` start-up: wall p50 and import-time profile."""
+    progress("start-up and import time")
+    ra = ra_command()
+    out = {}
+    for label, args in (("ra --help", ["--help"]),
+                        ("ra search --list", ["search", "--list", query])):
+        ms = [timed_process([ra, *args], folder)[0] for _ in range(runs)]
+        out[label] = {"p50_ms": round(latency.percentile(ms, .5), 1),
+                      **import_profile([ra, *args], folder)}
+    floor = [timed_process([sys.executable, "-c", "pass"], folder)[0] for _ in range(runs)]
+    out["python -c pass"] = {"p50_ms": round(latency.percentile(floor, .5), 1),
+                             **import_profile(["-c", "pass"], folder)}
+    return out
+
+
+def run(quick: bool = False) -> dict:
+    names = ("rust-book",) if quick else ("rust-book", "cpp-docs")
+    corpora = [measure_corpus(SHARED / "corpora" / n, e2e_runs=10 if quick else 20)
+               for n in names]
+    with tempfile.TemporaryDirectory(prefix="ra-bench-startup-") as tmp:
+        folder = Path(tmp)
+        (folder / ".ra.toml").write_text(
+            f'[tree.{TREE}]\npath = "{SHARED / "corpora" / "rust-book"}"\n')
+        child_json(["-c", ra_build.CHILD, str(folder)])
+        start = startup(folder, corpora[0]["queries"][0])
+    return {"quick": quick, "corpora": corpora, "startup": start}
+
+
+# --- tables ------------------------------------------------------------------------------
+
+def _mb(n: float) -> float:
+    return round(n / 1e6, 2)
+
+
+def tables(result: dict) -> list[Table]:
+    return [_build_table(result), _stage_table(result), _artifact_table(result),
+            _latency_table(result), _phase_table(result), _process_table(result),
+            _incremental_table(result), _startup_table(result)]
+
+
+def _build_table(result: dict) -> Table:
+    t = Table("Full index build: wall time, peak memory, index size",
+              ["corpus", "system", "wall s", "peak RSS MB", "RSS before indexing MB",
+               "index MB", "time ra÷peer", "RSS ra÷peer", "size ra÷peer"],
+              note="ra reads, chunks and indexes the markdown files (2 worker processes; "
+                   "RSS is the largest of the main process and its workers); each peer "
+                   "indexes ra's chunks read from chunks.parquet (that read, with pyarrow, is "
+                   "in its peak RSS, not in its wall time; the RSS before indexing column "
+                   "shows it). Every index stores the chunk text.")
+    for c in result["corpora"]:
+        b = c["ra_build"]
+        ra_bytes = sum(b["artifact_bytes"].values())
+        t.rows.append([c["corpus"], "ra", b["wall_s"], b["peak_rss_mb"], None,
+                       _mb(ra_bytes), None, None, None])
+        for name, p in c["peer_build"].items():
+            t.rows.append([c["corpus"], name, p["wall_s"], p["peak_rss_mb"],
+                           p["rss_after_reading_chunks_mb"], _mb(p["index_bytes"]),
+                           ratio(b["wall_s"], p["wall_s"]),
+                           ratio(b["peak_rss_mb"], p["peak_rss_mb"]),
+                           ratio(ra_bytes, p["index_bytes"])])
+    return t
+
+
+def _stage_table(result: dict) -> Table:
+    t = Table("ra full build by stage (seconds)", ["corpus", "files", "chunks", "terms",
+                                                   "postings", "stages"])
+    for c in result["corpora"]:
+        b = c["ra_build"]
+        stages = ", ".join(f"{k} {v}" for k, v in b["stages_s"].items())
+        t.rows.append([c["corpus"], b["files"], b["chunks"], b["terms"], b["postings"],
+                       stages])
+    return t
+
+
+def _artifact_table(result: dict) -> Table:
+    t = Table("ra artifacts (MB on disk)", ["corpus", "artifacts"])
+    for c in result["corpora"]:
+        sizes = c["ra_build"]["artifact_bytes"]
+        t.rows.append([c["corpus"], ", ".join(f"{k} {_mb(v)}" for k, v in sizes.items())])
+    return t
+
+
+def _latency_table(result: dict) -> Table:
+    t = Table("In-process query latency (100 short queries, top 5)",
+              ["corpus", "system", "fuzzy", "p50 ms", "p95 ms", "mean ms", "peak RSS MB",
+               "p50 ra÷peer", "p95 ra÷peer"],
+              note="ra: Searcher.search on one reader holding its vocabulary in memory (as "
+                   "the MCP server does), returning content and snippets; peers: the words "
+                   "OR'd, returning chunk ords. Ratios compare the same fuzzy setting.")
+    for c in result["corpora"]:
+        ra_runs = {r["fuzzy"]: r for r in c["latency"]["ra"]["runs"]}
+        for name, lat in c["latency"].items():
+            for r in lat["runs"]:
+                mine = ra_runs[r["fuzzy"]]
+                mine_ok = name != "ra"
+                t.rows.append([c["corpus"], name, "on" if r["fuzzy"] else "off", r["p50_ms"],
+                               r["p95_ms"], r["mean_ms"], lat["peak_rss_mb"],
+                               ratio(mine["p50_ms"], r["p50_ms"]) if mine_ok else None,
+                               ratio(mine["p95_ms"], r["p95_ms"]) if mine_ok else None])
+    return t
+
+
+def _phase_table(result: dict) -> Table:
+    t = Table("Where ra's in-process search time goes (median ms per phase, fuzzy on)",
+              ["corpus", "phases"],
+              note="From `--explain` timings: parse, plan (vocabulary lookups, fuzzy "
+                   "expansion), sql (the BM25F query in DuckDB), rank (aggregation, "
+                   "elbow), fetch (content and snippets).")
+    for c in result["corpora"]:
+        phases = c["latency"]["ra"].get("phases_ms", {})
+        t.rows.append([c["corpus"], ", ".join(f"{k} {v}" for k, v in phases.items())])
+    return t
+
+
+def _process_table(result: dict) -> Table:
+    t = Table("One query as a fresh process (end to end)",
+              ["corpus", "command", "runs", "p50 ms", "p95 ms", "peak RSS MB",
+               "p50 ra÷peer"],
+              note="`ra search --list QUERY` in the indexed folder (config discovery, "
+                   "freshness check of every file, search, rendering) against `python -c` "
+                   "scripts that open each peer's index and run the same query.")
+    for c in result["corpora"]:
+        ra = c["process"]["ra search"]["p50_ms"]
+        for name, p in c["process"].items():
+            t.rows.append([c["corpus"], name, p["n"], p["p50_ms"], p["p95_ms"],
+                           p["peak_rss_mb"],
+                           ratio(ra, p["p50_ms"]) if name in PEERS else None])
+    return t
+
+
+def _incremental_table(result: dict) -> Table:
+    t = Table("Incremental update: one file edited (touch + one appended line)",
+              ["corpus", "system", "step", "total ms", "detail", "total ra÷peer"],
+              note="ra: open_index (fingerprint check, refresh) + one search in a fresh "
+                   "process; peers: open + replace the document's chunks + one search "
+                   "(bm25s has no update: it rebuilds).")
+    for c in result["corpora"]:
+        inc = c["incremental"]
+        ra = inc["ra"]
+        for step in ("unchanged", "edited"):
+            s = ra[step]
+            t.rows.append([c["corpus"], "ra", step, s["total_ms"],
+                           f"open_index {s['open_index_ms']} ms, search {s['search_ms']} ms"
+                           + (f"; {s['status']}" if s["status"] else ""), None])
+        for name in PEERS:
+            p = inc[name]
+            t.rows.append([c["corpus"], name, "edited", p["total_ms"],
+                           f"open {p['open_ms']}, update {p['update_ms']}, "
+                           f"search {p['search_ms']} ms",
+                           ratio(ra["edited"]["total_ms"], p["total_ms"])])
+    return t
+
+
+def _startup_table(result: dict) -> Table:
+    t = Table("Start-up: wall time and import time", ["command", "p50 ms", "imports ms",
+                                                      "heaviest imports (ms, self time)"],
+              note="rust-book index; `python -X importtime`, self times summed per root "
+                   "package.")
+    for name, s in result["startup"].items():
+        t.rows.append([name, s["p50_ms"], s["import_ms"],
+                       ", ".join(f"{n} {ms}" for n, ms in s["top"])])
+    return t
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] in CHILDREN:
+        print(json.dumps(CHILDREN[sys.argv[1]](*sys.argv[2:])))
+    else:
+        for table in tables(run("--quick" in sys.argv)):
+            print(table.markdown())
