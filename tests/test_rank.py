@@ -421,3 +421,18 @@ def test_drop_nested_keeps_exactly_the_outermost(forest):
     kept = {c.id for c in drop_nested(cands, tree.get)}
     given_ids = {c.id for c in cands}
     assert kept == {c.id for c in cands if not (_true_ancestors(tree, c.id) & given_ids)}
+
+
+def test_drop_nested_keeps_the_ancestor_with_its_best_subtree_score():
+    # A document node matching only by title (26) and its section matching well (40):
+    # the document is kept (it shows the section too) with the section's score.
+    from ra.query.rank import Candidate, drop_nested, rank
+
+    doc = Candidate("t:d.md", "t:d.md", None, 26.0, 1, 0)
+    sec = Candidate("t:d.md#s", "t:d.md", "t:d.md", 40.0, 1, 1)
+    other = Candidate("t:o.md", "t:o.md", None, 30.0, 1, 0)
+    kept = drop_nested([doc, sec, other])
+    assert [(c.id, c.score) for c in kept] == [("t:d.md", 40.0), ("t:o.md", 30.0)]
+    ranked = rank([doc, sec, other], threshold=0.5, cutoff_ratio=0.0, limit=5, lookup=None,
+                  aggregation=False)
+    assert [c.id for c in ranked] == ["t:d.md", "t:o.md"]

@@ -155,10 +155,20 @@ def is_ancestor(a: Candidate, b: Candidate, lookup: Lookup | None = None) -> boo
 
 
 def drop_nested(cands: Sequence[Candidate], lookup: Lookup | None = None) -> list[Candidate]:
-    """``cands`` without those whose ancestor is also among them (order kept)."""
+    """``cands`` without those whose ancestor is also among them (order kept).
+
+    The ancestor shows the dropped chunk's text too (a result includes its subsections),
+    so it keeps the best score found in its subtree: a document node matching only by
+    its title must not push its best section's score down.
+    """
     lineage = _Lineage(lookup, cands)
     ids = {c.id for c in cands}
-    return [c for c in cands if not ids.intersection(lineage.ancestors(c))]
+    best: dict[str, float] = {}
+    for c in cands:
+        for a in ids.intersection(lineage.ancestors(c)):
+            best[a] = max(best.get(a, 0.0), c.score)
+    return [replace(c, score=max(c.score, best.get(c.id, c.score))) if c.id in best else c
+            for c in cands if not ids.intersection(lineage.ancestors(c))]
 
 
 class Aggregator:
