@@ -45,7 +45,7 @@ UPDATE = os.environ.get("RA_UPDATE_GOLDEN") == "1"
 K1, B = 1.2, 0.75
 W = {"title": 3.0, "tags": 2.5, "path": 2.0, "body": 1.0}
 LOCAL_BOOST = 1.5
-COORD = 1.0  # partial answers
+COORD = 0.0  # partial answers (ra.query.bm25f.Weights.coord)
 FIELD_NAMES = ("title", "tags", "path", "body")
 NO_CUTOFF = SearchOptions(fuzzy=False, aggregation=False, cutoff_ratio=0.0, limit=1000,
                           candidate_limit=1000)
@@ -553,7 +553,8 @@ def test_the_partial_queries_are_partial(setup):
 
 @pytest.mark.parametrize("query, expr", QUERIES, ids=[q for q, _ in QUERIES])
 def test_searcher_returns_the_reference_minus_nested_chunks(setup, query, expr):
-    """Through the library API: same scores; a chunk whose ancestor matched is dropped."""
+    """Through the library API: a chunk whose ancestor matched is dropped, and the
+    ancestor, which shows its text, keeps the best score of its matching subtree."""
     want, _ = setup.eval.run(expr)
 
     def ancestors(cid):
@@ -561,6 +562,9 @@ def test_searcher_returns_the_reference_minus_nested_chunks(setup, query, expr):
             yield cid
 
     outer = {c: s for c, s in want.items() if not set(ancestors(c)) & set(want)}
+    for c, s in want.items():
+        for a in set(ancestors(c)) & set(outer):
+            outer[a] = max(outer[a], s)
     topic = setup.searcher.search([query], NO_CUTOFF).queries[0]
     assert_same({r.id: r.score for r in topic.results}, outer)
     scores = [r.score for r in topic.results]
@@ -710,6 +714,32 @@ def test_golden_sql_runs(setup, name):
     sql = bm25f_sql(GOLDEN_PLANS[name], 42, AVG, Weights(), GOLDEN_FILTERS.get(name, Filters()),
                     25)
     setup.reader.query(sql.text, sql.params)
+
+
+def test_sql_with_ancestor_rows_matches_golden_file(setup):
+    """The search path's variant: the best rows, then their ancestors' metadata."""
+    sql = bm25f_sql(GOLDEN_PLANS["or_not"], 42, AVG, Weights(), GOLDEN_FILTERS["or_not"], 25,
+                    ancestors=True)
+    text_file = GOLDEN / "or_not.ancestors.sql"
+    if UPDATE:
+        text_file.write_text(sql.text + "\n")
+    assert sql.text + "\n" == text_file.read_text()
+    setup.reader.query(sql.text, sql.params)
+
+
+def test_sql_text_depends_on_the_shape_of_the_plan_only():
+    """Terms, ids, document frequencies, fuzzy weights and boosts are bound parameters:
+    two plans of the same shape give the same text (so its parse and bind work is the
+    same), and differ in their parameters only."""
+    a = Plan([_term(0, "borrow", 2, 4, Alt("borrown", 3, 1, 0.5, 1, "borrown")),
+              _term(1, "check", 4, 10)], AllOf((Ref(0), Ref(1))), (0, 1), ())
+    b = Plan([_term(0, "cache", 11, 5, Alt("caches", 12, 2, 0.25, 1, "caches"),
+                    Alt("cached", 13, 7, 0.25, 1, "cached"), boost=2.0),
+              _term(1, "evict", 40, 1)], AllOf((Ref(0), Ref(1))), (0, 1), ())
+    for ancestors in (False, True):
+        sa, sb = (bm25f_sql(p, 42, AVG, Weights(), Filters(), 25, ancestors=ancestors)
+                  for p in (a, b))
+        assert sa.text == sb.text and sa.params != sb.params
 
 
 def test_query_text_is_never_spliced_into_the_sql(setup):

@@ -547,7 +547,10 @@ def test_several_files_give_one_merged_answer(book):
     assert len(both.queries) == 1
     found = ids(both)
     assert len(found) == len(set(found))
-    shared = [r for r in both.queries[0].results if all(r.id in s for s in single)]
+    # leaves only: an ancestor shown in place of its sections takes their best score,
+    # which need not come from the same section in each answer
+    shared = [r for r in both.queries[0].results
+              if all(r.id in s for s in single) and r.descendants == 0]
     assert shared
     for r in shared[:5]:  # one OR query with summed boosts = the files' scores summed
         assert r.score == pytest.approx(single[0][r.id] + single[1][r.id], rel=1e-6)

@@ -67,6 +67,34 @@ BASE = {
 
 # --- freshness without `ra update` -------------------------------------------------------
 
+def test_fingerprints_select_the_files_discover_selects(tmp_path):
+    """The freshness walk (plain strings, for speed) follows discover's rules: hidden
+    names skipped, file symlinks followed, folder symlinks and loops not, patterns and
+    binaries as configured; so both see the same files with the same fingerprints."""
+    from ra.freshness import fingerprints
+    from ra.pipeline.discover import discover
+
+    docs = tmp_path / "docs"
+    for rel in ("a.md", "sub/b.md", "sub/deeper/c.txt", "sub/skip.md", ".hidden/d.md",
+                "sub/.e.md", "notes.rst", "x/y/z.markdown"):
+        write(docs / rel, f"# {rel}\n")
+    (docs / "bin.md").write_bytes(b"\0binary")
+    write(tmp_path / "outside/real.md", "# real\n")
+    write(tmp_path / "outside/dir/inner.md", "# inner\n")
+    os.symlink(tmp_path / "outside/real.md", docs / "link.md")
+    os.symlink(tmp_path / "outside/dir", docs / "linked", target_is_directory=True)
+    os.symlink(docs, docs / "sub/self", target_is_directory=True)
+    os.symlink(tmp_path / "missing.md", docs / "dangling.md")
+    os.symlink("loop2.md", docs / "loop1.md")
+    os.symlink("loop1.md", docs / "loop2.md")
+    toml = TOML + 'exclude = ["sub/skip.md"]\n'
+    config = project(tmp_path, {}, toml)
+    found = discover(config.trees, sniff=False)
+    want = {f"{f.tree}:{f.path}": [f.size, f.mtime_ns] for f in found.files}
+    assert "docs:link.md" in want and "docs:bin.md" in want and "docs:sub/b.md" in want
+    assert fingerprints(config) == want
+
+
 def test_added_edited_renamed_and_deleted_files_are_seen(tmp_path):
     config = project(tmp_path, BASE)
     assert ids(config, "shared") == ["docs:alpha.md#alpha", "docs:beta.md#beta",
@@ -235,6 +263,25 @@ def test_a_damaged_generation_is_rebuilt_with_a_message(tmp_path):
                          capture_output=True, text=True)
     assert out.returncode == 0 and "docs:alpha.md" in out.stdout
     assert "damaged" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_truncated_artifact_file_is_found_at_open_and_rebuilt(tmp_path):
+    """Readers see artifacts through views, read lazily: a file cut short (or missing) is
+    still caught when the index is opened, and the index is rebuilt."""
+    config = project(tmp_path, BASE)
+    search(config, "shared")
+    gen = open_current(config.index_dir)
+    path = gen.path
+    gen.close()
+    victim = sorted((path / "chunks").glob("*.parquet"))[-1]
+    victim.write_bytes(victim.read_bytes()[:100])
+    reader, status = open_index(config)
+    try:
+        assert status and status.startswith("built the index")
+        assert reader.generation.path != path
+    finally:
+        reader.close()
+    assert ids(config, "apples") == ["docs:alpha.md#alpha"]
 
 
 # --- concurrency -----------------------------------------------------------------------------

@@ -9,10 +9,16 @@ and reuses the fresh generation instead of building it again.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ra import generations
 from ra.errors import IndexStateError
+from ra.layout import SCHEMA_VERSION
 from ra.pipeline.discover import discover
 
 
@@ -38,14 +44,67 @@ class IndexState:
         return self.state + (f" ({self.detail})" if self.detail else "")
 
 
+def config_hash(config) -> str:
+    """Hash of everything that shapes the index: schema, analyzer and configuration.
+
+    It lives here, not with the index writer, so that checking freshness imports
+    nothing heavy (the writer needs pyarrow)."""
+    from ra.analysis import ANALYZER_VERSION
+
+    shape = {"schema": SCHEMA_VERSION, "analyzer": ANALYZER_VERSION,
+             "config": config.config_hash()}
+    return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()
+
+
 def fingerprints(config) -> dict[str, list[int]]:
     """``tree:path → [size, mtime_ns]`` of the files the configuration selects now.
 
     Only ``stat``s files: binary files are included here and matched against the
-    manifest's record of skipped binaries, so no file is opened to check freshness.
+    manifest's record of skipped binaries, so no file is opened to check freshness. The
+    walk follows ``ra.pipeline.discover.walk_tree``'s rules (hidden names skipped, folder
+    symlinks not followed) with plain strings instead of ``pathlib``, which costs most of
+    the time of a freshness check on a large tree; a test holds the two to the same files.
     """
-    found = discover(config.trees, sniff=False)
-    return {f"{f.tree}:{f.path}": [f.size, f.mtime_ns] for f in found.files}
+    out: dict[str, list[int]] = {}
+    for tree in config.trees:
+        for rel, abspath in _walk(str(tree.path)):
+            if not tree.matches(rel):
+                continue
+            try:
+                st = os.stat(abspath)  # follows a file symlink, as discover does
+            except OSError:
+                continue  # unreadable: discover skips it too
+            if stat.S_ISREG(st.st_mode):
+                out[f"{tree.name}:{rel}"] = [st.st_size, st.st_mtime_ns]
+    return out
+
+
+def _walk(root: str) -> Iterator[tuple[str, str]]:
+    """``(relative posix path, absolute path)`` of candidate files under ``root``."""
+    if not os.path.isdir(root):
+        return
+    stack = [("", root)]
+    while stack:
+        rel_dir, folder = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((rel, entry.path))
+            elif not _is_dir_link(entry):  # files, file symlinks, broken or looping links
+                yield rel, entry.path
+
+
+def _is_dir_link(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=True)
+    except OSError:
+        return False
 
 
 def diff(manifest_files: dict, current: dict) -> tuple[list[str], list[str], list[str]]:
@@ -59,8 +118,6 @@ def diff(manifest_files: dict, current: dict) -> tuple[list[str], list[str], lis
 
 def check_state(config) -> IndexState:
     """Compare the current generation with the files and configuration."""
-    from ra.pipeline.run import config_hash
-
     index_dir = config.index_dir
     if index_dir is None:
         return IndexState("missing", detail="no configuration")
@@ -71,9 +128,12 @@ def check_state(config) -> IndexState:
     if gen is None:
         return IndexState("missing")
     try:
-        manifest = gen.manifest
+        return _state_of(config, gen.manifest)
     finally:
         gen.close()
+
+
+def _state_of(config, manifest: dict) -> IndexState:
     if manifest.get("config_hash") != config_hash(config):
         return IndexState("config-changed")
     known = {**manifest.get("files", {}), **manifest.get("binary", {})}
@@ -92,6 +152,9 @@ def open_index(config, *, refresh: bool = True, progress=None):
                               "then add a [tree.NAME] with a path")
     status = None
     if refresh:
+        reader = _current_reader(config)
+        if reader is not None:
+            return reader, None
         status = refresh_index(config, progress=progress)
     try:
         reader = IndexReader.open(config.index_dir)
@@ -105,16 +168,36 @@ def open_index(config, *, refresh: bool = True, progress=None):
     return reader, status
 
 
+def _current_reader(config):
+    """A reader of the published generation when it is up to date, else None: the
+    generation is pinned once and its manifest read once for the check and the reader."""
+    from ra.query.index import IndexReader
+
+    try:
+        gen = generations.open_current(config.index_dir)
+    except IndexStateError:
+        return None
+    if gen is None:
+        return None
+    if _state_of(config, gen.manifest).state != "current":
+        gen.close()
+        return None
+    try:
+        return IndexReader(gen)
+    except IndexStateError:  # damaged: IndexReader released the pin; refresh rebuilds
+        return None
+
+
 def refresh_index(config, *, progress=None, force: bool = False) -> str | None:
     """Bring the index up to date; returns what was done, or None when it was current.
 
     Changed files are re-indexed incrementally (``ra.pipeline.update``); a changed
     configuration, a missing or damaged index, or ``force`` rebuild everything.
     """
-    from ra.pipeline.run import build
-
     if check_state(config).state == "current" and not force:
         return None
+    from ra.pipeline.run import build  # the writer needs pyarrow: import it only to write
+
     with generations.writer_lock(config.index_dir):
         state = check_state(config)  # again: another process may have done it meanwhile
         if state.state == "current" and not force:

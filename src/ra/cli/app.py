@@ -4,7 +4,9 @@ Commands are thin: parse options, call the library, render with ``ra.cli.output`
 from the library (``ra.errors.RaError``) are translated here, at the border, into a
 message on stderr and an exit code — never a traceback. Heavy modules (duckdb, pyarrow,
 mistletoe, tiktoken, mcp) are imported inside the commands that need them, so ``ra
---help`` and ``ra search`` start quickly.
+--help`` and ``ra search`` start quickly. Help is click's plain formatting
+(``rich_markup_mode=None``): rich's renderer costs more to import than the rest of
+``ra --help`` together.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 

@@ -15,8 +15,6 @@ Three ways through the same stage functions:
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
 import shutil
 import time
@@ -30,7 +28,7 @@ import pyarrow.compute as pc
 
 from ra import generations
 from ra.errors import IndexStateError
-from ra.layout import SCHEMA_VERSION
+from ra.freshness import config_hash
 from ra.pipeline.analyze import analyze
 from ra.pipeline.chunk import SourceDoc, chunk, docs_table
 from ra.pipeline.discover import Discovery, FoundFile, discover, read_document
@@ -68,15 +66,6 @@ def index_settings(config) -> dict:
     """The settings the workers need (picklable)."""
     return {"chunk_at_headings": config.settings.chunk_at_headings,
             "language": config.search.stemmer}
-
-
-def config_hash(config) -> str:
-    """Hash of everything that shapes the index: schema, analyzer and configuration."""
-    from ra.analysis import ANALYZER_VERSION
-
-    shape = {"schema": SCHEMA_VERSION, "analyzer": ANALYZER_VERSION,
-             "config": config.config_hash()}
-    return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()
 
 
 # --- stage work --------------------------------------------------------------------------

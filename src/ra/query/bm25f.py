@@ -20,9 +20,12 @@ of its words'. A chunk's score is the sum of its matching positive clauses, time
 ``local_boost`` for local trees.
 
 When no chunk satisfies the whole boolean expression the same query answers *partially*:
-chunks that match some positive clauses (and no negated one), ranked by score times the
-share of clauses they match (``coord``, as in Lucene's classic similarity), so chunks
-with more of the words come first unless a rarer word outweighs them.
+chunks that match some positive clauses (and no negated one), ranked by their BM25F
+score, which sums over the words they have, so chunks with more of the words come first
+unless a rarer word outweighs them. ``Weights.coord`` can further scale partial scores
+by the share of clauses matched (Lucene's classic coord); it is 0 (off) by default:
+measured on SciFact train (150 claims), coord 1 gave nDCG@10 0.635, 0.5 gave 0.661 and
+0 gave 0.672, with known-item MRR unchanged.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import math
 from dataclasses import dataclass, field
 
 from ra.layout import FIELDS
-from ra.query.index import META_COLUMNS
+from ra.query.index import META_COLUMNS, field_length
 from ra.query.plan import AllOf, AnyOf, NoneOf, Plan, Ref
 
 
@@ -43,7 +46,7 @@ class Weights:
     b: float = 0.75
     boosts: tuple[float, ...] = (3.0, 2.5, 2.0, 1.0)  # in FIELDS order
     local_boost: float = 1.5
-    coord: float = 1.0  # partial answers: score × (matched / positive clauses) ** coord
+    coord: float = 0.0  # partial answers: score × (matched / positive clauses) ** coord
 
 
 @dataclass(frozen=True)
@@ -99,67 +102,118 @@ def idf(n_chunks: int, df: int) -> float:
 
 
 def bm25f_sql(plan: Plan, n_chunks: int, avg_length: dict[str, float], weights: Weights,
-              filters: Filters, limit: int) -> Sql:
+              filters: Filters, limit: int, *, ancestors: bool = False) -> Sql:
     """The scoring query of ``plan``: rows ``(score, matched, complete, total, tainted,
     *META_COLUMNS)``, best first; ``tainted`` lists the chunks that hold a word the query
-    excludes (no result may contain one, see ``top_negations``)."""
+    excludes (no result may contain one, see ``top_negations``). With ``ancestors``, the
+    rows of every ancestor of those chunks (and of any chunk tied with the last of them)
+    follow, with NULL in the first five columns, so ranking climbs the chunk tree without
+    asking again (all rows' metadata comes from one pass over ``meta``).
+
+    The stages, each a CTE: ``hits`` (one row per matching posting: term alternatives
+    from ``tf_postings``, phrase occurrences from ``postings``), ``norm`` (per clause,
+    alternative and chunk, the field-weighted length-normalised tf), ``per_chunk`` (one
+    column per clause: its best alternative's saturated score), ``cand`` (chunks that
+    pass the filters, with score, matched clauses and whether they satisfy the whole
+    expression), ``totals`` (whether any chunk does, and how many chunks answer),
+    ``ranked`` (the answering chunks with their final score) and ``near`` (those scoring
+    at least the ``limit``-th best: the best ``limit`` plus any ties, broken by id once
+    the metadata is joined). Chunk metadata is read for ``near`` only (and its
+    ancestors), so no text column is read for the thousands of other candidates.
+    """
     sql = Sql("")
-    ctes = [_term_hits(plan, sql, n_chunks)]
-    ctes += [_phrase_hits(plan, c.index, sql, n_chunks)
-             for c in plan.clauses if c.kind == "phrase"]
-    hits = " UNION ALL ".join(f"SELECT * FROM {name}" for name, _ in ctes)
-    parts = [f"{name} AS ({body})" for name, body in ctes]
-    parts.append(f"hits AS ({hits})")
+    parts, sources = [], []
+    if any(a.term_id is not None for c in plan.clauses if c.kind == "term" for a in c.alts):
+        parts.append("alts AS (" + _alternatives(plan, sql, n_chunks) + ")")
+        sources.append(TERM_HITS)
+    for c in plan.clauses:
+        if c.kind == "phrase":
+            name, body = _phrase_hits(plan, c.index, sql, n_chunks)
+            parts.append(f"{name} AS ({body})")
+            sources.append(f"SELECT * FROM {name}")
+    parts.append(f"hits AS ({' UNION ALL '.join(sources or [NO_HITS])})")
     parts.append("norm AS (" + _normalised(sql, avg_length, weights) + ")")
-    parts.append("clause_scores AS (" + _saturated(sql, weights) + ")")
-    parts.append("per_chunk AS (" + _pivot(plan) + ")")
-    parts.append("tainted AS (" + _tainted(plan) + ")")
-    parts.append("cand AS (" + _candidates(plan, sql, weights, filters) + ")")
-    parts.append("flagged AS (SELECT *, bool_or(ok) OVER () AS any_ok FROM cand)")
-    n_pos = max(len(plan.positive), 1)
-    ranked = (f"CASE WHEN any_ok THEN score ELSE score * pow(matched / {n_pos}, "
-              f"{sql.bind(weights.coord)}) END")
-    sql.text = ("WITH " + ",\n".join(parts) + "\n"
-                f"SELECT {ranked} AS score, matched, any_ok AS complete, "
-                "count(*) OVER () AS total, (SELECT list(ord) FROM tainted) AS tainted, "
-                f"{', '.join(META_COLUMNS)}\n"
-                "FROM flagged\n"
-                "WHERE CASE WHEN any_ok THEN ok ELSE neg_ok AND matched > 0 END\n"
-                f"ORDER BY 1 DESC, id\nLIMIT {sql.bind(int(limit))}")
+    tainted = _tainted(plan)
+    shared = " MATERIALIZED" if tainted else ""  # read by tainted and cand: compute once
+    parts.append(f"per_chunk AS{shared} (" + _pivot(plan, sql, weights) + ")")
+    if tainted:
+        parts.append(f"tainted AS MATERIALIZED ({tainted})")
+        parts.append(f"blocked AS ({BLOCKED})")
+    parts.append("cand AS MATERIALIZED (" + _candidates(plan, sql, weights, filters) + ")")
+    parts.append("totals AS (SELECT bool_or(ok) AS any_ok, count(*) FILTER (WHERE ok) AS "
+                 "n_ok, count(*) FILTER (WHERE neg_ok AND matched > 0) AS n_partial "
+                 "FROM cand)")
+    parts.append("ranked AS MATERIALIZED (" + _ranked(plan, sql, weights) + ")")
+    lim = sql.bind(int(limit))
+    near = ("SELECT * FROM ranked WHERE score >= (SELECT min(score) FROM (SELECT score "
+            f"FROM ranked ORDER BY score DESC LIMIT {lim}))")
+    listed = "(SELECT list(ord) FROM tainted)" if tainted else "NULL::INTEGER[]"
+    cols = ", ".join("m." + c for c in META_COLUMNS)
+    if ancestors:
+        parts.append(f"near AS MATERIALIZED ({near})")
+        parts.append(f"lineage AS ({LINEAGE})")
+        sql.text = ("WITH " + ",\n".join(parts) + "\n"
+                    "SELECT t.score, t.matched, t.complete, t.total, "
+                    f"CASE WHEN t.score IS NOT NULL THEN {listed} END AS tainted, {cols}\n"
+                    "FROM lineage t JOIN meta m ON m.ord = t.ord\n"
+                    "QUALIFY t.score IS NULL OR row_number() OVER (PARTITION BY t.score IS "
+                    f"NULL ORDER BY t.score DESC, m.id) <= {lim}\n"
+                    "ORDER BY t.score DESC NULLS LAST, m.id")
+    else:
+        parts.append(f"near AS ({near})")
+        sql.text = ("WITH " + ",\n".join(parts) + "\n"
+                    f"SELECT t.score, t.matched, t.complete, t.total, {listed} AS tainted, "
+                    f"{cols}\nFROM near t JOIN meta m ON m.ord = t.ord\n"
+                    f"ORDER BY t.score DESC, m.id LIMIT {lim}")
     return sql
 
 
-def _term_hits(plan: Plan, sql: Sql, n: int) -> tuple[str, str]:
-    rows, ids = [], set()
+#: Chunks whose subtree holds a tainted chunk: each tainted chunk and its ancestors (the
+#: chunks of its document whose subtree range holds it), found by an equi-join on the
+#: document rather than a range test of every candidate against every tainted chunk.
+BLOCKED = ("SELECT DISTINCT a.ord FROM tainted t JOIN meta mt ON mt.ord = t.ord "
+           "JOIN meta a ON a.doc_ord = mt.doc_ord AND a.ord <= t.ord "
+           "AND t.ord <= a.ord + a.descendants")
+#: The ``near`` chunks, then (score NULL) each distinct proper ancestor of one of them: a
+#: chunk of the same document (``doc_ord``) whose subtree range holds it.
+LINEAGE = ("SELECT ord, score, matched, complete, total FROM near UNION ALL "
+           "SELECT DISTINCT a.ord, NULL, NULL, NULL, NULL FROM near t "
+           "JOIN meta a ON a.doc_ord = t.doc_ord AND a.ord < t.ord "
+           "AND t.ord <= a.ord + a.descendants")
+
+
+#: Postings of the term alternatives, restricted to each clause's fields.
+TERM_HITS = ("SELECT a.clause, a.term_id AS alt, p.ord, p.field, p.tf, p.len, a.weight, "
+             "a.idf FROM tf_postings p JOIN alts a ON p.term_id = a.term_id "
+             "WHERE (a.mask >> p.field) & 1 = 1")
+NO_HITS = ("SELECT NULL::INTEGER AS clause, NULL::INTEGER AS alt, NULL::INTEGER AS ord, "
+           "NULL::TINYINT AS field, NULL::INTEGER AS tf, NULL::INTEGER AS len, "
+           "NULL::DOUBLE AS weight, NULL::DOUBLE AS idf WHERE false")
+
+
+def _alternatives(plan: Plan, sql: Sql, n: int) -> str:
+    """One row per term alternative: its clause, term, weight, idf and field mask, bound
+    as five parallel lists, so the text depends on the plan's shape only."""
+    cols: dict[str, list] = {"clause": [], "term_id": [], "weight": [], "idf": [], "mask": []}
     for c in plan.clauses:
         if c.kind != "term":
             continue
         for a in c.alts:
-            if a.term_id is None:
-                continue
-            ids.add(a.term_id)
-            rows.append(f"({c.index}, {sql.bind(a.term_id)}, {sql.bind(a.weight * c.boost)}, "
-                        f"{sql.bind(idf(n, a.df))}, {c.field_mask})")
-    if not rows:
-        return "term_hits", ("SELECT NULL::INTEGER AS clause, NULL::INTEGER AS ord, "
-                             "NULL::TINYINT AS field, NULL::INTEGER AS tf, "
-                             "NULL::DOUBLE AS weight, NULL::DOUBLE AS idf, "
-                             "NULL::INTEGER AS alt WHERE false")
-    id_list = ", ".join(sql.bind(i) for i in sorted(ids))
-    body = (f"WITH q(clause, term_id, weight, idf, mask) AS (VALUES {', '.join(rows)}) "
-            "SELECT q.clause, p.ord, p.field, p.tf, q.weight, q.idf, q.term_id AS alt "
-            "FROM postings p JOIN q ON p.term_id = q.term_id "
-            f"WHERE p.term_id IN ({id_list}) AND (q.mask >> p.field) & 1 = 1")
-    return "term_hits", body
+            if a.term_id is not None:
+                for name, value in zip(cols, (c.index, a.term_id, a.weight * c.boost,
+                                              idf(n, a.df), c.field_mask), strict=True):
+                    cols[name].append(value)
+    types = {"clause": "INTEGER", "term_id": "INTEGER", "weight": "DOUBLE", "idf": "DOUBLE",
+             "mask": "INTEGER"}
+    return "SELECT " + ", ".join(f"unnest({sql.bind(values)}::{types[name]}[]) AS {name}"
+                                 for name, values in cols.items())
 
 
 def _phrase_hits(plan: Plan, index: int, sql: Sql, n: int) -> tuple[str, str]:
     clause = plan.clauses[index]
     name = f"phrase_{index}"
     if any(a.term_id is None for a in clause.alts):
-        return name, ("SELECT NULL::INTEGER AS clause, NULL::INTEGER AS ord, "
-                      "NULL::TINYINT AS field, NULL::INTEGER AS tf, NULL::DOUBLE AS weight, "
-                      "NULL::DOUBLE AS idf, NULL::INTEGER AS alt WHERE false")
+        return name, NO_HITS
     slop = sql.bind(int(clause.slop))
     joins, where, checks = [], [], []
     for i, alt in enumerate(clause.alts):
@@ -170,37 +224,35 @@ def _phrase_hits(plan: Plan, index: int, sql: Sql, n: int) -> tuple[str, str]:
                           f"abs(y - x - {i}) <= {slop})) > 0")
     phrase_idf = sum(idf(n, a.df) for a in clause.alts)
     tf = f"len(list_filter(w0.positions, lambda x: {' AND '.join(checks)}))"
-    body = (f"SELECT {index} AS clause, w0.ord, w0.field, {tf}::INTEGER AS tf, "
-            f"{sql.bind(clause.boost)} AS weight, {sql.bind(phrase_idf)} AS idf, "
-            "-1 AS alt "
-            f"FROM postings w0 {' '.join(joins)} "
+    body = (f"SELECT {index} AS clause, -1 AS alt, w0.ord, w0.field, {tf}::INTEGER AS tf, "
+            f"{field_length('m', 'w0.field')} AS len, {sql.bind(clause.boost)} AS weight, "
+            f"{sql.bind(phrase_idf)} AS idf "
+            f"FROM postings w0 {' '.join(joins)} JOIN field_lengths m ON m.ord = w0.ord "
             f"WHERE {' AND '.join(where)} AND ({clause.field_mask} >> w0.field) & 1 = 1")
     return name, f"SELECT * FROM ({body}) WHERE tf > 0"
 
 
 def _normalised(sql: Sql, avg_length: dict[str, float], w: Weights) -> str:
+    """Per clause, alternative and chunk: tf~, the weighted, length-normalised tf summed
+    over the fields in field order (a field has one row, so the sum is exact and equal
+    chunks get bit-equal scores, whatever order DuckDB meets the rows in)."""
     b = sql.bind(w.b)
-    cases = []
+    fields = []
     for code, name in enumerate(FIELDS):
         avg = sql.bind(avg_length.get(name) or 1.0)
-        cases.append(f"WHEN {code} THEN {sql.bind(w.boosts[code])} / "
-                     f"(1 - {b} + {b} * m.len_{name} / {avg})")
-    return ("SELECT h.clause, h.alt, h.ord, any_value(h.weight) AS weight, "
-            "any_value(h.idf) AS idf, "
-            f"sum(h.tf * CASE h.field {' '.join(cases)} END) AS tfn "
-            "FROM hits h JOIN meta m ON m.ord = h.ord GROUP BY h.clause, h.alt, h.ord")
+        fields.append(f"coalesce(sum(tf * ({sql.bind(w.boosts[code])} / (1 - {b} + {b} * len "
+                      f"/ {avg}))) FILTER (WHERE field = {code}), 0)")
+    return ("SELECT clause, alt, ord, any_value(weight) AS weight, any_value(idf) AS idf, "
+            f"{' + '.join(fields)} AS tfn FROM hits GROUP BY clause, alt, ord")
 
 
-def _saturated(sql: Sql, w: Weights) -> str:
+def _pivot(plan: Plan, sql: Sql, w: Weights) -> str:
+    """Per chunk, each clause's score: its best alternative, saturated."""
     k1 = sql.bind(w.k1)
-    return (f"SELECT clause, ord, max(weight * idf * tfn * ({k1} + 1) / ({k1} + tfn)) AS s "
-            "FROM norm GROUP BY clause, ord")
-
-
-def _pivot(plan: Plan) -> str:
-    cols = [f"sum(s) FILTER (WHERE clause = {c.index}) AS c{c.index}"
+    cols = [f"max(s) FILTER (WHERE clause = {c.index}) AS c{c.index}"
             for c in plan.clauses if c.kind != "tree"]
-    return f"SELECT ord{''.join(', ' + c for c in cols)} FROM clause_scores GROUP BY ord"
+    return (f"SELECT ord{''.join(', ' + c for c in cols)} FROM (SELECT clause, ord, "
+            f"weight * idf * tfn * ({k1} + 1) / ({k1} + tfn) AS s FROM norm) GROUP BY ord")
 
 
 def _expr(expr, plan: Plan, sql: Sql) -> str:
@@ -246,11 +298,12 @@ def _refs(expr) -> set[int]:
 
 
 def _tainted(plan: Plan) -> str:
+    """Chunks holding a word negated at the top level ('' when there is none)."""
     clauses = top_negations(plan)
     if not clauses:
-        return "SELECT NULL::INTEGER AS ord WHERE false"
-    return ("SELECT DISTINCT ord FROM clause_scores WHERE clause IN "
-            f"({', '.join(str(c) for c in clauses)})")
+        return ""
+    return ("SELECT ord FROM per_chunk WHERE "
+            + " OR ".join(f"c{c} IS NOT NULL" for c in sorted(set(clauses))))
 
 
 def _candidates(plan: Plan, sql: Sql, w: Weights, f: Filters) -> str:
@@ -259,15 +312,25 @@ def _candidates(plan: Plan, sql: Sql, w: Weights, f: Filters) -> str:
     neg_ok = " AND ".join(f"c{i} IS NULL" for i in plan.negative) or "true"
     where = ["true", *f.conditions(sql)]
     if top_negations(plan):
-        where.append("NOT EXISTS (SELECT 1 FROM tainted t WHERE t.ord BETWEEN m.ord AND "
-                     "m.ord + m.descendants)")
+        where.append("pc.ord NOT IN (SELECT ord FROM blocked)")
     boost = sql.bind(w.local_boost)
     tree_ok = _tree_only(plan, sql)
-    meta = ", ".join(f"m.{c}" for c in META_COLUMNS if c not in ("ord", "id"))
-    return (f"SELECT pc.ord, m.id, {meta}, ({score}) * CASE WHEN m.is_global THEN 1.0 ELSE {boost} "
-            f"END AS score, {matched} AS matched, {_expr(plan.expr, plan, sql)} AS ok, "
+    return (f"SELECT pc.ord, m.doc_ord, ({score}) * CASE WHEN m.is_global THEN 1.0 ELSE "
+            f"{boost} END AS score, {matched} AS matched, {_expr(plan.expr, plan, sql)} AS ok, "
             f"({neg_ok}) AND {tree_ok} AS neg_ok "
             f"FROM per_chunk pc JOIN meta m ON m.ord = pc.ord WHERE {' AND '.join(where)}")
+
+
+def _ranked(plan: Plan, sql: Sql, w: Weights) -> str:
+    """The answering candidates with their final score: those satisfying the whole
+    expression when any does, else the partial answer (score × share of clauses
+    matched, ** coord)."""
+    n_pos = max(len(plan.positive), 1)
+    return ("SELECT c.ord, c.doc_ord, CASE WHEN t.any_ok THEN c.score ELSE c.score * "
+            f"pow(c.matched / {n_pos}, {sql.bind(w.coord)}) END AS score, c.matched, "
+            "t.any_ok AS complete, CASE WHEN t.any_ok THEN t.n_ok ELSE t.n_partial END "
+            "AS total FROM cand c, totals t "
+            "WHERE CASE WHEN t.any_ok THEN c.ok ELSE c.neg_ok AND c.matched > 0 END")
 
 
 def _tree_only(plan: Plan, sql: Sql) -> str:

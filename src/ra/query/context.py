@@ -654,7 +654,7 @@ def _rank(searcher: Searcher, merged: list, o: SearchOptions, blocked: set[str])
     reader = searcher.reader
     metas = [ChunkMeta(*row[5:]) for _, row in merged]
     reader.remember(metas)
-    reader.metas_by_id([m.parent_id for m in metas if m.parent_id])
+    reader.ancestors(metas)
     cands = [Searcher._candidate(m, score) for m, (score, _) in zip(metas, merged, strict=True)]
 
     def lookup(chunk_id: str):

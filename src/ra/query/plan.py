@@ -133,7 +133,7 @@ class Planner:
         return self.plan
 
     def _prefetch(self, node: ast.Node) -> None:
-        """Look every exact term of the query up in one vocabulary query."""
+        """Look every exact term and every typo candidate of the query up at once."""
         words, fuzzy = [], []
         for occ in ast.walk(node):
             if isinstance(occ.node, ast.Term | ast.Phrase) and occ.field != "tree":
@@ -143,10 +143,10 @@ class Planner:
                 words += found
                 if isinstance(occ.node, ast.Term) and len(found) == 1:
                     fuzzy += found
-        self.reader.lookup_terms(self.analyzer.stem_all(words))
+        d = self.options.distance if self.options.fuzzy else 0
+        eligible = sorted({w for w in fuzzy if len(w) > MIN_FUZZY_LENGTH}) if d > 0 else []
+        self.reader.prefetch(self.analyzer.stem_all(words), eligible, d)
         if self.options.fuzzy:
-            d = self.options.distance
-            eligible = sorted({w for w in fuzzy if len(w) > MIN_FUZZY_LENGTH})
             near = self.reader.near_words(eligible, d)
             for w in eligible:
                 self._fuzzy_cache[w] = expand(w, near.get(w, []), d)

@@ -226,15 +226,16 @@ class Searcher:
         limit = max(self._opt(o.candidate_limit, s.candidate_limit),
                     o.offset + self.default_limit(o))
         sql = bm25f_sql(plan, self.reader.stats.chunks, self.reader.stats.avg_length,
-                        self.weights(), filters_of(o), limit)
-        return self.reader.query(sql.text, sql.params), sql
+                        self.weights(), filters_of(o), limit, ancestors=True)
+        rows = self.reader.query(sql.text, sql.params)
+        n = next((i for i, r in enumerate(rows) if r[0] is None), len(rows))
+        self.reader.remember_lineage([ChunkMeta(*r[5:]) for r in rows])
+        return rows[:n], sql
 
     def _rank(self, rows, o: SearchOptions):
         s = self.config.search
         metas = [ChunkMeta(*r[5:]) for r in rows]
         tainted = sorted(rows[0][4] or ()) if rows else []
-        self.reader.remember(metas)
-        self.reader.metas_by_id([m.parent_id for m in metas if m.parent_id])
         cands = [self._candidate(m, r[0]) for m, r in zip(metas, rows, strict=True)]
 
         def lookup(chunk_id: str):

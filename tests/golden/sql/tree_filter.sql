@@ -1,13 +1,11 @@
-WITH term_hits AS (WITH q(clause, term_id, weight, idf, mask) AS (VALUES (1, $p0, $p1, $p2, 15)) SELECT q.clause, p.ord, p.field, p.tf, q.weight, q.idf, q.term_id AS alt FROM postings p JOIN q ON p.term_id = q.term_id WHERE p.term_id IN ($p3) AND (q.mask >> p.field) & 1 = 1),
-hits AS (SELECT * FROM term_hits),
-norm AS (SELECT h.clause, h.alt, h.ord, any_value(h.weight) AS weight, any_value(h.idf) AS idf, sum(h.tf * CASE h.field WHEN 0 THEN $p6 / (1 - $p4 + $p4 * m.len_title / $p5) WHEN 1 THEN $p8 / (1 - $p4 + $p4 * m.len_tags / $p7) WHEN 2 THEN $p10 / (1 - $p4 + $p4 * m.len_path / $p9) WHEN 3 THEN $p12 / (1 - $p4 + $p4 * m.len_body / $p11) END) AS tfn FROM hits h JOIN meta m ON m.ord = h.ord GROUP BY h.clause, h.alt, h.ord),
-clause_scores AS (SELECT clause, ord, max(weight * idf * tfn * ($p13 + 1) / ($p13 + tfn)) AS s FROM norm GROUP BY clause, ord),
-per_chunk AS (SELECT ord, sum(s) FILTER (WHERE clause = 1) AS c1 FROM clause_scores GROUP BY ord),
-tainted AS (SELECT NULL::INTEGER AS ord WHERE false),
-cand AS (SELECT pc.ord, m.id, m.doc_id, m.parent_id, m.tree, m.path, m.depth, m.sibling_count, m.descendants, m.title, m.breadcrumb, m.is_global, m.tokens, m.line, m.mtime_ns, (coalesce(c1, 0)) * CASE WHEN m.is_global THEN 1.0 ELSE $p16 END AS score, (c1 IS NOT NULL)::INTEGER AS matched, ((m.tree = $p18) AND (c1 IS NOT NULL)) AS ok, (true) AND (m.tree = $p17) AS neg_ok FROM per_chunk pc JOIN meta m ON m.ord = pc.ord WHERE true AND m.tree IN ($p14, $p15) AND m.status IS DISTINCT FROM 'archived'),
-flagged AS (SELECT *, bool_or(ok) OVER () AS any_ok FROM cand)
-SELECT CASE WHEN any_ok THEN score ELSE score * pow(matched / 1, $p19) END AS score, matched, any_ok AS complete, count(*) OVER () AS total, (SELECT list(ord) FROM tainted) AS tainted, ord, id, doc_id, parent_id, tree, path, depth, sibling_count, descendants, title, breadcrumb, is_global, tokens, line, mtime_ns
-FROM flagged
-WHERE CASE WHEN any_ok THEN ok ELSE neg_ok AND matched > 0 END
-ORDER BY 1 DESC, id
-LIMIT $p20
+WITH alts AS (SELECT unnest($p0::INTEGER[]) AS clause, unnest($p1::INTEGER[]) AS term_id, unnest($p2::DOUBLE[]) AS weight, unnest($p3::DOUBLE[]) AS idf, unnest($p4::INTEGER[]) AS mask),
+hits AS (SELECT a.clause, a.term_id AS alt, p.ord, p.field, p.tf, p.len, a.weight, a.idf FROM tf_postings p JOIN alts a ON p.term_id = a.term_id WHERE (a.mask >> p.field) & 1 = 1),
+norm AS (SELECT clause, alt, ord, any_value(weight) AS weight, any_value(idf) AS idf, coalesce(sum(tf * ($p7 / (1 - $p5 + $p5 * len / $p6))) FILTER (WHERE field = 0), 0) + coalesce(sum(tf * ($p9 / (1 - $p5 + $p5 * len / $p8))) FILTER (WHERE field = 1), 0) + coalesce(sum(tf * ($p11 / (1 - $p5 + $p5 * len / $p10))) FILTER (WHERE field = 2), 0) + coalesce(sum(tf * ($p13 / (1 - $p5 + $p5 * len / $p12))) FILTER (WHERE field = 3), 0) AS tfn FROM hits GROUP BY clause, alt, ord),
+per_chunk AS (SELECT ord, max(s) FILTER (WHERE clause = 1) AS c1 FROM (SELECT clause, ord, weight * idf * tfn * ($p14 + 1) / ($p14 + tfn) AS s FROM norm) GROUP BY ord),
+cand AS MATERIALIZED (SELECT pc.ord, m.doc_ord, (coalesce(c1, 0)) * CASE WHEN m.is_global THEN 1.0 ELSE $p17 END AS score, (c1 IS NOT NULL)::INTEGER AS matched, ((m.tree = $p19) AND (c1 IS NOT NULL)) AS ok, (true) AND (m.tree = $p18) AS neg_ok FROM per_chunk pc JOIN meta m ON m.ord = pc.ord WHERE true AND m.tree IN ($p15, $p16) AND m.status IS DISTINCT FROM 'archived'),
+totals AS (SELECT bool_or(ok) AS any_ok, count(*) FILTER (WHERE ok) AS n_ok, count(*) FILTER (WHERE neg_ok AND matched > 0) AS n_partial FROM cand),
+ranked AS MATERIALIZED (SELECT c.ord, c.doc_ord, CASE WHEN t.any_ok THEN c.score ELSE c.score * pow(c.matched / 1, $p20) END AS score, c.matched, t.any_ok AS complete, CASE WHEN t.any_ok THEN t.n_ok ELSE t.n_partial END AS total FROM cand c, totals t WHERE CASE WHEN t.any_ok THEN c.ok ELSE c.neg_ok AND c.matched > 0 END),
+near AS (SELECT * FROM ranked WHERE score >= (SELECT min(score) FROM (SELECT score FROM ranked ORDER BY score DESC LIMIT $p21)))
+SELECT t.score, t.matched, t.complete, t.total, NULL::INTEGER[] AS tainted, m.ord, m.id, m.doc_id, m.parent_id, m.tree, m.path, m.depth, m.sibling_count, m.descendants, m.title, m.breadcrumb, m.is_global, m.tokens, m.line, m.mtime_ns
+FROM near t JOIN meta m ON m.ord = t.ord
+ORDER BY t.score DESC, m.id LIMIT $p21

@@ -1,14 +1,11 @@
-WITH term_hits AS (SELECT NULL::INTEGER AS clause, NULL::INTEGER AS ord, NULL::TINYINT AS field, NULL::INTEGER AS tf, NULL::DOUBLE AS weight, NULL::DOUBLE AS idf, NULL::INTEGER AS alt WHERE false),
-phrase_1 AS (SELECT NULL::INTEGER AS clause, NULL::INTEGER AS ord, NULL::TINYINT AS field, NULL::INTEGER AS tf, NULL::DOUBLE AS weight, NULL::DOUBLE AS idf, NULL::INTEGER AS alt WHERE false),
-hits AS (SELECT * FROM term_hits UNION ALL SELECT * FROM phrase_1),
-norm AS (SELECT h.clause, h.alt, h.ord, any_value(h.weight) AS weight, any_value(h.idf) AS idf, sum(h.tf * CASE h.field WHEN 0 THEN $p2 / (1 - $p0 + $p0 * m.len_title / $p1) WHEN 1 THEN $p4 / (1 - $p0 + $p0 * m.len_tags / $p3) WHEN 2 THEN $p6 / (1 - $p0 + $p0 * m.len_path / $p5) WHEN 3 THEN $p8 / (1 - $p0 + $p0 * m.len_body / $p7) END) AS tfn FROM hits h JOIN meta m ON m.ord = h.ord GROUP BY h.clause, h.alt, h.ord),
-clause_scores AS (SELECT clause, ord, max(weight * idf * tfn * ($p9 + 1) / ($p9 + tfn)) AS s FROM norm GROUP BY clause, ord),
-per_chunk AS (SELECT ord, sum(s) FILTER (WHERE clause = 0) AS c0, sum(s) FILTER (WHERE clause = 1) AS c1 FROM clause_scores GROUP BY ord),
-tainted AS (SELECT NULL::INTEGER AS ord WHERE false),
-cand AS (SELECT pc.ord, m.id, m.doc_id, m.parent_id, m.tree, m.path, m.depth, m.sibling_count, m.descendants, m.title, m.breadcrumb, m.is_global, m.tokens, m.line, m.mtime_ns, (coalesce(c0, 0) + coalesce(c1, 0)) * CASE WHEN m.is_global THEN 1.0 ELSE $p10 END AS score, (c0 IS NOT NULL)::INTEGER + (c1 IS NOT NULL)::INTEGER AS matched, ((c0 IS NOT NULL) AND (c1 IS NOT NULL)) AS ok, (true) AND true AS neg_ok FROM per_chunk pc JOIN meta m ON m.ord = pc.ord WHERE true AND m.status IS DISTINCT FROM 'archived'),
-flagged AS (SELECT *, bool_or(ok) OVER () AS any_ok FROM cand)
-SELECT CASE WHEN any_ok THEN score ELSE score * pow(matched / 2, $p11) END AS score, matched, any_ok AS complete, count(*) OVER () AS total, (SELECT list(ord) FROM tainted) AS tainted, ord, id, doc_id, parent_id, tree, path, depth, sibling_count, descendants, title, breadcrumb, is_global, tokens, line, mtime_ns
-FROM flagged
-WHERE CASE WHEN any_ok THEN ok ELSE neg_ok AND matched > 0 END
-ORDER BY 1 DESC, id
-LIMIT $p12
+WITH phrase_1 AS (SELECT NULL::INTEGER AS clause, NULL::INTEGER AS alt, NULL::INTEGER AS ord, NULL::TINYINT AS field, NULL::INTEGER AS tf, NULL::INTEGER AS len, NULL::DOUBLE AS weight, NULL::DOUBLE AS idf WHERE false),
+hits AS (SELECT * FROM phrase_1),
+norm AS (SELECT clause, alt, ord, any_value(weight) AS weight, any_value(idf) AS idf, coalesce(sum(tf * ($p2 / (1 - $p0 + $p0 * len / $p1))) FILTER (WHERE field = 0), 0) + coalesce(sum(tf * ($p4 / (1 - $p0 + $p0 * len / $p3))) FILTER (WHERE field = 1), 0) + coalesce(sum(tf * ($p6 / (1 - $p0 + $p0 * len / $p5))) FILTER (WHERE field = 2), 0) + coalesce(sum(tf * ($p8 / (1 - $p0 + $p0 * len / $p7))) FILTER (WHERE field = 3), 0) AS tfn FROM hits GROUP BY clause, alt, ord),
+per_chunk AS (SELECT ord, max(s) FILTER (WHERE clause = 0) AS c0, max(s) FILTER (WHERE clause = 1) AS c1 FROM (SELECT clause, ord, weight * idf * tfn * ($p9 + 1) / ($p9 + tfn) AS s FROM norm) GROUP BY ord),
+cand AS MATERIALIZED (SELECT pc.ord, m.doc_ord, (coalesce(c0, 0) + coalesce(c1, 0)) * CASE WHEN m.is_global THEN 1.0 ELSE $p10 END AS score, (c0 IS NOT NULL)::INTEGER + (c1 IS NOT NULL)::INTEGER AS matched, ((c0 IS NOT NULL) AND (c1 IS NOT NULL)) AS ok, (true) AND true AS neg_ok FROM per_chunk pc JOIN meta m ON m.ord = pc.ord WHERE true AND m.status IS DISTINCT FROM 'archived'),
+totals AS (SELECT bool_or(ok) AS any_ok, count(*) FILTER (WHERE ok) AS n_ok, count(*) FILTER (WHERE neg_ok AND matched > 0) AS n_partial FROM cand),
+ranked AS MATERIALIZED (SELECT c.ord, c.doc_ord, CASE WHEN t.any_ok THEN c.score ELSE c.score * pow(c.matched / 2, $p11) END AS score, c.matched, t.any_ok AS complete, CASE WHEN t.any_ok THEN t.n_ok ELSE t.n_partial END AS total FROM cand c, totals t WHERE CASE WHEN t.any_ok THEN c.ok ELSE c.neg_ok AND c.matched > 0 END),
+near AS (SELECT * FROM ranked WHERE score >= (SELECT min(score) FROM (SELECT score FROM ranked ORDER BY score DESC LIMIT $p12)))
+SELECT t.score, t.matched, t.complete, t.total, NULL::INTEGER[] AS tainted, m.ord, m.id, m.doc_id, m.parent_id, m.tree, m.path, m.depth, m.sibling_count, m.descendants, m.title, m.breadcrumb, m.is_global, m.tokens, m.line, m.mtime_ns
+FROM near t JOIN meta m ON m.ord = t.ord
+ORDER BY t.score DESC, m.id LIMIT $p12

@@ -1,0 +1,15 @@
+WITH alts AS (SELECT unnest($p0::INTEGER[]) AS clause, unnest($p1::INTEGER[]) AS term_id, unnest($p2::DOUBLE[]) AS weight, unnest($p3::DOUBLE[]) AS idf, unnest($p4::INTEGER[]) AS mask),
+hits AS (SELECT a.clause, a.term_id AS alt, p.ord, p.field, p.tf, p.len, a.weight, a.idf FROM tf_postings p JOIN alts a ON p.term_id = a.term_id WHERE (a.mask >> p.field) & 1 = 1),
+norm AS (SELECT clause, alt, ord, any_value(weight) AS weight, any_value(idf) AS idf, coalesce(sum(tf * ($p7 / (1 - $p5 + $p5 * len / $p6))) FILTER (WHERE field = 0), 0) + coalesce(sum(tf * ($p9 / (1 - $p5 + $p5 * len / $p8))) FILTER (WHERE field = 1), 0) + coalesce(sum(tf * ($p11 / (1 - $p5 + $p5 * len / $p10))) FILTER (WHERE field = 2), 0) + coalesce(sum(tf * ($p13 / (1 - $p5 + $p5 * len / $p12))) FILTER (WHERE field = 3), 0) AS tfn FROM hits GROUP BY clause, alt, ord),
+per_chunk AS MATERIALIZED (SELECT ord, max(s) FILTER (WHERE clause = 0) AS c0, max(s) FILTER (WHERE clause = 1) AS c1, max(s) FILTER (WHERE clause = 2) AS c2 FROM (SELECT clause, ord, weight * idf * tfn * ($p14 + 1) / ($p14 + tfn) AS s FROM norm) GROUP BY ord),
+tainted AS MATERIALIZED (SELECT ord FROM per_chunk WHERE c2 IS NOT NULL),
+blocked AS (SELECT DISTINCT a.ord FROM tainted t JOIN meta mt ON mt.ord = t.ord JOIN meta a ON a.doc_ord = mt.doc_ord AND a.ord <= t.ord AND t.ord <= a.ord + a.descendants),
+cand AS MATERIALIZED (SELECT pc.ord, m.doc_ord, (coalesce(c0, 0) + coalesce(c1, 0)) * CASE WHEN m.is_global THEN 1.0 ELSE $p17 END AS score, (c0 IS NOT NULL)::INTEGER + (c1 IS NOT NULL)::INTEGER AS matched, (((c0 IS NOT NULL) OR (c1 IS NOT NULL)) AND (NOT (c2 IS NOT NULL))) AS ok, (c2 IS NULL) AND true AS neg_ok FROM per_chunk pc JOIN meta m ON m.ord = pc.ord WHERE true AND m.id NOT IN ($p15, $p16) AND pc.ord NOT IN (SELECT ord FROM blocked)),
+totals AS (SELECT bool_or(ok) AS any_ok, count(*) FILTER (WHERE ok) AS n_ok, count(*) FILTER (WHERE neg_ok AND matched > 0) AS n_partial FROM cand),
+ranked AS MATERIALIZED (SELECT c.ord, c.doc_ord, CASE WHEN t.any_ok THEN c.score ELSE c.score * pow(c.matched / 2, $p18) END AS score, c.matched, t.any_ok AS complete, CASE WHEN t.any_ok THEN t.n_ok ELSE t.n_partial END AS total FROM cand c, totals t WHERE CASE WHEN t.any_ok THEN c.ok ELSE c.neg_ok AND c.matched > 0 END),
+near AS MATERIALIZED (SELECT * FROM ranked WHERE score >= (SELECT min(score) FROM (SELECT score FROM ranked ORDER BY score DESC LIMIT $p19))),
+lineage AS (SELECT ord, score, matched, complete, total FROM near UNION ALL SELECT DISTINCT a.ord, NULL, NULL, NULL, NULL FROM near t JOIN meta a ON a.doc_ord = t.doc_ord AND a.ord < t.ord AND t.ord <= a.ord + a.descendants)
+SELECT t.score, t.matched, t.complete, t.total, CASE WHEN t.score IS NOT NULL THEN (SELECT list(ord) FROM tainted) END AS tainted, m.ord, m.id, m.doc_id, m.parent_id, m.tree, m.path, m.depth, m.sibling_count, m.descendants, m.title, m.breadcrumb, m.is_global, m.tokens, m.line, m.mtime_ns
+FROM lineage t JOIN meta m ON m.ord = t.ord
+QUALIFY t.score IS NULL OR row_number() OVER (PARTITION BY t.score IS NULL ORDER BY t.score DESC, m.id) <= $p19
+ORDER BY t.score DESC NULLS LAST, m.id

@@ -1,0 +1,245 @@
+"""The fast paths give the same answers as the plain ones.
+
+- A long-lived reader (``keep_vocabulary``: tables and vocabulary in memory) answers every
+  search exactly like a short-lived one (views over Parquet), scores included, for every
+  kind of query and option.
+- The scoring SQL's ancestor rows are exactly the ancestors of its result rows, which are
+  the rows of the plain query.
+- The typo index hands ``expand`` every word within one edit (property test), and the
+  SQL candidate query finds the same expansions as the in-memory index.
+- ``ra --help`` imports none of the heavy modules, and ``ra search`` none but DuckDB's.
+
+The corpus is test_search's.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ra.config
+import ra.freshness
+from ra.query.bm25f import bm25f_sql
+from ra.query.fuzzy import SurfaceIndex, anchors, expand
+from ra.query.index import IndexReader
+from ra.query.parser import parse
+from ra.query.plan import plan_query
+from ra.query.search import Searcher, SearchOptions, filters_of
+from test_search import DOCS
+
+QUERIES = [
+    "mutex", "lock poisoning", "mutex -panic", "rust threads", '"shared state"',
+    '"lock poisoning"~2', "thraeds", "mutxe lock", "lock*", "tree:kb mutex",
+    "title:threads OR tomatoes", "mutex OR tomatoes -rust", "kubernetes mutex",
+    "tomatoes^3 OR threads", "body:(lock OR channel)", "zzzz", "NOT mutex threads",
+]
+OPTIONS = [
+    SearchOptions(limit=20),
+    SearchOptions(fuzzy=False, aggregation=False, cutoff_ratio=0.0, limit=100,
+                  candidate_limit=1000),
+    SearchOptions(list_only=True, max_tokens=300, explain=False),
+    SearchOptions(sort="path", offset=1, limit=3),
+    SearchOptions(sort="date", tags=("rust",), include_archived=True),
+    SearchOptions(path="**/*.md", trees=("kb",), candidate_limit=2),
+]
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory):
+    """A short-lived and a long-lived searcher over one index."""
+    root = tmp_path_factory.mktemp("reader")
+    home = tmp_path_factory.mktemp("reader-home")
+    for rel, text in DOCS.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (root / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n\n[tree.other]\npath = "./other"\n')
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        config = ra.config.load_config(root, home=home)
+        short, _ = ra.freshness.open_index(config)
+    resident = IndexReader.open(config.index_dir)
+    resident.keep_vocabulary = True
+    yield Searcher(short, config), Searcher(resident, config)
+    short.close()
+    resident.close()
+
+
+def _answers(searcher: Searcher, topics: list[str], options: SearchOptions):
+    response = searcher.search(topics, options)
+    scores = [[r.score for r in t.results] for t in response.queries]
+    return response.to_dict(), scores
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=range(len(OPTIONS)))
+def test_a_long_lived_reader_answers_exactly_like_a_short_lived_one(pair, options):
+    short, resident = pair
+    for query in QUERIES:
+        assert _answers(resident, [query], options) == _answers(short, [query], options), query
+    topics = ["mutex", "lock poisoning", "thraeds"]
+    assert _answers(resident, topics, options) == _answers(short, topics, options)
+
+
+def test_the_long_lived_reader_holds_its_relations_in_memory(pair):
+    short, resident = pair
+    resident.search(["mutex"], SearchOptions())
+
+    def tables(reader):
+        return {r[0] for r in reader.query("SELECT table_name FROM duckdb_tables()")}
+
+    relations = {"meta", "field_lengths", "tf_postings", "texts"}
+    assert relations <= tables(resident.reader)
+    assert not relations & tables(short.reader)
+
+
+@pytest.mark.parametrize("query", ["mutex", "lock poisoning", "mutex -panic", "thraeds",
+                                   '"shared state" OR tomatoes', "kubernetes mutex"])
+def test_ancestor_rows_are_the_ancestors_of_the_result_rows(pair, query):
+    searcher = pair[0]
+    reader = searcher.reader
+    plan = plan_query(parse(query), reader, searcher.analyzer,
+                      searcher.plan_options(SearchOptions()), query)
+    args = (plan, reader.stats.chunks, reader.stats.avg_length, searcher.weights(),
+            filters_of(SearchOptions()), 7)
+    plain = reader.query(*_bound(bm25f_sql(*args)))
+    rows = reader.query(*_bound(bm25f_sql(*args, ancestors=True)))
+    assert [r for r in rows if r[0] is not None] == plain
+    parents = dict(reader.query("SELECT id, parent_id FROM chunks"))
+    want = set()
+    for row in plain:
+        chunk = parents[row[6]]
+        while chunk is not None:
+            want.add(chunk)
+            chunk = parents[chunk]
+    ancestors = [r[6] for r in rows if r[0] is None]
+    assert sorted(ancestors) == sorted(want)
+
+
+def test_the_limit_keeps_the_best_rows_and_breaks_ties_by_id(tmp_path):
+    """Identical files score identically: every cut through the tied rows keeps the
+    smallest ids, exactly what sorting every row by (score desc, id) and cutting does."""
+    for i in range(7):
+        (tmp_path / "docs" / f"d{i % 3}").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "docs" / f"d{i % 3}" / f"copy{i}.md").write_text(
+            "# Wombats\n\nwombats dig burrows\n\n## Burrows\n\nburrows are deep\n")
+    (tmp_path / "docs" / "other.md").write_text("# Burrows\n\nrabbits dig burrows too\n")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    config = ra.config.load_config(tmp_path)
+    reader, _ = ra.freshness.open_index(config)
+    try:
+        searcher = Searcher(reader, config)
+        for query in ("burrows", "wombats burrows", "dig"):
+            plan = plan_query(parse(query), reader, searcher.analyzer,
+                              searcher.plan_options(SearchOptions()), query)
+
+            def rows(limit, ancestors=False, plan=plan):
+                sql = bm25f_sql(plan, reader.stats.chunks, reader.stats.avg_length,
+                                searcher.weights(), filters_of(SearchOptions()), limit,
+                                ancestors=ancestors)
+                return [r for r in reader.query(*_bound(sql)) if r[0] is not None]
+
+            every = rows(1000)
+            assert every == sorted(every, key=lambda r: (-r[0], r[6]))
+            assert len({r[0] for r in every}) < len(every)  # there are ties
+            for limit in range(len(every) + 1):
+                assert rows(limit) == every[:limit] == rows(limit, ancestors=True)
+    finally:
+        reader.close()
+
+
+def _bound(sql):
+    return sql.text, sql.params
+
+
+# --- typo candidates --------------------------------------------------------------------
+
+WORDS = st.text(alphabet="abcdeéx", min_size=1, max_size=9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(WORDS, min_size=1, max_size=60, unique=True), WORDS)
+def test_the_typo_index_finds_every_word_within_one_edit(vocabulary, word):
+    pairs = [(w, i) for i, w in enumerate(vocabulary)]
+    index = SurfaceIndex(pairs)
+    band = [p for p in pairs if abs(len(p[0]) - len(word)) <= 1]
+    band.sort(key=lambda p: len(p[0]))  # the order the index keeps: by length, then given
+    assert expand(word, index.near(word, 1), 1) == expand(word, band, 1)
+    assert index.near(word, 2) == sorted(
+        (p for p in pairs if abs(len(p[0]) - len(word)) <= 2), key=lambda p: len(p[0]))
+
+
+def test_anchors_are_a_third_of_the_word_at_distance_one_only():
+    assert anchors("installde", 1) == ("ins", "lde")
+    assert anchors("installde", 2) == ("", "")
+    assert anchors("ab", 1) == ("", "")
+
+
+@pytest.mark.parametrize("word", ["thraeds", "mutxe", "poisnoing", "channesl", "tomatoe"])
+def test_sql_and_in_memory_typo_candidates_expand_alike(pair, word):
+    short, resident = pair
+    found = []
+    for searcher in (short, resident):
+        near = searcher.reader.near_words([word], 1)[word]
+        found.append(sorted((e.term_id, e.distance) for e in expand(word, near, 1)))
+    assert found[0] == found[1] and found[0]
+
+
+def test_prefix_terms_are_the_same_from_sql_and_from_memory(pair):
+    short, resident = pair
+    for prefix in ("lo", "t", "mu", "zz"):
+        assert (resident.reader.words_with_prefix(prefix, 3)
+                == short.reader.words_with_prefix(prefix, 3))
+
+
+def test_configured_fuzzy_distance_two_is_the_same_in_memory(pair):
+    short, resident = pair
+    options = SearchOptions(fuzzy_distance=2, limit=50)
+    for query in ("thraeds", "mutxe locks", "chanels"):
+        assert _answers(resident, [query], options) == _answers(short, [query], options)
+
+
+# --- startup ----------------------------------------------------------------------------
+
+HEAVY = {"duckdb", "pyarrow", "mistletoe", "tiktoken", "mcp", "rich", "numpy", "pandas"}
+PROBE = (
+    "import contextlib, io, sys\n"
+    "from ra.cli.app import main\n"
+    "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+    "    main(sys.argv[1:])\n"
+    f"print(' '.join(sorted(set({sorted(HEAVY)!r}) & {{m.split('.')[0] for m in sys.modules}})))\n"
+)
+
+
+def _imports(cwd, *argv: str) -> set[str]:
+    out = subprocess.run([sys.executable, "-c", PROBE, *argv], cwd=cwd, check=True,
+                         capture_output=True, text=True).stdout
+    return set(out.split())
+
+
+def test_help_imports_no_heavy_module(tmp_path):
+    assert _imports(tmp_path, "--help") == set()
+    assert _imports(tmp_path, "search", "--help") == set()
+
+
+def test_search_imports_duckdb_only(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# Alpha\n\nalpha words here\n")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    subprocess.run([sys.executable, "-c", "from ra.cli.app import main; main(['update'])"],
+                   cwd=tmp_path, check=True, capture_output=True)
+    assert _imports(tmp_path, "search", "--list", "alpha") == {"duckdb"}
+
+
+def test_a_search_with_an_unchanged_index_does_not_reindex(pair):
+    short, _ = pair
+    config = short.config
+    reader, status = ra.freshness.open_index(replace(config))
+    try:
+        assert status is None and reader.generation.path == short.reader.generation.path
+    finally:
+        reader.close()
