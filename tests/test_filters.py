@@ -12,7 +12,7 @@ from ra.cli.app import main
 from ra.config import load_config
 from ra.errors import QueryError
 from ra.freshness import open_index
-from ra.query.search import SearchOptions, Searcher
+from ra.query.search import Searcher, SearchOptions
 
 DAY = 86_400
 JAN = 1_767_225_600  # 2026-01-01T00:00:00Z
