@@ -26,6 +26,7 @@ def _duck(**tables: pa.Table):
     import duckdb
 
     con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
     for name, table in tables.items():
         con.register(name, table)
     return con

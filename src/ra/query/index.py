@@ -174,6 +174,7 @@ class IndexReader:
             generation.close()
             raise
         self.con = duckdb.connect(config={"threads": 2})
+        self.con.execute("SET enable_progress_bar = false")  # never draw on stdout
         try:
             self._create_views()
         except duckdb.Error as exc:
