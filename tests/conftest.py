@@ -12,6 +12,32 @@ SHARED = REPO.parent / "shared"
 CORPORA = SHARED / "corpora"
 
 
+#: A small markdown document the CLI and MCP tests share.
+GUIDE = """---
+title: Getting Started
+tags: [intro, setup]
+---
+
+Welcome to the guide.
+
+# Installation
+
+Install with pip. Error handling is described below.
+
+## Error handling
+
+Use Result types for error handling in Rust.
+
+## Logging
+
+Configure logging conventions here.
+
+# Usage
+
+Run the tool.
+"""
+
+
 def conformance(category: str) -> dict:
     """One category of ``../shared/conformance/upstream-cases.json``."""
     data = json.loads((SHARED / "conformance" / "upstream-cases.json").read_text())

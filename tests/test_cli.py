@@ -11,31 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import GUIDE
 from ra.cli.app import app, main
-
-GUIDE = """---
-title: Getting Started
-tags: [intro, setup]
----
-
-Welcome to the guide.
-
-# Installation
-
-Install with pip. Error handling is described below.
-
-## Error handling
-
-Use Result types for error handling in Rust.
-
-## Logging
-
-Configure logging conventions here.
-
-# Usage
-
-Run the tool.
-"""
 
 
 @pytest.fixture

@@ -21,35 +21,13 @@ import duckdb
 import pytest
 from mcp import Client, StdioServerParameters
 
+from conftest import GUIDE
 from ra.cli.app import main
 from ra.config import load_config
 from ra.server import KnowledgeBase, create_server, transport_security
 
 pytestmark = pytest.mark.anyio
 
-GUIDE = """---
-title: Getting Started
-tags: [intro, setup]
----
-
-Welcome to the guide.
-
-# Installation
-
-Install with pip. Error handling is described below.
-
-## Error handling
-
-Use Result types for error handling in Rust.
-
-## Logging
-
-Configure logging conventions here.
-
-# Usage
-
-Run the tool.
-"""
 
 RA = Path(sys.executable).with_name("ra")
 E2E_SECONDS = 60
