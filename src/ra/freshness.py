@@ -13,13 +13,12 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ra import generations
 from ra.errors import IndexStateError
 from ra.layout import SCHEMA_VERSION
-from ra.pipeline.discover import discover
+from ra.pipeline.discover import discover, walk_tree
 
 
 @dataclass
@@ -61,13 +60,11 @@ def fingerprints(config) -> dict[str, list[int]]:
 
     Only ``stat``s files: binary files are included here and matched against the
     manifest's record of skipped binaries, so no file is opened to check freshness. The
-    walk follows ``ra.pipeline.discover.walk_tree``'s rules (hidden names skipped, folder
-    symlinks not followed) with plain strings instead of ``pathlib``, which costs most of
-    the time of a freshness check on a large tree; a test holds the two to the same files.
+    walk is discover's (``walk_tree``); a test holds the two to the same files.
     """
     out: dict[str, list[int]] = {}
     for tree in config.trees:
-        for rel, abspath in _walk(str(tree.path)):
+        for rel, abspath in walk_tree(tree.path):
             if not tree.matches(rel):
                 continue
             try:
@@ -77,34 +74,6 @@ def fingerprints(config) -> dict[str, list[int]]:
             if stat.S_ISREG(st.st_mode):
                 out[f"{tree.name}:{rel}"] = [st.st_size, st.st_mtime_ns]
     return out
-
-
-def _walk(root: str) -> Iterator[tuple[str, str]]:
-    """``(relative posix path, absolute path)`` of candidate files under ``root``."""
-    if not os.path.isdir(root):
-        return
-    stack = [("", root)]
-    while stack:
-        rel_dir, folder = stack.pop()
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            if entry.is_dir(follow_symlinks=False):
-                stack.append((rel, entry.path))
-            elif not _is_dir_link(entry):  # files, file symlinks, broken or looping links
-                yield rel, entry.path
-
-
-def _is_dir_link(entry: os.DirEntry) -> bool:
-    try:
-        return entry.is_dir(follow_symlinks=True)
-    except OSError:
-        return False
 
 
 def diff(manifest_files: dict, current: dict) -> tuple[list[str], list[str], list[str]]:

@@ -16,7 +16,6 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 SNIFF_BYTES = 8192
 TEXT_KINDS = {".md": "markdown", ".markdown": "markdown"}
@@ -60,7 +59,7 @@ def discover(trees: Iterable, *, sniff: bool = True) -> Discovery:
     """
     found = Discovery()
     for tree in trees:
-        for rel, abspath in walk_tree(Path(tree.path)):
+        for rel, abspath in walk_tree(tree.path):
             if tree.matches(rel):
                 _consider(found, tree, rel, abspath, sniff)
     found.files.sort(key=lambda f: (f.tree, f.path))
@@ -84,13 +83,18 @@ def _consider(found: Discovery, tree, rel: str, abspath: str, sniff: bool = True
     found.files.append(entry)
 
 
-def walk_tree(root: Path) -> Iterator[tuple[str, str]]:
-    """``(relative posix path, absolute path)`` of candidate files under ``root``."""
-    if not root.is_dir():
+def walk_tree(root: str | os.PathLike) -> Iterator[tuple[str, str]]:
+    """``(relative posix path, absolute path)`` of candidate files under ``root``.
+
+    Plain strings, not ``pathlib``: freshness checks walk every tree on every command,
+    and path objects cost most of that walk's time on a large tree.
+    """
+    root = os.fspath(root)
+    if not os.path.isdir(root):
         return
-    stack = [root]
+    stack = [("", root)]
     while stack:
-        folder = stack.pop()
+        rel_dir, folder = stack.pop()
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
@@ -98,10 +102,11 @@ def walk_tree(root: Path) -> Iterator[tuple[str, str]]:
         for entry in entries:
             if entry.name.startswith("."):
                 continue
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             if entry.is_dir(follow_symlinks=False):
-                stack.append(Path(entry.path))
+                stack.append((rel, entry.path))
             elif not _is_dir_link(entry):  # files, file symlinks, broken or looping links
-                yield Path(entry.path).relative_to(root).as_posix(), entry.path
+                yield rel, entry.path
 
 
 def _is_dir_link(entry: os.DirEntry) -> bool:
