@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,10 @@ import ra.freshness
 from conftest import CORPORA, conformance
 from ra.analysis import Analyzer
 from ra.cli.app import main
+from ra.globs import translate
+from ra.query import disjunction
 from ra.query.ast import to_query_string
+from ra.query.bm25f import Filters, bm25f_sql
 from ra.query.context import (
     RULE_BOOST,
     ContextError,
@@ -52,6 +56,9 @@ from ra.query.context import (
     tally,
     tokenize,
 )
+from ra.query.parser import parse
+from ra.query.plan import PlanOptions, plan_query
+from ra.query.search import Searcher
 from ra.stopwords import STOPWORDS, for_file, is_stopword
 
 
@@ -653,3 +660,120 @@ def test_inspect_ctx_without_configuration(tmp_path, monkeypatch, capsys):
     assert code == 0
     terms = {t["term"]: t for t in json.loads(out)["terms"]}
     assert terms["kubernet"]["origin"] == "md:h1" and terms["kubernet"]["idf"] is None
+
+
+# --- the disjunction scorer -------------------------------------------------------------------
+# ``ra context`` scores its ``word^boost OR …`` queries with ``ra.query.disjunction`` (an
+# approximate pass in DuckDB, then the exact BM25F of the few best chunks in Python); the
+# rows must be ``bm25f_sql``'s, float for float, for every query shape it accepts.
+
+def _plan(reader, query: str):
+    return plan_query(parse(query), reader, Analyzer(), PlanOptions(fuzzy=False))
+
+
+def _both(reader, config, query: str, filters: Filters = Filters(), limit: int = 100):
+    """``(disjunction rows, bm25f_sql rows)`` of one query, both with ancestors."""
+    plan = _plan(reader, query)
+    assert disjunction.applies(plan)
+    weights = Searcher(reader, config).weights()
+    fast, _ = disjunction.score(reader, plan, weights, filters, limit)
+    ref = bm25f_sql(plan, reader.stats.chunks, reader.stats.avg_length, weights, filters, limit,
+                    ancestors=True)
+    return fast, reader.query(ref.text, ref.params)
+
+
+def _assert_same_rows(fast: list[tuple], ref: list[tuple]) -> None:
+    scored = [(r[0], r[3], r[5:]) for r in ref if r[0] is not None]
+    assert scored, "the query should match something"
+    assert [(r[0], r[3], r[5:]) for r in fast if r[0] is not None] == scored  # exact floats
+    assert {r[6] for r in ref if r[0] is None} <= {r[6] for r in fast}  # ancestors too
+
+
+BOOK_QUERIES = [
+    "worker^1 OR handled^0.93 OR counter^0.803 OR thread^0.681 OR guard^0.6 OR mutex^0.55",
+    "channel^1 OR mpsc^0.81 OR producer^0.81 OR dropped^0.712 OR message^0.6 OR sender^0.5",
+    "http^2 OR line^1 OR unwrap^0.914 OR contents^0.804 OR stream^0.804",
+    "title:mutex^2 OR body:lock OR thread^0.5 OR tags:rust",
+    "the OR a OR rust OR string OR vector",  # common words: thousands of ties and near-ties
+    "ownership",
+    "mutex OR mutexes^0.5 OR lock",  # two clauses of one term
+]
+
+
+@pytest.mark.parametrize("query", BOOK_QUERIES)
+@pytest.mark.parametrize("limit", [100, 7, 1])
+def test_disjunction_scores_equal_bm25f_sql_bit_for_bit(book, query, limit):
+    _, config, reader = book
+    _assert_same_rows(*_both(reader, config, query, limit=limit))
+
+
+def test_disjunction_applies_the_search_filters(book):
+    _, config, reader = book
+    query = BOOK_QUERIES[0]
+    excluded = tuple(r[0] for r in reader.query(
+        "SELECT id FROM chunks WHERE path = 'ch16-03-shared-state.md'"))
+    fast, ref = _both(reader, config, query, Filters(exclude_ids=excluded))
+    _assert_same_rows(fast, ref)
+    assert excluded and not set(excluded) & {r[6] for r in fast if r[0] is not None}
+    fast, ref = _both(reader, config, query, Filters(path_regex=translate("ch16-*")))
+    _assert_same_rows(fast, ref)
+    paths = {r[10] for r in fast if r[0] is not None}
+    assert "ch16-03-shared-state.md" in paths and all(p.startswith("ch16-") for p in paths)
+    _assert_same_rows(*_both(reader, config, query, Filters(trees=("docs",))))
+    assert _both(reader, config, query, Filters(tags=("nothing",))) == ([], [])
+
+
+def test_disjunction_boosts_local_trees_only(tmp_path_factory):
+    home, root = tmp_path_factory.mktemp("disj-home"), tmp_path_factory.mktemp("disj")
+    (root / "docs").mkdir()
+    (home / "notes").mkdir()
+    for folder in (root / "docs", home / "notes"):
+        (folder / "locks.md").write_text("# Locks\n\nA mutex guards shared state.\n\n"
+                                         "## Spinning\n\nA spinlock spins on a mutex.\n")
+    (root / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    (home / ".ra.toml").write_text(f'[tree.notes]\npath = "{home / "notes"}"\n')
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        config = ra.config.load_config(root, home=home)
+        reader, _ = ra.freshness.open_index(config)
+    try:
+        fast, ref = _both(reader, config, "mutex^1.5 OR spinlock OR shared^0.3")
+        _assert_same_rows(fast, ref)
+        scores = {(r[9], r[14]): r[0] for r in fast if r[0] is not None}  # (tree, title)
+        titles = {title for _, title in scores}
+        assert titles == {"Locks", "Spinning"}
+        for title in titles:  # the same text in a local and in a global tree
+            assert scores["docs", title] == pytest.approx(1.5 * scores["notes", title])
+    finally:
+        reader.close()
+
+
+def test_disjunction_applies_only_to_an_or_of_indexed_words(book):
+    _, _, reader = book
+    assert disjunction.applies(_plan(reader, "mutex OR thread^0.5"))
+    assert disjunction.applies(_plan(reader, "mutex"))
+    for query in ("mutex thread", "mutex OR -thread", '"shared state" OR mutex',
+                  "mutex OR qwxyzzy", "tree:docs OR mutex", "mutex OR (thread lock)"):
+        assert not disjunction.applies(_plan(reader, query)), query
+    fuzzy = plan_query(parse("thraed"), reader, Analyzer(), PlanOptions(fuzzy=True))
+    assert len(fuzzy.clauses[0].alts) > 1 and not disjunction.applies(fuzzy)
+
+
+def test_context_answers_the_same_through_bm25f_sql(book, monkeypatch):
+    root, config, reader = book
+    cases = [([root / "src" / "worker_pool.rs"], ContextOptions()),
+             ([root / "src" / "worker_pool.rs", root / "src" / "channels.rs"],
+              ContextOptions(limit=50, cutoff_ratio=0.0, aggregation=False)),
+             ([root / "docs" / "ch16-03-shared-state.md"], ContextOptions(limit=20))]
+
+    def answer(files, options):
+        topic = context_search(reader, config, files, replace(options, explain=True)).queries[0]
+        return ([(r.id, r.score, r.snippet) for r in topic.results], topic.total_matches,
+                topic.explain["sql"])
+
+    fast = [answer(*case) for case in cases]
+    monkeypatch.setattr(disjunction, "applies", lambda plan: False)
+    slow = [answer(*case) for case in cases]
+    for (ranked, total, sql), (want, want_total, want_sql) in zip(fast, slow, strict=True):
+        assert ranked == want and total == want_total
+        assert "per_chunk" in want_sql and "per_chunk" not in sql  # the two scorers ran
