@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,9 +22,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from ra.config import load_config
-from ra.freshness import check_state, open_index
-from ra.generations import open_current
+from ra.freshness import check_state, fingerprints, open_index, refresh_index
+from ra.generations import current_name, open_current, read_fingerprints
 from ra.pipeline import run
+from ra.pipeline.discover import fingerprint_digest
 from ra.query.search import Searcher, SearchOptions
 
 TOML = '[tree.docs]\npath = "./docs"\n'
@@ -68,21 +70,23 @@ BASE = {
 # --- freshness without `ra update` -------------------------------------------------------
 
 def test_fingerprints_select_the_files_discover_selects(tmp_path):
-    """The freshness walk (plain strings, for speed) follows discover's rules: hidden
-    names skipped, file symlinks followed, folder symlinks and loops not, patterns and
-    binaries as configured; so both see the same files with the same fingerprints."""
+    """The freshness walk (plain strings and ``fstatat``, for speed) follows discover's
+    rules: hidden names skipped, file symlinks followed, folder symlinks and loops not,
+    patterns and binaries as configured; so both see the same files with the same
+    fingerprints, and those are what ``walk_tree`` and ``Tree.matches`` select."""
     from ra.freshness import fingerprints
-    from ra.pipeline.discover import discover
+    from ra.pipeline.discover import discover, walk_tree
 
     docs = tmp_path / "docs"
     for rel in ("a.md", "sub/b.md", "sub/deeper/c.txt", "sub/skip.md", ".hidden/d.md",
-                "sub/.e.md", "notes.rst", "x/y/z.markdown"):
+                "sub/.e.md", "notes.rst", "x/y/z.markdown", "dir.md/inner.md"):
         write(docs / rel, f"# {rel}\n")
     (docs / "bin.md").write_bytes(b"\0binary")
     write(tmp_path / "outside/real.md", "# real\n")
     write(tmp_path / "outside/dir/inner.md", "# inner\n")
     os.symlink(tmp_path / "outside/real.md", docs / "link.md")
     os.symlink(tmp_path / "outside/dir", docs / "linked", target_is_directory=True)
+    os.symlink(tmp_path / "outside/dir", docs / "linked.md", target_is_directory=True)
     os.symlink(docs, docs / "sub/self", target_is_directory=True)
     os.symlink(tmp_path / "missing.md", docs / "dangling.md")
     os.symlink("loop2.md", docs / "loop1.md")
@@ -90,9 +94,31 @@ def test_fingerprints_select_the_files_discover_selects(tmp_path):
     toml = TOML + 'exclude = ["sub/skip.md"]\n'
     config = project(tmp_path, {}, toml)
     found = discover(config.trees, sniff=False)
-    want = {f"{f.tree}:{f.path}": [f.size, f.mtime_ns] for f in found.files}
+    want = {f"{f.tree}:{f.path}": (f.size, f.mtime_ns) for f in found.files}
     assert "docs:link.md" in want and "docs:bin.md" in want and "docs:sub/b.md" in want
+    assert "docs:dir.md/inner.md" in want and "docs:linked.md" not in want
     assert fingerprints(config) == want
+    tree = config.trees[0]
+    reference = {}
+    for rel, abspath in walk_tree(tree.path):
+        if tree.matches(rel) and os.path.isfile(abspath):
+            st = os.stat(abspath)
+            reference[f"docs:{rel}"] = (st.st_size, st.st_mtime_ns)
+    assert want == reference
+
+
+def test_the_walk_keeps_one_folder_open_at_a_time(tmp_path):
+    """A tree with more folders than the process may open files still yields every file."""
+    for i in range(120):
+        write(tmp_path / "docs" / f"d{i:03d}" / "n.md", "# n\n")
+    project(tmp_path, {})
+    code = ("import resource, sys; from ra.config import load_config; "
+            "from ra.freshness import fingerprints; "
+            "resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64)); "
+            "print(len(fingerprints(load_config(sys.argv[1]))))")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == "120"
 
 
 def test_added_edited_renamed_and_deleted_files_are_seen(tmp_path):
@@ -152,6 +178,183 @@ def test_changing_an_exclude_pattern_is_applied(tmp_path):
     config = load_config(tmp_path)
     assert check_state(config).state == "config-changed"
     assert ids(config, "shared") == ["docs:alpha.md#alpha", "docs:beta.md#beta"]
+
+
+# --- the fingerprint digest ---------------------------------------------------------------
+
+def _manifest_and_record(config):
+    gen = open_current(config.index_dir)
+    try:
+        return gen.manifest, read_fingerprints(gen.path)
+    finally:
+        gen.close()
+
+
+def test_the_manifest_digest_is_the_digest_of_the_recorded_fingerprints(tmp_path):
+    config = project(tmp_path, {**BASE, "bin.md": "x"})
+    (tmp_path / "docs/bin.md").write_bytes(b"\0binary")
+    search(config, "shared")
+    write(tmp_path / "docs/beta.md", "# Beta\n\nedited\n", bump=2)
+    write(tmp_path / "docs/new.md", "# New\n\nnew\n")
+    for step in ("full", "incremental"):
+        if step == "incremental":
+            search(config, "edited")
+        manifest, record = _manifest_and_record(config)
+        assert manifest["update"]["kind"] == step
+        assert "docs:bin.md" in record.binary and "docs:bin.md" not in record.files
+        assert manifest["fingerprint"] == fingerprint_digest({**record.files,
+                                                             **record.binary})
+        assert {**record.files, **record.binary} == fingerprints(config) or step == "full"
+    assert check_state(config).state == "current"
+
+
+def test_fingerprint_digest_depends_on_every_key_size_and_mtime_not_on_order():
+    files = {"docs:a.md": (10, 1_000), "docs:b.md": (20, 2_000), "docs:c/d.md": (0, 5)}
+    digest = fingerprint_digest(files)
+    assert fingerprint_digest(dict(reversed(list(files.items())))) == digest
+    variants = [
+        {**files, "docs:a.md": (11, 1_000)},  # size
+        {**files, "docs:a.md": (10, 1_001)},  # mtime, by one nanosecond
+        {**files, "docs:a.md": (20, 1_000), "docs:b.md": (10, 2_000)},  # sizes swapped
+        {k.replace("a.md", "e.md"): v for k, v in files.items()},  # renamed
+        {k: v for k, v in files.items() if k != "docs:c/d.md"},  # removed
+        {**files, "docs:z.md": (0, 0)},  # added
+        {"docs:a.md": (10, 1_000), "docs:b.md\0": (20, 2_000), "docs:c/d.md": (0, 5)},
+    ]
+    assert len({digest, *(fingerprint_digest(v) for v in variants)}) == len(variants) + 1
+    assert fingerprint_digest({}) != digest
+
+
+def _change_same_size_new_mtime(docs: Path) -> None:
+    path = docs / "beta.md"
+    st = path.stat()
+    path.write_text(path.read_text().replace("bananas", "kumquat"))  # 7 letters each
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1))
+    assert path.stat().st_size == st.st_size
+
+
+def _change_same_mtime_new_size(docs: Path) -> None:
+    path = docs / "beta.md"
+    st = path.stat()
+    path.write_text(path.read_text() + "kumquat\n")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def _file_becomes_folder(docs: Path) -> None:
+    (docs / "beta.md").unlink()
+    write(docs / "beta.md" / "inner.md", "# Inner\n\nkumquat inside\n")
+
+
+def _binary_becomes_text(docs: Path) -> None:
+    write(docs / "bin.md", "# Was binary\n\nkumquat now\n", bump=2)
+
+
+def _text_becomes_binary(docs: Path) -> None:
+    (docs / "beta.md").write_bytes(b"\0kumquat")
+    st = (docs / "beta.md").stat()
+    os.utime(docs / "beta.md", ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
+
+
+def _binary_removed(docs: Path) -> None:
+    (docs / "bin.md").unlink()
+
+
+def _dangling_link_resolves(docs: Path) -> None:
+    write(docs.parent / "target.md", "# Target\n\nkumquat linked\n")
+
+
+CHANGES = {  # name: change, (added, modified, removed), what "kumquat" finds after it
+    "same size, new mtime": (_change_same_size_new_mtime, ([], ["docs:beta.md"], []),
+                             ["docs:beta.md#beta"]),
+    "same mtime, new size": (_change_same_mtime_new_size, ([], ["docs:beta.md"], []),
+                             ["docs:beta.md#beta"]),
+    "file replaced by a folder": (_file_becomes_folder,
+                                  (["docs:beta.md/inner.md"], [], ["docs:beta.md"]),
+                                  ["docs:beta.md/inner.md#inner"]),
+    "binary file becomes text": (_binary_becomes_text, ([], ["docs:bin.md"], []),
+                                 ["docs:bin.md#was-binary"]),
+    "text file becomes binary": (_text_becomes_binary, ([], ["docs:beta.md"], []), []),
+    "binary file removed": (_binary_removed, ([], [], ["docs:bin.md"]), []),
+    "dangling symlink resolves": (_dangling_link_resolves, (["docs:link.md"], [], []),
+                                  ["docs:link.md#target"]),
+}
+
+
+@pytest.mark.parametrize("name", CHANGES)
+def test_a_stored_digest_never_hides_a_change(tmp_path, name):
+    """Each change is named exactly by the check, indexed by the update, and the result
+    is a full build's (terms, words, statistics and problems)."""
+    change, expected, found = CHANGES[name]
+    config = project(tmp_path / "inc", {**BASE, "bin.md": "x"})
+    docs = tmp_path / "inc" / "docs"
+    (docs / "bin.md").write_bytes(b"\0binary")
+    os.symlink(tmp_path / "inc" / "target.md", docs / "link.md")
+    search(config, "shared")
+    change(docs)
+    state = check_state(config)
+    assert (state.state, (state.added, state.modified, state.removed)) == ("stale", expected)
+    assert ids(config, "kumquat") == found
+    assert check_state(config).state == "current"
+    assert _manifest_and_record(config)[0]["update"]["kind"] == "incremental"
+    if name == "text file becomes binary":
+        assert ids(config, "bananas") == []
+    full_root = tmp_path / "full"
+    shutil.copytree(tmp_path / "inc" / "docs", full_root / "docs", symlinks=True)
+    if (tmp_path / "inc" / "target.md").exists():
+        shutil.copy(tmp_path / "inc" / "target.md", full_root / "target.md")
+        (full_root / "docs" / "link.md").unlink()
+        os.symlink(full_root / "target.md", full_root / "docs" / "link.md")
+    full = project(full_root, {})
+    search(full, "shared")
+    assert _terms(config) == _terms(full)
+    assert _problems(config) == _problems(full)
+
+
+def _problems(config) -> list[str]:
+    return _manifest_and_record(config)[0]["problems"]
+
+
+def test_problems_of_unchanged_files_outlive_an_update(tmp_path):
+    config = project(tmp_path, BASE)
+    (tmp_path / "docs/latin.md").write_bytes("# Latin\n\ncafé\n".encode("latin-1"))
+    search(config, "shared")
+    before = _problems(config)
+    assert [p for p in before if p.startswith("docs:latin.md: invalid UTF-8")]
+    write(tmp_path / "docs/beta.md", "# Beta\n\nedited\n", bump=2)
+    search(config, "edited")
+    assert _problems(config) == before
+
+
+def test_an_update_walks_once_and_opens_only_the_changed_files(tmp_path, monkeypatch):
+    from ra.pipeline import discover
+
+    config = project(tmp_path, BASE)
+    search(config, "shared")
+    write(tmp_path / "docs/beta.md", "# Beta\n\nedited\n", bump=2)
+    walks, sniffed = [], []
+    scan_tree, is_binary = discover.scan_tree, discover.is_binary
+    monkeypatch.setattr(discover, "scan_tree", lambda tree: walks.append(1) or scan_tree(tree))
+    monkeypatch.setattr(discover, "is_binary",
+                        lambda path: sniffed.append(Path(path).name) or is_binary(path))
+    reader, status = open_index(config)
+    reader.close()
+    assert status.startswith("indexed 1 changed file")
+    assert (len(walks), sniffed) == (1, ["beta.md"])
+
+
+def test_a_check_older_than_the_current_generation_is_checked_again(tmp_path):
+    """A state found before another writer published is not applied to its generation."""
+    from ra.freshness import _refresh
+
+    config = project(tmp_path, BASE)
+    search(config, "shared")
+    write(tmp_path / "docs/beta.md", "# Beta\n\nedited\n", bump=2)
+    stale = check_state(config)
+    assert stale.state == "stale"
+    assert refresh_index(config).startswith("indexed 1 changed file")  # another writer
+    name = current_name(config.index_dir)
+    assert _refresh(config, stale) is None
+    assert current_name(config.index_dir) == name
 
 
 # --- incremental == full ------------------------------------------------------------------

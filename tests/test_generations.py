@@ -204,6 +204,34 @@ def test_failed_build_leaves_the_published_generation_intact(project, monkeypatc
     assert search_ids(project, "firstword") == ["docs:alpha.md#alpha"]
 
 
+def test_publish_makes_every_written_file_and_folder_durable_first(project, tmp_path,
+                                                                   monkeypatch):
+    """Before the pointer moves, each file written for the generation (partitions in their
+    folders too) and each folder is fsynced; partitions hard-linked from the previous
+    generation were made durable with it."""
+    monkeypatch.setattr(run, "PART_FILES", 1)  # three partitions, one per file
+    monkeypatch.setattr("ra.pipeline.update.PART_FILES", 1)
+    synced: list[str] = []
+    fsync = generations._fsync
+    monkeypatch.setattr(generations, "_fsync",
+                        lambda path: synced.append(str(path).replace("/.build-", "/gen-"))
+                        or fsync(path))
+    gen = project.index_dir / run.build(project).generation
+    assert set(synced) == {str(p) for p in gen.rglob("*")} | {str(gen), str(project.index_dir)}
+    synced.clear()
+    old = generations.open_current(project.index_dir)  # pinned: its files keep their links
+    try:
+        write(tmp_path / "docs/beta.md", "# Beta\n\nedited\n", bump=5)
+        refresh_index(project)
+        gen = project.index_dir / generations.current_name(project.index_dir)
+        linked = {str(p) for p in gen.rglob("*.parquet") if p.stat().st_nlink > 1}
+        assert len(linked) == 2 * 6  # two partitions of six artifacts
+        assert set(synced) == {str(p) for p in gen.rglob("*")} - linked | {
+            str(gen), str(project.index_dir)}
+    finally:
+        old.close()
+
+
 def test_writer_lock_is_exclusive(tmp_path):
     index_dir = tmp_path / "index"
     with generations.writer_lock(index_dir) as held:
@@ -328,7 +356,7 @@ def test_replaced_file_updates_the_manifest(project, tmp_path):
     open_index(project)[0].close()
     gen = generations.open_current(project.index_dir)
     try:
-        files = gen.manifest["files"]
+        files = generations.read_fingerprints(gen.path).files
     finally:
         gen.close()
     assert "docs:new.md" in files and "docs:alpha.md" not in files and len(files) == 3

@@ -18,7 +18,7 @@ from ra.analysis import analyzer_for
 from ra.artifacts import SCHEMAS
 from ra.config import load_config
 from ra.freshness import open_index
-from ra.generations import open_current
+from ra.generations import open_current, read_fingerprints
 from ra.layout import ARTIFACTS, FIELD_CODE, FIELDS, artifact_path
 from ra.pipeline import run
 from ra.pipeline.analyze import analyze
@@ -157,13 +157,17 @@ def test_acceptance_manifest_records_problems_and_counts(acceptance):
     gen = open_current(config.index_dir)
     try:
         manifest = gen.manifest
+        record = read_fingerprints(gen.path)
     finally:
         gen.close()
     assert manifest["problems"] == report.problems
     assert manifest["counts"] == {"files": report.files, "chunks": report.chunks,
                                   "terms": report.terms, "postings": report.postings}
-    assert sorted(manifest["files"]) == [
+    assert sorted(record.files) == [
         "docs:big.md", "docs:bom.md", "docs:empty.md", "docs:latin.md", "docs:yaml.md"]
+    assert sorted(record.binary) == ["docs:bin.md"]
+    assert record.partition == dict.fromkeys(record.files, 0)
+    assert manifest["partitions"] == [0]
     assert report.generation == gen.path.name
 
 
@@ -387,6 +391,53 @@ def test_chunk_at_headings_false_gives_one_chunk_per_document(tmp_path):
     assert [r["id"] for r in rows] == ["docs:a.md", "docs:b.md", "docs:c.txt"]
     assert rows[0]["title"] == "Title A" and rows[0]["depth"] == 0
     assert search_ids(config, "subword") == ["docs:a.md"]
+
+
+def test_updated_terms_and_words_equal_a_recount(tmp_path):
+    """An update's arithmetic on the vocabulary equals counting again from scratch, and
+    keeps the id of every term that survives."""
+    import random
+
+    from ra.pipeline.postings import terms_of, updated_terms, updated_words, words_of
+
+    rng = random.Random(3)
+    vocab = ["alpha", "beta", "gamma", "delta", "running", "runs", "indexing", "日本語"]
+
+    def docs(first: int, n: int) -> list[str]:
+        return [f"# {rng.choice(vocab)}\n\n{' '.join(rng.choices(vocab, k=rng.randrange(1, 9)))}"
+                f"\n\n## {rng.choice(vocab)} {first + i}\n\nnew{first + i}\n" for i in range(n)]
+
+    def stages(texts: list[str], first_ord: int, names: list[str]):
+        sources = [SourceDoc("docs", name, text, 1, False)
+                   for name, text in zip(names, texts, strict=True)]
+        return analyze(chunk(docs_table(sources), first_ord=first_ord)[0], "english")
+
+    kept, gone, new = docs(0, 5), docs(5, 3), docs(8, 4)
+    k_an, _, k_su = stages(kept, 0, [f"k{i}.md" for i in range(5)])
+    g_an, _, g_su = stages(gone, 1000, [f"g{i}.md" for i in range(3)])
+    n_an, _, n_su = stages(new, 2000, [f"n{i}.md" for i in range(4)])
+    before = terms_of(pa.concat_tables([k_an, g_an]))
+    old_words = words_of(pa.concat_tables([k_su, g_su]), before)
+    terms = updated_terms(before, g_an, n_an)
+    words = updated_words(old_words, g_su, n_su, terms)
+    recount = terms_of(pa.concat_tables([k_an, n_an]))
+
+    def counted(table: pa.Table) -> list[tuple]:
+        return sorted((r["term"], r["df"], r["cf"]) for r in table.to_pylist())
+
+    assert counted(terms) == counted(recount)
+    assert len(set(terms["term_id"].to_pylist())) == terms.num_rows
+    ids_before = dict(zip(before["term"].to_pylist(), before["term_id"].to_pylist(),
+                          strict=True))
+    ids = dict(zip(terms["term"].to_pylist(), terms["term_id"].to_pylist(), strict=True))
+    for term, term_id in ids.items():
+        assert ids_before.get(term, term_id) == term_id
+        assert term in ids_before or term_id > max(ids_before.values())
+    want = words_of(pa.concat_tables([k_su, n_su]), recount).to_pylist()
+    assert words["word"].to_pylist() == sorted(words["word"].to_pylist())
+    assert [(w["word"], w["term"], w["freq"], w["term_id"]) for w in words.to_pylist()] == [
+        (w["word"], w["term"], w["freq"], ids[w["term"]]) for w in want]
+    assert updated_terms(before, g_an.slice(0, 0), g_an.slice(0, 0)).equals(before)
 
 
 # --- (e) determinism ---------------------------------------------------------------------

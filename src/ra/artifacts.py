@@ -18,7 +18,9 @@ source files, so an update rewrites only the partitions whose files changed
     postings/   one row per (term, chunk, field), sorted by term_id then chunk
     terms.parquet   one row per distinct term: term_id, df, collection frequency
     words.parquet   one row per distinct surface word: the term it stems to (fuzzy)
-    manifest.json   schema version, config hash, fingerprints, partitions, statistics
+    manifest.json   schema version, config hash, partitions, statistics, and a digest
+                    of every file's fingerprint (a freshness check compares only that)
+    fingerprints.json   each file's fingerprint and partition (read when files changed)
 """
 
 from __future__ import annotations

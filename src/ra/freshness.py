@@ -1,24 +1,28 @@
 """Freshness: is the published index the index of the files as they are now?
 
 Every reading command calls ``open_index``, which compares the current files' fingerprints
-(size, mtime_ns) and the configuration hash with the manifest of the current generation,
-rebuilds when they differ, and returns a reader pinned to an up-to-date generation. A
-second process that finds a rebuild under way waits for the writer lock, then re-checks
-and reuses the fresh generation instead of building it again.
+(size, mtime_ns) and the configuration hash with the current generation, rebuilds when
+they differ, and returns a reader pinned to an up-to-date generation. A second process
+that finds a rebuild under way waits for the writer lock, then re-checks and reuses the
+fresh generation instead of building it again.
+
+The check is one stat walk of the trees (``ra.pipeline.discover.scan``) and, when nothing
+changed, one comparison: the manifest holds a digest of every file's fingerprint, so the
+per-file record (``fingerprints.json``) is read only to name what changed. A stale state
+carries its walk and that record to the update, which then walks nothing again and
+opens only the changed files.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import stat
 from dataclasses import dataclass, field
 
 from ra import generations
 from ra.errors import IndexStateError
 from ra.layout import SCHEMA_VERSION
-from ra.pipeline.discover import discover, walk_tree
+from ra.pipeline.discover import Scan, scan
 
 
 @dataclass
@@ -30,6 +34,11 @@ class IndexState:
     modified: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     detail: str = ""
+    # A stale state also keeps the walk it compared and the generation it compared it
+    # with, so that the update that follows does not walk again.
+    scan: Scan | None = field(default=None, repr=False, compare=False)
+    record: generations.FileRecord | None = field(default=None, repr=False, compare=False)
+    generation: str | None = field(default=None, compare=False)
 
     @property
     def changed(self) -> int:
@@ -55,33 +64,22 @@ def config_hash(config) -> str:
     return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()
 
 
-def fingerprints(config) -> dict[str, list[int]]:
-    """``tree:path → [size, mtime_ns]`` of the files the configuration selects now.
+def fingerprints(config) -> dict[str, tuple[int, int]]:
+    """``tree:path → (size, mtime_ns)`` of the files the configuration selects now.
 
     Only ``stat``s files: binary files are included here and matched against the
     manifest's record of skipped binaries, so no file is opened to check freshness. The
-    walk is discover's (``walk_tree``); a test holds the two to the same files.
+    walk is discover's (``scan_tree``); a test holds the two to the same files.
     """
-    out: dict[str, list[int]] = {}
-    for tree in config.trees:
-        for rel, abspath in walk_tree(tree.path):
-            if not tree.matches(rel):
-                continue
-            try:
-                st = os.stat(abspath)  # follows a file symlink, as discover does
-            except OSError:
-                continue  # unreadable: discover skips it too
-            if stat.S_ISREG(st.st_mode):
-                out[f"{tree.name}:{rel}"] = [st.st_size, st.st_mtime_ns]
-    return out
+    return scan(config.trees).files
 
 
 def diff(manifest_files: dict, current: dict) -> tuple[list[str], list[str], list[str]]:
     """``(added, modified, removed)`` keys between a manifest and the files now."""
-    added = sorted(k for k in current if k not in manifest_files)
-    removed = sorted(k for k in manifest_files if k not in current)
+    added = sorted(current.keys() - manifest_files.keys())
+    removed = sorted(manifest_files.keys() - current.keys())
     modified = sorted(k for k, fp in current.items()
-                      if k in manifest_files and list(manifest_files[k]) != list(fp))
+                      if (old := manifest_files.get(k, fp)) != fp and list(old) != list(fp))
     return added, modified, removed
 
 
@@ -97,18 +95,28 @@ def check_state(config) -> IndexState:
     if gen is None:
         return IndexState("missing")
     try:
-        return _state_of(config, gen.manifest)
+        return _state_of(config, gen)
     finally:
         gen.close()
 
 
-def _state_of(config, manifest: dict) -> IndexState:
+def _state_of(config, gen: generations.Generation) -> IndexState:
+    """The state of pinned generation ``gen``. One stat walk; when its digest equals the
+    manifest's, nothing changed and the per-file fingerprints are never read."""
+    manifest = gen.manifest
     if manifest.get("config_hash") != config_hash(config):
         return IndexState("config-changed")
-    known = {**manifest.get("files", {}), **manifest.get("binary", {})}
-    added, modified, removed = diff(known, fingerprints(config))
+    now = scan(config.trees)
+    if manifest.get("fingerprint") == now.digest():
+        return IndexState("current")
+    try:
+        record = generations.read_fingerprints(gen.path)
+    except IndexStateError as exc:
+        return IndexState("damaged", detail=str(exc))
+    added, modified, removed = diff({**record.files, **record.binary}, now.files)
     if added or modified or removed:
-        return IndexState("stale", added, modified, removed)
+        return IndexState("stale", added, modified, removed, scan=now, record=record,
+                          generation=gen.path.name)
     return IndexState("current")
 
 
@@ -121,10 +129,10 @@ def open_index(config, *, refresh: bool = True, progress=None):
                               "then add a [tree.NAME] with a path")
     status = None
     if refresh:
-        reader = _current_reader(config)
+        reader, state = _current_reader(config)
         if reader is not None:
             return reader, None
-        status = refresh_index(config, progress=progress)
+        status = _refresh(config, state, progress=progress)
     try:
         reader = IndexReader.open(config.index_dir)
     except IndexStateError:
@@ -138,23 +146,25 @@ def open_index(config, *, refresh: bool = True, progress=None):
 
 
 def _current_reader(config):
-    """A reader of the published generation when it is up to date, else None: the
-    generation is pinned once and its manifest read once for the check and the reader."""
+    """``(reader, None)`` of the published generation when it is up to date, else
+    ``(None, state)``: the generation is pinned once, and its manifest read once for
+    the check and the reader."""
     from ra.query.index import IndexReader
 
     try:
         gen = generations.open_current(config.index_dir)
-    except IndexStateError:
-        return None
+    except IndexStateError as exc:
+        return None, IndexState("damaged", detail=str(exc))
     if gen is None:
-        return None
-    if _state_of(config, gen.manifest).state != "current":
+        return None, IndexState("missing")
+    state = _state_of(config, gen)
+    if state.state != "current":
         gen.close()
-        return None
+        return None, state
     try:
-        return IndexReader(gen)
-    except IndexStateError:  # damaged: IndexReader released the pin; refresh rebuilds
-        return None
+        return IndexReader(gen), None
+    except IndexStateError as exc:  # damaged: IndexReader released the pin; refresh rebuilds
+        return None, IndexState("damaged", detail=str(exc))
 
 
 def refresh_index(config, *, progress=None, force: bool = False) -> str | None:
@@ -163,12 +173,23 @@ def refresh_index(config, *, progress=None, force: bool = False) -> str | None:
     Changed files are re-indexed incrementally (``ra.pipeline.update``); a changed
     configuration, a missing or damaged index, or ``force`` rebuild everything.
     """
-    if check_state(config).state == "current" and not force:
+    state = check_state(config)
+    if state.state == "current" and not force:
         return None
+    return _refresh(config, state, progress=progress, force=force)
+
+
+def _refresh(config, state: IndexState, *, progress=None, force: bool = False
+             ) -> str | None:
+    """Act on ``state``, found without the writer lock. Under the lock it still holds
+    when no other writer published since (the same generation is current): its walk is
+    then a snapshot of the files taken after that generation, and is not repeated."""
     from ra.pipeline.run import build  # the writer needs pyarrow: import it only to write
 
     with generations.writer_lock(config.index_dir):
-        state = check_state(config)  # again: another process may have done it meanwhile
+        if force or state.generation is None or (
+                generations.current_name(config.index_dir) != state.generation):
+            state = check_state(config)  # another process may have done it meanwhile
         if state.state == "current" and not force:
             return None
         if state.state == "stale" and not force:
@@ -181,13 +202,13 @@ def refresh_index(config, *, progress=None, force: bool = False) -> str | None:
 def _incremental(config, state: IndexState):
     """Re-index only the changed files into a new generation (writer lock held)."""
     from ra.pipeline.run import publish_with
-    from ra.pipeline.update import update_into
+    from ra.pipeline.update import changes_since, update_into
 
-    prev = config.index_dir / generations.current_name(config.index_dir)
-    manifest = generations.read_manifest(prev)  # no pin: the writer lock protects it
-    found = discover(config.trees)
-    return publish_with(config.index_dir, lambda out: update_into(
-        out, prev, manifest, config, found, state.added, state.modified, state.removed))
+    prev = config.index_dir / state.generation  # no pin: the writer lock protects it
+    changes = changes_since(state.record, config.trees, state.scan, state.added,
+                            state.modified, state.removed)
+    return publish_with(config.index_dir,
+                        lambda out: update_into(out, prev, config, changes))
 
 
 def _status_line(state: IndexState, report) -> str:

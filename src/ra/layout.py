@@ -6,7 +6,7 @@ The query path imports this (not ``ra.artifacts``, which needs pyarrow) so that
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: BM25F fields, in the order of their numeric codes in ``postings.field``.
 FIELDS = ("title", "tags", "path", "body")
@@ -19,6 +19,9 @@ PARTITIONED = ("files", "chunks", "analyzed", "lengths", "surface", "postings")
 GLOBAL = ("terms", "words")
 ARTIFACTS = PARTITIONED + GLOBAL
 MANIFEST = "manifest.json"
+#: Per-file fingerprints and partition membership: read when files changed, not by a
+#: freshness check that finds none (the manifest holds their digest).
+FINGERPRINTS = "fingerprints.json"
 
 
 def part_name(part: int) -> str:

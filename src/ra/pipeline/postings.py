@@ -3,8 +3,11 @@
 Terms are numbered and postings are sorted by (term_id, ord, field) and written in small
 row groups, so a query that filters ``term_id`` reads only the row groups holding its
 terms (Parquet min/max statistics let DuckDB skip the rest). Document frequency counts
-chunks, over all fields: BM25F's IDF is per term, not per field. The grouping runs in
-DuckDB over Arrow tables, on every core.
+chunks, over all fields: BM25F's IDF is per term, not per field. The collection-wide
+grouping of a full build runs in DuckDB over Arrow tables, on every core; postings (a
+hash lookup of each row's term and a sort) and an update's adjustments run in Arrow
+compute, which needs no DuckDB connection (opening one costs 20-35 ms) and is three times
+faster on a partition.
 
 A full build numbers terms in sorted order (``terms_of``). An update keeps every existing
 term id and adjusts df/cf by exactly what the changed files removed and added
@@ -20,6 +23,8 @@ from ra.artifacts import POSTINGS, TERMS, WORDS
 from ra.layout import FIELDS
 
 POSTINGS_ROW_GROUP = 16_384
+#: The order of postings rows: by term, so that a query's terms are a few row groups.
+POSTINGS_ORDER = [("term_id", "ascending"), ("ord", "ascending"), ("field", "ascending")]
 
 
 def _duck(**tables: pa.Table):
@@ -41,37 +46,63 @@ def terms_of(analyzed: pa.Table) -> pa.Table:
             FROM analyzed GROUP BY term ORDER BY term_id""").to_arrow_table().cast(TERMS)
 
 
-def term_delta(analyzed: pa.Table) -> pa.Table:
-    """What ``analyzed`` rows contribute to each term: ``(term, df, cf)``."""
-    with _duck(analyzed=analyzed) as con:
-        return con.sql("SELECT term, count(DISTINCT ord)::BIGINT AS df, "
-                       "sum(tf)::BIGINT AS cf FROM analyzed GROUP BY term").to_arrow_table()
+def term_delta(removed: pa.Table, added: pa.Table) -> pa.Table:
+    """``(term, df, cf)``: what ``added`` analysed rows contribute to each term minus what
+    ``removed`` rows did (df counts distinct chunks, as ``terms_of`` does)."""
+    import pyarrow.compute as pc
+
+    pieces = []
+    for sign, rows in ((-1, removed), (1, added)):
+        if rows.num_rows:
+            g = rows.group_by("term").aggregate([("ord", "count_distinct"), ("tf", "sum")])
+            pieces.append(pa.table({
+                "term": g["term"],
+                "df": pc.multiply(g["ord_count_distinct"].cast(pa.int64()), sign),
+                "cf": pc.multiply(g["tf_sum"].cast(pa.int64()), sign)}))
+    if not pieces:
+        return pa.table({"term": pa.array([], pa.string()), "df": pa.array([], pa.int64()),
+                         "cf": pa.array([], pa.int64())})
+    summed = pa.concat_tables(pieces).group_by("term").aggregate([("df", "sum"),
+                                                                 ("cf", "sum")])
+    return pa.table({"term": summed["term"], "df": summed["df_sum"], "cf": summed["cf_sum"]})
 
 
 def updated_terms(old: pa.Table, removed: pa.Table, added: pa.Table) -> pa.Table:
     """``old`` terms minus the contribution of ``removed`` rows plus that of ``added``;
-    terms whose df falls to zero are dropped, new terms numbered after the largest id."""
-    with _duck(old=old, rem=term_delta(removed), add=term_delta(added)) as con:
-        return con.sql("""
-            WITH merged AS (
-                SELECT coalesce(o.term, a.term, r.term) AS term, o.term_id,
-                       coalesce(o.df, 0) - coalesce(r.df, 0) + coalesce(a.df, 0) AS df,
-                       coalesce(o.cf, 0) - coalesce(r.cf, 0) + coalesce(a.cf, 0) AS cf
-                FROM old o FULL JOIN rem r ON r.term = o.term
-                           FULL JOIN add a ON a.term = coalesce(o.term, r.term))
-            SELECT coalesce(term_id, (SELECT coalesce(max(term_id), -1) FROM old)
-                   + row_number() OVER (PARTITION BY term_id IS NULL ORDER BY term)
-                   )::INTEGER AS term_id, term, df::INTEGER AS df, cf::BIGINT AS cf
-            FROM merged WHERE df > 0 ORDER BY term_id""").to_arrow_table().cast(TERMS)
+    terms whose df falls to zero are dropped, new terms numbered after the largest id in
+    term order. Existing terms keep their ids, so postings that are not rewritten stay
+    valid. Plain arithmetic on the few terms that changed: no table is joined."""
+    import pyarrow.compute as pc
+
+    delta = term_delta(removed, added)
+    at = pc.index_in(delta["term"], value_set=old["term"])
+    known = pc.is_valid(at)
+    rows = at.filter(known).to_numpy()
+    df, cf = _numbers(old["df"]), _numbers(old["cf"])
+    df[rows] += delta["df"].filter(known).to_numpy()
+    cf[rows] += delta["cf"].filter(known).to_numpy()
+    fresh = delta.filter(pc.invert(known)).sort_by("term")
+    last = pc.max(old["term_id"]).as_py()  # None when there are no terms yet
+    first = -1 if last is None else last
+    terms = pa.concat_tables([
+        pa.table({"term_id": old["term_id"], "term": old["term"], "df": df, "cf": cf}
+                 ).cast(TERMS),
+        pa.table({"term_id": pa.array(range(first + 1, first + 1 + fresh.num_rows),
+                                      pa.int32()),
+                  "term": fresh["term"], "df": fresh["df"], "cf": fresh["cf"]}).cast(TERMS),
+    ])
+    return terms.filter(pc.greater(terms["df"], 0))
 
 
 def postings_of(analyzed: pa.Table, terms: pa.Table) -> pa.Table:
     """Postings of ``analyzed`` rows with ``terms``' ids, sorted for row-group pruning."""
-    with _duck(analyzed=analyzed, terms=terms) as con:
-        return con.sql("""
-            SELECT t.term_id, a.ord, a.field, a.tf, a.positions
-            FROM analyzed a JOIN terms t USING (term)
-            ORDER BY t.term_id, a.ord, a.field""").to_arrow_table().cast(POSTINGS)
+    import pyarrow.compute as pc
+
+    at = pc.index_in(analyzed["term"], value_set=terms["term"])
+    table = pa.table({"term_id": terms["term_id"].take(at), "ord": analyzed["ord"],
+                      "field": analyzed["field"], "tf": analyzed["tf"],
+                      "positions": analyzed["positions"]})
+    return table.sort_by(POSTINGS_ORDER).cast(POSTINGS)
 
 
 def words_of(surface: pa.Table, terms: pa.Table) -> pa.Table:
@@ -86,17 +117,36 @@ def words_of(surface: pa.Table, terms: pa.Table) -> pa.Table:
 def updated_words(old: pa.Table, removed: pa.Table, added: pa.Table,
                   terms: pa.Table) -> pa.Table:
     """``old`` words with the frequencies of ``removed`` surface rows subtracted and those
-    of ``added`` added; words no longer present are dropped."""
-    with _duck(old=old, rem=removed, add=added, terms=terms) as con:
-        return con.sql("""
-            WITH delta AS (
-                SELECT word, term, freq FROM old
-                UNION ALL SELECT word, term, -freq FROM rem
-                UNION ALL SELECT word, term, freq FROM add),
-            summed AS (SELECT word, term, sum(freq) AS freq FROM delta GROUP BY ALL)
-            SELECT s.word, s.term, t.term_id, s.freq::BIGINT AS freq
-            FROM summed s JOIN terms t USING (term)
-            WHERE s.freq > 0 ORDER BY s.word""").to_arrow_table().cast(WORDS)
+    of ``added`` added; words no longer present are dropped, new ones take their term's
+    id. A word always stems to the same term, so the word alone is the key."""
+    import pyarrow.compute as pc
+
+    delta = pa.concat_tables([
+        pa.table({"word": t["word"], "term": t["term"],
+                  "freq": pc.multiply(t["freq"].cast(pa.int64()), sign)})
+        for sign, t in ((-1, removed), (1, added))
+    ]).group_by(["word", "term"]).aggregate([("freq", "sum")])
+    at = pc.index_in(delta["word"], value_set=old["word"])
+    known = pc.is_valid(at)
+    freq = _numbers(old["freq"])
+    freq[at.filter(known).to_numpy()] += delta["freq_sum"].filter(known).to_numpy()
+    fresh = delta.filter(pc.invert(known))
+    term_at = pc.index_in(fresh["term"], value_set=terms["term"])
+    fresh = fresh.filter(pc.is_valid(term_at))  # as the join of ``words_of``
+    ids = terms["term_id"].take(term_at.filter(pc.is_valid(term_at)))
+    words = pa.concat_tables([
+        pa.table({"word": old["word"], "term": old["term"], "term_id": old["term_id"],
+                  "freq": freq}).cast(WORDS),
+        pa.table({"word": fresh["word"], "term": fresh["term"], "term_id": ids,
+                  "freq": fresh["freq_sum"]}).cast(WORDS),
+    ])
+    words = words.filter(pc.greater(words["freq"], 0))
+    return words.sort_by("word") if fresh.num_rows else words
+
+
+def _numbers(column: pa.ChunkedArray):
+    """A writable int64 NumPy copy of an integer column."""
+    return column.to_numpy().astype("int64")
 
 
 def postings(analyzed: pa.Table, surface: pa.Table) -> tuple[pa.Table, pa.Table, pa.Table]:

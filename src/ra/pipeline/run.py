@@ -19,7 +19,6 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,6 +122,8 @@ def run_parts(files: list[FoundFile], settings: dict, workers: int,
     groups = [files[i:i + size] for i in range(0, len(files), size)] or [[]]
     jobs = [(g, settings) for g in groups]
     if workers > 1 and len(groups) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(workers) as pool:
             results = _track(pool.map(_process, jobs), groups, progress)
     else:
@@ -218,25 +219,32 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
     chunks = pa.concat_tables([p.chunks for p in parts])
     report = BuildReport(
         files=len(found.files), chunks=chunks.num_rows, terms=terms.num_rows,
-        postings=sum(p.postings.num_rows for p in parts), problems=problems,
+        postings=sum(p.postings.num_rows for p in parts), problems=sorted(problems),
         oversized=oversized(chunks, config.settings.max_chunk_size))
     report.stage_seconds = {"postings": t1 - t0, "write": time.perf_counter() - t1}
     sums = length_sums(pa.concat_tables([p.lengths for p in parts]))
-    finish_manifest(out, config, report, found, {p.id: p.keys() for p in parts},
+    finish_manifest(out, config, report, fingerprints_of(found.files),
+                    fingerprints_of(found.binary), {p.id: p.keys() for p in parts},
                     statistics(chunks.num_rows, sums), next_ord=chunks.num_rows,
                     update={"kind": "full"})
     return report
 
 
-def finish_manifest(out: Path, config, report: BuildReport, found: Discovery,
+def finish_manifest(out: Path, config, report: BuildReport, files: dict, binary: dict,
                     partitions: dict[int, list[str]], stats: dict, *, next_ord: int,
-                    update: dict) -> dict:
+                    update: dict, digest: str | None = None) -> dict:
+    """Write the manifest and the per-file record; ``files`` and ``binary`` map
+    ``tree:path`` to ``(size, mtime_ns)``; ``digest`` is their fingerprint digest when
+    the caller has it."""
     return write_manifest(
-        out, config_hash=config_hash(config), stats=stats,
-        files={f"{f.tree}:{f.path}": [f.size, f.mtime_ns] for f in found.files},
-        binary={f"{f.tree}:{f.path}": [f.size, f.mtime_ns] for f in found.binary},
-        partitions=partitions, next_ord=next_ord,
+        out, config_hash=config_hash(config), stats=stats, files=files, binary=binary,
+        partitions=partitions, next_ord=next_ord, digest=digest,
         counts={"files": report.files, "chunks": report.chunks, "terms": report.terms,
                 "postings": report.postings},
         problems=report.problems, update=update, seconds=report.seconds,
         stage_seconds=report.stage_seconds, trees=sorted({t.name for t in config.trees}))
+
+
+def fingerprints_of(files: Sequence[FoundFile]) -> dict[str, tuple[int, int]]:
+    """``tree:path → (size, mtime_ns)`` of discovered files."""
+    return {f"{f.tree}:{f.path}": (f.size, f.mtime_ns) for f in files}

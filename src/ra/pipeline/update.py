@@ -1,6 +1,8 @@
 """Incremental update: a new generation that differs from the last only where files did.
 
-Given the previous generation and the files that were added, modified or removed:
+Given the previous generation and the files that were added, modified or removed (found
+by the freshness check's stat walk, which is reused here: nothing is walked again, and
+only the changed files are opened, to sniff for binary content and to be indexed):
 
 1. each partition holding a modified or removed file is read, and that file's rows are
    dropped from every per-file table (its chunks by ``ord``);
@@ -9,48 +11,107 @@ Given the previous generation and the files that were added, modified or removed
    to the last partition until it is full, then to new ones;
 3. the global term table is adjusted by exactly the dropped and the new rows (df, cf),
    the surface vocabulary likewise, and the length sums behind the BM25F averages;
-4. the rewritten partitions get new postings; every other partition is hard-linked.
+4. a rewritten partition keeps the postings of its kept chunks and adds those of the new
+   ones; every other partition is hard-linked.
 
 The result scores exactly like a full build of the same files: every statistic is a sum
 over rows, and the update subtracts and adds rows, never estimates. Term ids of untouched
-partitions stay valid because existing terms keep their ids.
+partitions stay valid because existing terms keep their ids. The work is one partition,
+the global term and word tables, and the per-file record (``fingerprints.json``).
 """
 
 from __future__ import annotations
 
 import time
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
-from ra.pipeline.discover import Discovery, FoundFile
-from ra.pipeline.partitions import PART_FILES, Part, link_part, read_part, write_globals, write_part
-from ra.pipeline.postings import length_sums, postings_of, statistics, updated_terms, updated_words
+from ra import generations
+from ra.pipeline.discover import Discovery, FoundFile, Scan, found_file
+from ra.pipeline.partitions import (
+    PART_FILES,
+    Part,
+    link_parts,
+    read_part,
+    read_table,
+    write_globals,
+    write_part,
+)
+from ra.pipeline.postings import (
+    POSTINGS_ORDER,
+    length_sums,
+    postings_of,
+    statistics,
+    updated_terms,
+    updated_words,
+)
 from ra.pipeline.run import BuildReport, finish_manifest, index_settings, oversized, process_files
+
+
+@dataclass
+class Changes:
+    """What an update needs to know about the files now, relative to the previous
+    generation."""
+
+    record: generations.FileRecord  # the previous generation's files
+    files: dict[str, tuple[int, int]]  # text files to index now: tree:path → fingerprint
+    binary: dict[str, tuple[int, int]]  # binary files now (skipped, with fingerprints)
+    fresh: list[FoundFile]  # added or modified text files, to (re)index, by key
+    gone: list[str]  # files of ``prev`` whose rows leave: modified, removed, now binary
+    skipped: list[tuple[str, str, str]]  # discovery problems now: (tree, path, why)
+    digest: str  # fingerprint digest of files and binary files together (the scan's)
+    counts: dict[str, int] = field(default_factory=dict)  # added, modified, removed
+
+
+def changes_since(record: generations.FileRecord, trees, scan: Scan, added: list[str],
+                  modified: list[str], removed: list[str]) -> Changes:
+    """The ``Changes`` of ``scan`` (every selected file now) relative to the generation
+    whose files ``record`` lists: only the added and modified files are opened, to sniff
+    them for binary content; a file that was binary and did not change is still binary."""
+    by_name = {t.name: t for t in trees}
+    found = Discovery()
+    for key in sorted(added + modified):
+        tree, rel = key.split(":", 1)
+        size, mtime_ns = scan.files[key]
+        found_file(found, by_name[tree], rel, size, mtime_ns)
+    changed = set(added) | set(modified)
+    binary = {k: scan.files[k] for k in record.binary if k in scan.files and k not in changed}
+    binary.update((f"{f.tree}:{f.path}", (f.size, f.mtime_ns)) for f in found.binary)
+    files = {k: fp for k, fp in scan.files.items() if k not in binary} if binary else scan.files
+    skipped = [(*k.split(":", 1), "binary file skipped") for k in binary]
+    return Changes(record, files, binary, found.files,
+                   gone=[k for k in sorted(modified + removed) if k in record.files],
+                   skipped=sorted(scan.unreadable + skipped), digest=scan.digest(),
+                   counts={"added": len(added), "modified": len(modified),
+                           "removed": len(removed)})
 
 
 def _keys(table: pa.Table) -> pa.Array:
     return pc.binary_join_element_wise(table["tree"], table["path"], ":")
 
 
-def _without(part: Part, gone: set[str]) -> tuple[Part, Part]:
-    """``(kept, dropped)`` rows of a partition, dropping the files in ``gone``."""
-    gone_keys = pa.array(sorted(gone), pa.string())
+def _without(part: Part, gone: list[str]) -> tuple[Part, Part]:
+    """``(kept, dropped)`` rows of a partition, dropping the files in ``gone``; the kept
+    rows keep their postings."""
+    gone_keys = pa.array(gone, pa.string())
     drop_files = pc.is_in(_keys(part.files), value_set=gone_keys)
     drop_chunks = pc.is_in(_keys(part.chunks), value_set=gone_keys)
     drop_surface = pc.is_in(_keys(part.surface), value_set=gone_keys)
     ords = part.chunks["ord"].filter(drop_chunks)
     drop_an = pc.is_in(part.analyzed["ord"], value_set=ords)
     drop_len = pc.is_in(part.lengths["ord"], value_set=ords)
+    drop_post = pc.is_in(part.postings["ord"], value_set=ords)
 
     def split(table: pa.Table, mask) -> tuple[pa.Table, pa.Table]:
         return table.filter(pc.invert(mask)), table.filter(mask)
 
     pieces = [split(part.files, drop_files), split(part.chunks, drop_chunks),
               split(part.analyzed, drop_an), split(part.lengths, drop_len),
-              split(part.surface, drop_surface)]
+              split(part.surface, drop_surface), split(part.postings, drop_post)]
     return (Part(part.id, *(k for k, _ in pieces)), Part(part.id, *(d for _, d in pieces)))
 
 
@@ -59,13 +120,13 @@ def _concat(a: Part, b: Part) -> Part:
                         for n in ("files", "chunks", "analyzed", "lengths", "surface")))
 
 
-def _placement(manifest: dict, added: list[str]) -> dict[str, int]:
-    """Partition of each file key: existing files keep theirs, new ones fill the last
+def _placement(partition: dict[str, int], new: list[str]) -> dict[str, int]:
+    """Partition of each file key: existing files keep theirs, ``new`` ones fill the last
     partition and then open new ones."""
-    where = {k: int(pid) for pid, keys in manifest["partitions"].items() for k in keys}
-    sizes = {int(pid): len(keys) for pid, keys in manifest["partitions"].items()}
+    where = dict(partition)
+    sizes = Counter(partition.values())
     tail = max(sizes, default=0)
-    for key in added:
+    for key in new:
         if sizes.get(tail, 0) >= PART_FILES:
             tail += 1
         where[key] = tail
@@ -73,51 +134,52 @@ def _placement(manifest: dict, added: list[str]) -> dict[str, int]:
     return where
 
 
-def update_into(out: Path, prev: Path, manifest: dict, config, found: Discovery,
-                added: list[str], modified: list[str], removed: list[str]) -> BuildReport:
-    """Write into ``out`` the generation that follows ``prev`` after these changes."""
+def update_into(out: Path, prev: Path, config, changes: Changes) -> BuildReport:
+    """Write into ``out`` the generation that follows ``prev`` after ``changes``."""
     start = time.perf_counter()
-    where = _placement(manifest, added)
-    touched = sorted({where[k] for k in added + modified + removed})
-    current = {f"{f.tree}:{f.path}": f for f in found.files}
-    fresh = [current[k] for k in sorted(added + modified)]
-    new, problems = process_files(fresh, index_settings(config), manifest["next_ord"])
+    manifest = generations.read_manifest(prev)
+    fresh_keys = [f"{f.tree}:{f.path}" for f in changes.fresh]
+    where = _placement(changes.record.partition,
+                       [k for k in fresh_keys if k not in changes.record.files])
+    touched = sorted({where[k] for k in changes.gone + fresh_keys})
+    new, problems = process_files(changes.fresh, index_settings(config), manifest["next_ord"])
     t_proc = time.perf_counter()
 
-    old_parts = {int(p) for p in manifest["partitions"]}
     kept_parts, dropped, added_rows = [], [], []
     for pid in touched:
-        old = read_part(prev, pid) if pid in old_parts else Part.empty(pid)
-        kept, gone = _without(old, set(modified + removed))
+        old = read_part(prev, pid) if pid in manifest["partitions"] else Part.empty(pid)
+        kept, gone = _without(old, [k for k in changes.gone if where[k] == pid])
         dropped.append(gone)
-        mine = _rows_for(new, [f for f in fresh if where[f"{f.tree}:{f.path}"] == pid])
+        mine = _rows_for(new, [k for k in fresh_keys if where[k] == pid])
         added_rows.append(mine)
-        kept_parts.append(_concat(kept, mine))
+        part = _concat(kept, mine)
+        part.postings = kept.postings  # the new rows' postings follow once ids are known
+        kept_parts.append(part)
+    t_read = time.perf_counter()
 
-    terms = updated_terms(pq.read_table(prev / "terms.parquet"),
+    terms = updated_terms(read_table(prev / "terms.parquet"),
                           _cat(dropped, "analyzed"), _cat(added_rows, "analyzed"))
-    words = updated_words(pq.read_table(prev / "words.parquet"), _cat(dropped, "surface"),
+    words = updated_words(read_table(prev / "words.parquet"), _cat(dropped, "surface"),
                           _cat(added_rows, "surface"), terms)
     t_terms = time.perf_counter()
-    partitions = _write_parts(out, prev, manifest, kept_parts, terms)
+    written = _write_parts(out, prev, where, kept_parts, added_rows, terms)
     write_globals(out, terms, words)
-    report = _report(manifest, found, terms, new, dropped, added_rows, problems, config,
-                     fresh)
-    report.stage_seconds = {"chunk+analyze": t_proc - start, "terms": t_terms - t_proc,
-                            "write": time.perf_counter() - t_terms}
+    report = _report(manifest, changes, terms, new, dropped, added_rows,
+                     _problems(manifest, changes, problems), config)
+    report.stage_seconds = {"chunk+analyze": t_proc - start, "read": t_read - t_proc,
+                            "terms": t_terms - t_read, "write": time.perf_counter() - t_terms}
     report.seconds = time.perf_counter() - start
-    stats = _stats(manifest, dropped, added_rows)
-    finish_manifest(out, config, report, found, partitions, stats,
+    finish_manifest(out, config, report, changes.files, changes.binary, written,
+                    _stats(manifest, dropped, added_rows),
                     next_ord=manifest["next_ord"] + new.chunks.num_rows,
-                    update={"kind": "incremental", "added": len(added),
-                            "modified": len(modified), "removed": len(removed),
-                            "partitions": touched})
+                    update={"kind": "incremental", **changes.counts, "partitions": touched},
+                    digest=changes.digest)
     return report
 
 
-def _rows_for(new: Part, files: list[FoundFile]) -> Part:
-    """The rows of ``new`` that belong to ``files``."""
-    keys = pa.array([f"{f.tree}:{f.path}" for f in files], pa.string())
+def _rows_for(new: Part, keys: list[str]) -> Part:
+    """The rows of ``new`` that belong to the files ``keys``."""
+    keys = pa.array(keys, pa.string())
     chunks = new.chunks.filter(pc.is_in(_keys(new.chunks), value_set=keys))
     ords = chunks["ord"]
     return Part(-1, new.files.filter(pc.is_in(_keys(new.files), value_set=keys)), chunks,
@@ -131,38 +193,61 @@ def _cat(parts: list[Part], name: str) -> pa.Table:
     return pa.concat_tables(tables) if tables else getattr(Part.empty(0), name)
 
 
-def _write_parts(out: Path, prev: Path, manifest: dict, rewritten: list[Part],
-                 terms: pa.Table) -> dict[int, list[str]]:
+def _write_parts(out: Path, prev: Path, where: dict[str, int], rewritten: list[Part],
+                 added: list[Part], terms: pa.Table) -> dict[int, list[str]]:
     """Write the rewritten partitions (empty ones disappear), link the rest; returns the
     file keys of every partition of the new generation."""
     again = {p.id for p in rewritten}
-    partitions = {int(pid): keys for pid, keys in manifest["partitions"].items()
-                  if int(pid) not in again}
-    for pid in sorted(partitions):
-        link_part(prev, out, pid)
-    live = [p for p in rewritten if p.files.num_rows]
-    if not live and not partitions:
-        live = [Part.empty(0)]  # keep every artifact folder readable
-    for part in live:
-        part.postings = postings_of(part.analyzed, terms)
+    partitions: dict[int, list[str]] = {}
+    for key, pid in where.items():
+        if pid not in again:
+            partitions.setdefault(pid, []).append(key)
+    link_parts(prev, out, sorted(partitions))
+    for part, mine in zip(rewritten, added, strict=True):
+        if not part.files.num_rows:
+            continue
+        both = pa.concat_tables([part.postings, postings_of(mine.analyzed, terms)])
+        part.postings = both.sort_by(POSTINGS_ORDER)
         write_part(out, part)
         partitions[part.id] = part.keys()
+    if not partitions:
+        write_part(out, Part.empty(0))  # keep every artifact folder readable
+        partitions[0] = []
     return partitions
 
 
-def _report(manifest: dict, found: Discovery, terms: pa.Table,
-            new: Part, dropped: list[Part], added: list[Part], problems: list[str],
-            config, fresh: list) -> BuildReport:
+def _problems(manifest: dict, changes: Changes, new: list[str]) -> list[str]:
+    """The problems a full build would report: discovery's now, those of the files
+    indexed now, and those found before about unchanged files (decoding, frontmatter)."""
+    fresh = {f"{f.tree}:{f.path}" for f in changes.fresh}
+    unchanged = {k for k in changes.files if k not in fresh}
+    before = [p for p in manifest.get("problems", []) if _problem_key(p, unchanged)]
+    found = Discovery(skipped=changes.skipped).problems()
+    return sorted(found + before + new)
+
+
+def _problem_key(problem: str, keys: set[str]) -> str | None:
+    """The file key among ``keys`` that ``problem`` (``tree:path: what``) is about."""
+    at = problem.find(": ")
+    while at != -1:
+        if problem[:at] in keys:
+            return problem[:at]
+        at = problem.find(": ", at + 1)
+    return None
+
+
+def _report(manifest: dict, changes: Changes, terms: pa.Table, new: Part,
+            dropped: list[Part], added: list[Part], problems: list[str],
+            config) -> BuildReport:
     n_chunks = (manifest["stats"]["chunks"] - sum(p.chunks.num_rows for p in dropped)
                 + sum(p.chunks.num_rows for p in added))
     counts = manifest["counts"]
     postings = (counts["postings"] - sum(p.analyzed.num_rows for p in dropped)
                 + sum(p.analyzed.num_rows for p in added))
     return BuildReport(
-        files=len(found.files), chunks=n_chunks, terms=terms.num_rows, postings=postings,
-        problems=found.problems() + problems,
-        oversized=oversized(new.chunks, config.settings.max_chunk_size),
-        kind="incremental", changed=len(fresh))
+        files=len(changes.files), chunks=n_chunks, terms=terms.num_rows, postings=postings,
+        problems=problems, oversized=oversized(new.chunks, config.settings.max_chunk_size),
+        kind="incremental", changed=len(changes.fresh))
 
 
 def _stats(manifest: dict, dropped: list[Part], added: list[Part]) -> dict:
@@ -170,8 +255,8 @@ def _stats(manifest: dict, dropped: list[Part], added: list[Part]) -> dict:
     sums = dict(manifest["stats"]["length_sums"])
     for sign, parts in ((-1, dropped), (1, added)):
         for part in parts:
-            for field, value in length_sums(part.lengths).items():
-                sums[field] = sums.get(field, 0) + sign * value
+            for field_, value in length_sums(part.lengths).items():
+                sums[field_] = sums.get(field_, 0) + sign * value
     n = (manifest["stats"]["chunks"] - sum(p.chunks.num_rows for p in dropped)
          + sum(p.chunks.num_rows for p in added))
     return statistics(n, sums)
