@@ -25,6 +25,7 @@ from conftest import GUIDE
 from ra.cli.app import main
 from ra.config import load_config
 from ra.server import KnowledgeBase, create_server, transport_security
+from ra.warm import WarmIndex
 
 pytestmark = pytest.mark.anyio
 
@@ -246,20 +247,32 @@ async def test_concurrent_calls_are_serialized_and_all_answered(project):
 
 # --- freshness and the reader -------------------------------------------------------------
 
-def test_reader_is_kept_per_generation_and_reopened_when_files_change(project):
-    kb = KnowledgeBase(load_config(project), project)
-    kb.open()  # nothing published yet: opens nothing, builds nothing
-    assert kb.reader is None
-    first = kb.call(lambda s: s.reader)
-    assert first.keep_vocabulary and kb.call(lambda s: s.reader) is first
+def test_reader_is_kept_while_nothing_changes_and_replaced_when_files_change(project):
+    index = WarmIndex.at(project)
+    kb = KnowledgeBase(index, project)
+    assert kb.call(lambda s: s.search(["logging"])).queries[0].results
+    assert index.wait_warm(60)
+    warm = kb.call(lambda s: s.reader)
+    assert warm.keep_vocabulary and kb.call(lambda s: s.reader) is warm
     (project / "docs" / "new.md").write_text("# Zebras\n\nStriped horses.\n")
     second = kb.call(lambda s: s.reader)
-    assert second is not first and second.keep_vocabulary
+    assert second is not warm and second.generation.path != warm.generation.path
     hits = kb.call(lambda s: s.search(["zebras"]))
     assert hits.queries[0].results[0].path == "new.md"
     with pytest.raises(duckdb.ConnectionException):  # the old reader was closed
-        first.query("SELECT 1")
-    kb.close()
+        warm.query("SELECT 1")
+    index.close()
+
+
+async def test_a_server_given_an_index_serves_from_it_and_leaves_it_open(project):
+    index = WarmIndex.at(project).start()
+    try:
+        async with Client(create_server(project, index)) as client:
+            found = await client.call_tool("search", {"queries": "logging"})
+        assert not found.is_error
+        assert index.reader().query("SELECT count(*) FROM chunks")[0][0] == 6  # still open
+    finally:
+        index.close()
 
 
 async def test_search_sees_edits_between_calls(project):
@@ -269,6 +282,20 @@ async def test_search_sees_edits_between_calls(project):
         after = await client.call_tool("search", {"queries": "giraffes"})
     assert before.structured_content["queries"][0]["results"] == []
     assert after.structured_content["queries"][0]["results"][0]["path"] == "zoo.md"
+
+
+async def test_a_changed_ra_toml_applies_from_the_next_call(project):
+    (project / "more").mkdir()
+    (project / "more" / "extra.md").write_text("# Pangolins\n\nScales.\n")
+    async with Client(create_server(project)) as client:
+        before = await client.call_tool("search", {"queries": "pangolins", "trees": ["more"]})
+        with (project / ".ra.toml").open("a") as fh:
+            fh.write('[tree.more]\npath = "./more"\n')
+        after = await client.call_tool("search", {"queries": "pangolins", "trees": ["more"]})
+        sources = await client.call_tool("list_sources", {})
+    assert before.is_error and "no tree named 'more'" in text(before)
+    assert after.structured_content["queries"][0]["results"][0]["id"] == "more:extra.md"
+    assert [t["name"] for t in sources.structured_content["trees"]] == ["docs", "more"]
 
 
 # --- context ------------------------------------------------------------------------------
@@ -320,6 +347,24 @@ def test_the_cli_imports_the_sdk_only_for_ra_mcp():
     assert done.stderr.strip().endswith("False False")
 
 
+def test_ra_mcp_opens_the_index_before_importing_the_sdk(project):
+    """The SDK's import (about a second) overlaps the index work: when ``mcp`` is first
+    imported, the WarmIndex thread is already running."""
+    code = ("import sys, threading\n"
+            "class Spy:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'mcp':\n"
+            "            names = [t.name for t in threading.enumerate()]\n"
+            "            print('warm' if 'ra-warm-start' in names else 'cold', file=sys.stderr)\n"
+            "            sys.meta_path.remove(self)\n"
+            "sys.meta_path.insert(0, Spy())\n"
+            "from ra.cli.app import main\n"
+            "sys.exit(main(['mcp']))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=project, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=60)
+    assert done.stderr.splitlines()[0] == "warm", done.stderr
+
+
 def test_mcp_command_rejects_unknown_transport(project, capsys):
     code, _, err = cli(capsys, "mcp", "--transport", "carrier-pigeon")
     assert code == 2 and "stdio, http, sse" in err
@@ -334,8 +379,11 @@ async def test_stdio_end_to_end(project):
             bad = await client.call_tool("get", {"id": "docs:../../etc/passwd"})
             found = await client.call_tool("search", {"queries": ["logging", "rust"]})
             sources = await client.call_tool("list_sources", {})
+            (project / "docs" / "zoo.md").write_text("# Giraffes\n\nLong necks.\n")
+            edited = await client.call_tool("search", {"queries": "giraffes"})
     assert {"search", "get", "list_sources"} <= names
     assert bad.is_error and "may not leave its tree" in text(bad)
+    assert [r["path"] for r in edited.structured_content["queries"][0]["results"]] == ["zoo.md"]
     assert [t["query"] for t in found.structured_content["queries"]] == ["logging", "rust"]
     assert "## logging" in text(found)
     assert sources.structured_content["trees"][0]["documents"] == 2

@@ -2,14 +2,18 @@
 
 Shape (the MCP SDK v2 model):
 
-    create_server(cwd)   loads the configuration once (the working directory decides which
-                         .ra.toml files apply) and registers the tools on an ``MCPServer``
-    lifespan             opens a ``KnowledgeBase``: one ``IndexReader`` of the published
-                         generation, kept for as long as that generation is current;
-                         a warm-up thread checks freshness (and builds) meanwhile
-    each tool call       KnowledgeBase.call: freshness check (incremental rebuild when files
-                         changed), reopen only if that published a new generation, then the
-                         library call under one lock, on a worker thread
+    ra mcp               starts a ``ra.warm.WarmIndex`` (configuration, freshness, reader)
+                         on a thread *before* importing the SDK, so the second it takes to
+                         import overlaps the index work; then ``run``
+    create_server(cwd)   registers the tools on an ``MCPServer``; its lifespan yields a
+                         ``KnowledgeBase`` over the process's WarmIndex (or, in-process, one
+                         of its own)
+    each tool call       KnowledgeBase.call: WarmIndex.use gives the current reader
+                         (inotify says whether anything changed; a change refreshes the
+                         index incrementally first), then the library call under one lock,
+                         on a worker thread; the configuration too is re-read when a
+                         .ra.toml changed, so tree names and the project root are checked
+                         against the current one
     run(transport, ...)  stdio (default), streamable HTTP or SSE
 
 Tools are thin: arguments → library → ``ra.cli.output`` rendering, so the text an agent
@@ -37,6 +41,7 @@ from pydantic import Field, StringConstraints
 
 from ra import __version__
 from ra.errors import NotFoundError, QueryError, RaError, message
+from ra.warm import WarmIndex
 
 log = logging.getLogger("ra.server")
 
@@ -56,86 +61,56 @@ that `get` reads in full. `list_sources` shows the knowledge trees and the index
 
 
 class KnowledgeBase:
-    """The configuration plus one reader of the current generation, shared by every call.
+    """What every call of one session shares: the ``WarmIndex`` and a ``Searcher`` of its
+    current reader and configuration.
 
     ``call`` runs one operation at a time: a DuckDB connection serves one query at a
-    time, and a rebuild must not swap the reader under a running search.
+    time, and the reader must not be swapped under a running search.
     """
 
-    def __init__(self, config, cwd: Path) -> None:
+    def __init__(self, index: WarmIndex, cwd: Path) -> None:
+        self.index, self.cwd = index, Path(cwd)
+        self.lock = threading.Lock()
+        self.searcher = None
+
+    @property
+    def config(self):
+        return self.index.config
+
+    @property
+    def root(self) -> Path:
+        """The project root (the nearest .ra.toml's folder) of the current configuration."""
         from ra.agents import project_root
 
-        self.config, self.root = config, project_root(config.files, cwd).resolve()
-        self.reader = self.searcher = None
-        self.lock = threading.Lock()
-
-    def open(self) -> None:
-        """Open the published index if there is one; building waits for the first call,
-        so the server answers the handshake at once."""
-        from ra.freshness import open_index
-
-        with self.lock:
-            try:
-                self._use(open_index(self.config, refresh=False)[0])
-            except RaError as exc:
-                log.info("no index opened at start: %s", exc)
-
-    def warm(self) -> None:
-        """Bring the index up to date and load the vocabulary before the first call asks
-        (run on a thread at start: it overlaps the client's handshake)."""
-        try:
-            self.call(lambda s: s.reader.near_words(["warm"], 1))
-        except Exception as exc:  # the first call reports it, with its message
-            log.info("warm-up failed: %s", exc)
-
-    def close(self) -> None:
-        if not self.lock.acquire(timeout=5):  # a build still running: the process exits
-            return
-        try:
-            if self.reader is not None:
-                self.reader.close()
-                self.reader = self.searcher = None
-        finally:
-            self.lock.release()
+        return project_root(self.config.files, self.cwd).resolve()
 
     def call(self, fn: Callable[[Any], Any], *, need_index: bool = True) -> Any:
         """``fn(searcher)`` against an index brought up to date first; without
-        ``need_index``, a failure to bring it up to date gives ``fn(None)`` instead."""
+        ``need_index``, ``fn(None)`` after bringing it up to date if that can be done."""
         with self.lock:
-            try:
-                self._refresh()
-            except RaError:
-                if need_index:
-                    raise
+            if not need_index:
+                try:
+                    self.index.reader()
+                except RaError as exc:
+                    log.info("%s", exc)
+                self._log_status()
                 return fn(None)
-            with self.reader.lock:
-                return fn(self.searcher)
+            with self.index.use() as reader:
+                self._log_status()
+                return fn(self._searcher(reader))
 
-    def _refresh(self) -> None:
-        from ra.freshness import open_index, refresh_index
-        from ra.generations import current_name
-
-        if self.reader is None:
-            reader, status = open_index(self.config)
-        else:
-            status = refresh_index(self.config)
-            name = current_name(self.config.index_dir)
-            if name == self.reader.generation.path.name:
-                reader = None
-            else:
-                reader = open_index(self.config, refresh=False)[0]
-        if status:
-            log.info("%s", status)
-        if reader is not None:
-            self._use(reader)
-
-    def _use(self, reader) -> None:
+    def _searcher(self, reader):
         from ra.query.search import Searcher
 
-        reader.keep_vocabulary = True  # a long-lived reader keeps the words for fuzzy
-        old, self.reader, self.searcher = self.reader, reader, Searcher(reader, self.config)
-        if old is not None:
-            old.close()
+        s = self.searcher
+        if s is None or s.reader is not reader or s.config is not self.config:
+            s = self.searcher = Searcher(reader, self.config)
+        return s
+
+    def _log_status(self) -> None:
+        status, self.index.last_status = self.index.last_status, None
+        if status:
+            log.info("%s", status)
 
     def check_trees(self, trees: list[str] | None) -> tuple[str, ...]:
         """The tree names asked for, refusing names the configuration does not know."""
@@ -149,11 +124,11 @@ class KnowledgeBase:
     def inside_root(self, files: list[str]) -> list[str]:
         """Absolute paths of ``files`` (relative ones are taken from the project root),
         refusing any that resolve outside it."""
-        out = []
+        out, root = [], self.root
         for name in files:
-            path = (self.root / name).resolve()
-            if not path.is_relative_to(self.root):
-                raise RaError(f"{name!r} is outside the project root {self.root}")
+            path = (root / name).resolve()
+            if not path.is_relative_to(root):
+                raise RaError(f"{name!r} is outside the project root {root}")
             out.append(str(path))
         return out
 
@@ -245,25 +220,25 @@ Archived = Annotated[bool, Field(description=(
     "Also search notes marked `status: archived` (default false)."))]
 
 
-def create_server(cwd: Path) -> MCPServer:
-    """An MCP server for the knowledge base configured at ``cwd``."""
+def create_server(cwd: Path, index: WarmIndex | None = None) -> MCPServer:
+    """An MCP server for the knowledge base configured at ``cwd``, served from ``index``
+    (which the caller closes); without one, each session opens its own."""
     from ra.config import load_config
 
-    config = load_config(cwd)
+    if index is None:
+        load_config(cwd)  # a configuration error is raised here, not in the first session
 
     @asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[KnowledgeBase]:
-        import anyio
-
-        kb = KnowledgeBase(config, cwd)
-        for warning in config.warnings:
+        own = index is None
+        warm = WarmIndex.at(cwd).start() if own else index
+        for warning in warm.config.warnings:
             log.warning("%s", warning)
-        await anyio.to_thread.run_sync(kb.open)
-        threading.Thread(target=kb.warm, name="ra-warm-up", daemon=True).start()
         try:
-            yield kb
+            yield KnowledgeBase(warm, cwd)
         finally:
-            kb.close()
+            if own:
+                warm.close()
 
     server = MCPServer("ra", version=__version__, instructions=INSTRUCTIONS,
                        lifespan=lifespan, log_level="WARNING")
@@ -305,11 +280,15 @@ def _add_search_tools(server: MCPServer) -> None:
         from ra.query.search import SearchOptions
 
         def body(kb: KnowledgeBase) -> CallToolResult:
-            topics, options = _topics(queries), SearchOptions(
-                limit=limit, max_tokens=max_tokens, list_only=list, trees=kb.check_trees(trees),
-                tags=tuple(tags or ()), path=path, since=since, until=until, offset=offset,
-                sort=sort, include_archived=include_archived)
-            return _search_result(kb.call(lambda s: s.search(topics, options)), list)
+            topics = _topics(queries)
+
+            def run(s):  # after the refresh: trees of the current configuration
+                return s.search(topics, SearchOptions(
+                    limit=limit, max_tokens=max_tokens, list_only=list,
+                    trees=kb.check_trees(trees), tags=tuple(tags or ()), path=path,
+                    since=since, until=until, offset=offset, sort=sort,
+                    include_archived=include_archived))
+            return _search_result(kb.call(run), list)
         return answer(ctx, body)
 
     @_tool(server)
@@ -361,11 +340,11 @@ def _add_context_tool(server: MCPServer) -> None:
         from ra.query import context as module
 
         def body(kb: KnowledgeBase) -> CallToolResult:
-            paths = kb.inside_root(files)
-            opts = module.ContextOptions(limit=limit, max_tokens=max_tokens,
-                                         list_only=list, trees=kb.check_trees(trees))
-            response = kb.call(lambda s: module.context_search(s.reader, kb.config, paths, opts))
-            return _search_result(response, list)
+            def run(s):  # after the refresh: root and trees of the current configuration
+                opts = module.ContextOptions(limit=limit, max_tokens=max_tokens,
+                                             list_only=list, trees=kb.check_trees(trees))
+                return module.context_search(s.reader, kb.config, kb.inside_root(files), opts)
+            return _search_result(kb.call(run), list)
         return answer(ctx, body)
 
 
@@ -384,13 +363,19 @@ def transport_security(host: str):
 
 
 def run(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000,
-        cwd: Path | None = None) -> None:
-    """Serve the knowledge base of ``cwd`` (default: the working directory) until stopped."""
+        cwd: Path | None = None, index: WarmIndex | None = None) -> None:
+    """Serve the knowledge base of ``cwd`` (default: the working directory) until stopped;
+    ``index``, when given, is that knowledge base's WarmIndex, already started."""
     kind = TRANSPORTS.get(transport)
     if kind is None:
         raise RaError(f"unknown transport {transport!r}; choose stdio, http or sse")
-    server = create_server(cwd or Path.cwd())
-    if kind == "stdio":
-        server.run("stdio")
-    else:
-        server.run(kind, host=host, port=port, transport_security=transport_security(host))
+    cwd = cwd or Path.cwd()
+    index = index or WarmIndex.at(cwd).start()
+    try:
+        server = create_server(cwd, index)
+        if kind == "stdio":
+            server.run("stdio")
+        else:
+            server.run(kind, host=host, port=port, transport_security=transport_security(host))
+    finally:
+        index.close()

@@ -41,13 +41,18 @@ def mcp(
         None, "--directory", "-C", exists=True, file_okay=False,
         help="Serve the project in this folder instead of the working directory."),
 ) -> None:
-    from ra.server import LOOPBACK, TRANSPORTS, run
+    from ra.warm import WarmIndex
 
-    if transport not in TRANSPORTS:
+    if transport != "stdio" and transport not in PATHS:
         raise typer.BadParameter("choose one of stdio, http, sse", param_hint="--transport")
+    cwd = directory.resolve() if directory else Path.cwd()
+    # The index opens on a thread while the MCP SDK imports (about a second) below.
+    index = WarmIndex.at(cwd).start()
+    from ra.server import LOOPBACK, run
+
     if transport in PATHS:
         shown = f"[{host}]" if ":" in host else host
         output.note(f"ra MCP server ({transport}) at http://{shown}:{port}{PATHS[transport]}")
         if host not in LOOPBACK:
             output.warn(f"listening on {host}: reachable from the network, no authentication")
-    run(transport, host, port, cwd=directory.resolve() if directory else None)
+    run(transport, host, port, cwd=cwd, index=index)

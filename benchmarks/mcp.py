@@ -1,0 +1,130 @@
+"""The MCP server over stdio, measured with the SDK's own client: what an agent waits for.
+
+- start → first answer: from spawning ``ra mcp`` (the client launches it, as an agent
+  runtime does) through the handshake to the result of the first ``search``; the index is
+  up to date, so this is start-up, not indexing. Each start is a fresh process.
+- per call: p50/p95 of ``search`` round trips over stdio on a server that has been
+  answering for a while (its warm reader is ready), full results (what agents ask for by
+  default) and ``list`` results.
+
+Queries are ``benchmarks.latency.agent_queries`` of the corpus. ``benchmarks.speed`` runs
+it on each corpus (``measure``, ``table``); ``python -m benchmarks.mcp FOLDER`` measures
+one indexed folder and prints the table. ``env`` (e.g. the ``PYTHONPATH`` of another
+checkout) lets an A/B comparison start another build of the server with the same client.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from benchmarks import latency
+from benchmarks.report import Table
+
+#: Seconds a fresh server answers before per-call latency is measured: long enough for
+#: its in-memory tables to be ready on a large corpus.
+SETTLE_SECONDS = 8.0
+
+
+#: Starts ``ra mcp`` through ``ra.cli.app`` rather than the console script, so that other
+#: checkouts (``env``'s ``PYTHONPATH``) start the same way.
+LAUNCH = "import sys; from ra.cli.app import main; sys.exit(main(sys.argv[1:]))"
+
+
+def server_params(folder: Path, env: dict | None = None):
+    from mcp import StdioServerParameters
+
+    if env is None:  # the installed console script, as an agent runtime starts it
+        command, args = str(Path(sys.executable).with_name("ra")), ["mcp"]
+    else:
+        command, args = sys.executable, ["-c", LAUNCH, "mcp"]
+    return StdioServerParameters(command=command, args=args, cwd=str(folder),
+                                 env={"RA_DAEMON": "0", **(env or {})})
+
+
+async def _start_to_first_answer(folder: Path, query: str, env: dict | None) -> float:
+    from mcp import Client
+
+    t = time.perf_counter()
+    async with Client(server_params(folder, env)) as client:
+        result = await client.call_tool("search", {"queries": query})
+        ms = (time.perf_counter() - t) * 1000
+    if result.is_error:
+        raise RuntimeError(f"ra mcp answered an error: {result.content[0].text}")
+    return ms
+
+
+async def _per_call(folder: Path, queries: list[str], env: dict | None) -> dict:
+    import anyio
+    from mcp import Client
+
+    out = {}
+    async with Client(server_params(folder, env)) as client:
+        await client.call_tool("search", {"queries": queries[0]})
+        await anyio.sleep(SETTLE_SECONDS)
+        for label, extra in (("full", {}), ("list", {"list": True})):
+            for q in queries[:10]:  # warm the caches, as latency.in_process does
+                await client.call_tool("search", {"queries": q, **extra})
+            ms = []
+            for q in queries:
+                t = time.perf_counter()
+                result = await client.call_tool("search", {"queries": q, **extra})
+                ms.append((time.perf_counter() - t) * 1000)
+                if result.is_error:
+                    raise RuntimeError(f"ra mcp answered an error: {result.content[0].text}")
+            out[label] = {"p50_ms": round(latency.percentile(ms, .5), 2),
+                          "p95_ms": round(latency.percentile(ms, .95), 2), "n": len(ms)}
+    return out
+
+
+def measure(folder: Path, queries: list[str], *, starts: int = 5,
+            env: dict | None = None) -> dict:
+    """Start-to-first-answer (``starts`` fresh servers) and per-call latency over stdio."""
+    import anyio
+
+    from benchmarks.report import progress
+
+    progress(f"MCP over stdio: {starts} starts, {len(queries)} calls")
+    firsts = [anyio.run(_start_to_first_answer, folder, queries[i % len(queries)], env)
+              for i in range(starts)]
+    calls = anyio.run(_per_call, folder, queries, env)
+    return {"first_answer_ms": [round(ms, 1) for ms in firsts],
+            "first_answer_p50_ms": round(latency.percentile(firsts, .5), 1), "calls": calls}
+
+
+def table(result: dict) -> Table:
+    """One row per corpus of a ``benchmarks.speed`` result (its ``mcp`` entries)."""
+    t = Table("MCP server over stdio (the SDK's client): start to first answer, per call",
+              ["corpus", "start → first answer p50 ms", "each start ms",
+               "search p50 ms", "search p95 ms", "list p50 ms", "list p95 ms"],
+              note="A fresh `ra mcp` per start, spawned by `mcp.Client` (process start, "
+                   "handshake, first `search`, index up to date); per call: round trips of "
+                   "100 agent-style queries on a server that has answered for "
+                   f"{SETTLE_SECONDS:.0f} s, full results and `list: true`.")
+    for c in result["corpora"]:
+        m = c.get("mcp")
+        if m is None:
+            continue
+        full, listed = m["calls"]["full"], m["calls"]["list"]
+        t.rows.append([c["corpus"], m["first_answer_p50_ms"],
+                       ", ".join(f"{ms:.0f}" for ms in m["first_answer_ms"]),
+                       full["p50_ms"], full["p95_ms"], listed["p50_ms"], listed["p95_ms"]])
+    return t
+
+
+def queries_of(folder: Path, n: int = 100) -> list[str]:
+    from ra.config import load_config
+    from ra.freshness import open_index
+
+    reader, _ = open_index(load_config(folder))
+    with reader:
+        return latency.agent_queries(reader, n)
+
+
+if __name__ == "__main__":
+    folder = Path(sys.argv[1]).resolve()
+    result = {"corpus": folder.name, "mcp": measure(folder, queries_of(folder))}
+    print(json.dumps(result["mcp"]), file=sys.stderr)
+    print(table({"corpora": [result]}).markdown())

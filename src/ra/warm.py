@@ -1,0 +1,339 @@
+"""Always-current index readers for long-lived processes (the MCP server, ``ra daemon``).
+
+A command line process checks freshness once: it stats every file of every tree and
+compares the fingerprints with the manifest (``ra.freshness``), about 70 ms on 10,000
+files. A process answering many calls would pay that on every call; ``WarmIndex`` learns
+of changes from the kernel instead (``ra.watch``: inotify watches on every folder the
+discovery walk reads, the configuration files, the index's ``CURRENT`` pointer). A call
+drains the event queue without blocking (one ``ioctl`` when it is empty): no relevant
+event, and the held reader is current. The kernel queues an event inside the writing
+system call, so a write that returned before the call is seen by it. Any relevant event
+runs the normal refresh (``refresh_index``: the stat walk, an incremental update).
+
+One update, each step before the next so that no change falls between them:
+
+1. drain the events; they stay pending until the update succeeds, so a failure retries;
+2. configuration files changed: (re)watch them, then read the configuration again;
+3. folders appeared or vanished: re-sync the watches *before* the walk of step 4, so a
+   change after a folder is watched is queued and one before it is seen by the walk;
+4. files changed, or another process published a generation: ``refresh_index``, and a
+   new reader when the published generation is not the one held.
+
+Without inotify (not Linux, the watch limit reached, a folder that cannot be watched)
+every call runs step 4 and compares the configuration files' ``stat``, as the command
+line does.
+
+Cold, then warm: a reader that holds the index in memory (``keep_vocabulary``) answers a
+search in milliseconds but loads for seconds on a large corpus. A new generation is
+first served by a plain reader over the Parquet files (what ``ra search`` uses) while a
+second reader of the same generation loads on a thread and takes over when ready, if
+that generation is still the current one. A replaced reader is closed once nobody holds
+it: ``use()`` holds its reader for the block, and ``reader()``'s result stays open until
+that caller's next call.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import logging
+import os
+import threading
+import weakref
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ra.watch import CONFIG, EVERYTHING, FILES, FOLDERS, GENERATION, Watcher, plan_watches
+
+log = logging.getLogger("ra.warm")
+
+#: Every open WarmIndex, closed at exit: a thread still inside DuckDB when the interpreter
+#: finalizes aborts the process ("terminate called ... exception not rethrown").
+_open: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for index in list(_open):
+        index.close()
+
+
+@dataclass
+class _Warming:
+    """A reader of ``path`` loading its tables on ``thread``."""
+
+    path: Path
+    thread: threading.Thread | None = None
+    reader: object | None = None
+    cancelled: bool = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        if self.reader is not None:
+            with contextlib.suppress(Exception):
+                self.reader.con.interrupt()
+
+
+class WarmIndex:
+    """An up-to-date reader of the index of ``config``, for a process that lives long.
+
+    ``cwd`` (where the configuration was discovered) lets a changed or new ``.ra.toml``
+    be read again from there; without it the same files are read again. ``watch=False``
+    checks every file on every call instead of watching (what happens anyway where
+    inotify is unavailable). ``last_status`` is the status line of the latest refresh
+    that changed the index (a consumer may reset it to None).
+    """
+
+    def __init__(self, config, *, cwd: Path | None = None, watch: bool = True) -> None:
+        self.config = config
+        self.cwd = None if cwd is None else Path(cwd)
+        self.last_status: str | None = None
+        self.watcher: Watcher | None = None
+        self._watch = self._want_watch = watch
+        self._lock = threading.RLock()
+        self._warmed = threading.Condition(self._lock)
+        self._pending = EVERYTHING  # what the next update must do, beyond new events
+        self._stamp: tuple | None = None  # the configuration files' stat (no inotify)
+        self._reader = None
+        self._retired: list = []  # replaced readers, closed once nobody holds them
+        self._warming: _Warming | None = None
+        _open.add(self)
+
+    @classmethod
+    def at(cls, cwd: Path, **options) -> WarmIndex:
+        """The WarmIndex of the configuration discovered from ``cwd`` (ConfigError if it
+        cannot be read)."""
+        from ra.config import load_config
+
+        return cls(load_config(cwd), cwd=cwd, **options)
+
+    # --- the interface --------------------------------------------------------------------
+
+    def start(self) -> WarmIndex:
+        """Check freshness and open the reader on a thread; the first call waits only for
+        what is left of it."""
+        threading.Thread(target=self._start, name="ra-warm-start", daemon=True).start()
+        return self
+
+    def reader(self):
+        """The reader of the current index, refreshed first if anything changed. It stays
+        open until this caller's next call; concurrent callers use ``use``."""
+        with self._lock:
+            self._reap()
+            self._update()
+            return self._reader
+
+    @contextlib.contextmanager
+    def use(self) -> Iterator:
+        """The reader of the current index, held (its lock) for the block."""
+        with self._lock:
+            self._reap()
+            self._update()
+            reader = self._reader
+            reader.lock.acquire()
+        try:
+            yield reader
+        finally:
+            reader.lock.release()
+            with self._lock:
+                self._reap()
+
+    def wait_warm(self, timeout: float | None = None) -> bool:
+        """Wait until the held reader holds the index in memory; False on timeout."""
+        with self._warmed:
+            return self._warmed.wait_for(lambda: getattr(self._reader, "keep_vocabulary",
+                                                         False), timeout)
+
+    def close(self) -> None:
+        """Close every reader and stop watching (a later call starts over)."""
+        if not self._lock.acquire(timeout=5):  # a build still running: the process exits
+            return
+        try:
+            job, self._warming = self._warming, None
+            if job is not None:
+                job.cancel()
+            self._retire()
+            for reader in self._retired:
+                reader.close()
+            self._retired.clear()
+            self._stop_watching()
+            self._watch = self._want_watch
+        finally:
+            self._lock.release()
+        if job is not None and job.thread is not None:
+            job.thread.join(timeout=5)
+
+    # --- one update (lock held) -------------------------------------------------------------
+
+    def _start(self) -> None:
+        try:
+            with self._lock:
+                published = self.config.index_dir and self._published()
+                if published:  # most often current: start loading it while checking
+                    self._warm_later(published)
+                self._update()
+        except Exception as exc:  # the first call meets it again and reports it
+            log.info("warm-up: %s", exc)
+
+    def _update(self) -> None:
+        self._pending |= self._changes()
+        if self._reader is not None and not self._pending:
+            return
+        effects, after = self._pending, 0
+        if effects & CONFIG:
+            after |= self._sync()  # the files first: a change from now on is queued
+            if self._reload_config():
+                effects |= FOLDERS | FILES
+            else:
+                effects &= ~FOLDERS  # just synced, for this configuration
+        if effects & FOLDERS:
+            after |= self._sync()
+        self._refresh(effects | self._pending)  # _pending: watching failed meanwhile
+        self._pending = after
+
+    def _changes(self) -> int:
+        if self.watcher is not None:
+            return self.watcher.drain()
+        if self._watch:  # not watching yet: the first update does everything
+            return 0
+        stamp = self._config_stamp()
+        return FILES | GENERATION | (CONFIG if stamp != self._stamp else 0)
+
+    def _sync(self) -> int:
+        if not self._watch:
+            return 0
+        try:
+            if self.watcher is None:
+                self.watcher = Watcher()
+            return self.watcher.sync(plan_watches(self.config, self.cwd))
+        except (OSError, ImportError) as exc:
+            log.warning("cannot watch the knowledge base (%s); checking every file on "
+                        "every call instead", exc)
+            self._stop_watching()
+            self._watch = False
+            self._pending = EVERYTHING
+            return 0
+
+    def _stop_watching(self) -> None:
+        if self.watcher is not None:
+            self.watcher.close()
+            self.watcher = None
+        self._pending, self._stamp = EVERYTHING, None
+
+    def _config_stamp(self) -> tuple:
+        from ra.config import discover_config_files
+
+        files = self.config.files if self.cwd is None else discover_config_files(self.cwd)
+        stamp = []
+        for path in files:
+            try:
+                st = os.stat(path)
+                stamp.append((str(path), st.st_ino, st.st_size, st.st_mtime_ns))
+            except OSError:
+                stamp.append((str(path), None))
+        return tuple(stamp)
+
+    def _reload_config(self) -> bool:
+        """Read the configuration again; True when it changed."""
+        from ra.config import load_config, load_config_files
+
+        stamp = None if self._watch else self._config_stamp()  # before reading: no gap
+        config = (load_config(self.cwd) if self.cwd is not None
+                  else load_config_files(self.config.files))
+        self._stamp = stamp
+        if config == self.config:
+            return False
+        log.info("configuration changed: %s", ", ".join(map(str, config.files)) or "none")
+        for warning in config.warnings:
+            log.warning("%s", warning)
+        self.config = config
+        return True
+
+    def _refresh(self, effects: int) -> None:
+        from ra.freshness import open_index, refresh_index
+
+        held, index_dir = self._reader, self.config.index_dir
+        if held is not None and (index_dir is None or held.generation.path.parent != index_dir):
+            self._retire()  # the configuration moved the index
+            held = None
+        if held is None:
+            reader, status = open_index(self.config)
+        else:
+            moved = effects & GENERATION and self._published() != held.generation.path
+            if not (effects & FILES or moved):
+                return
+            status = refresh_index(self.config)
+            reader = (None if self._published() == held.generation.path
+                      else open_index(self.config, refresh=False)[0])
+        if status:
+            self.last_status = status
+            log.info("%s", status)
+        if reader is not None:
+            self._retire()
+            self._reader = reader
+            self._warm_later(reader.generation.path)
+
+    def _published(self) -> Path | None:
+        from ra.generations import current_name
+
+        name = current_name(self.config.index_dir)
+        return None if name is None else self.config.index_dir / name
+
+    def _retire(self) -> None:
+        if self._reader is not None:
+            self._retired.append(self._reader)
+            self._reader = None
+
+    def _reap(self) -> None:
+        for reader in list(self._retired):
+            if reader.lock.acquire(blocking=False):
+                try:
+                    reader.close()
+                finally:
+                    reader.lock.release()
+                self._retired.remove(reader)
+
+    # --- cold, then warm ---------------------------------------------------------------------
+
+    def _warm_later(self, path: Path) -> None:
+        """Load a reader of generation ``path`` in memory, on a thread."""
+        if self._warming is not None:
+            if self._warming.path == path:
+                return
+            self._warming.cancel()  # another generation: not worth finishing
+        job = self._warming = _Warming(path)
+        job.thread = threading.Thread(target=self._warm, args=(job,), name="ra-warm",
+                                      daemon=True)
+        job.thread.start()
+
+    def _warm(self, job: _Warming) -> None:
+        from ra.query.index import IndexReader
+
+        reader = None
+        try:
+            reader = IndexReader.open(job.path.parent)
+            if reader is None or reader.generation.path != job.path:
+                return  # published over meanwhile: that generation's reader warms itself
+            reader.keep_vocabulary = True
+            with self._lock:
+                if job.cancelled:
+                    return
+                job.reader = reader
+            reader.near_words(["warm"], 1)  # loads the tables and the vocabulary
+            with self._lock:  # held None: not checked yet, and _pending still says so
+                held = self._reader
+                if not job.cancelled and (held is None or (
+                        not held.keep_vocabulary and held.generation.path == job.path)):
+                    self._retire()
+                    self._reader, reader = reader, None
+                    self._warmed.notify_all()
+        except Exception as exc:  # cold readers go on answering
+            if not job.cancelled:
+                log.warning("loading the index in memory failed: %s", exc)
+        finally:
+            with self._lock:
+                if self._warming is job:
+                    self._warming = None
+            if reader is not None:
+                reader.close()
