@@ -58,7 +58,8 @@ Search for specific topics (words are AND'd and typo-tolerant; quote exact phras
 
 Connected over MCP (`ra mcp`), the same is available as the tools `search` (`queries`:
 one topic or an array of topics), `context` (`files`), `get` (`id`) and `list_sources`
-(the knowledge trees and the state of the index).
+(the knowledge trees and the state of the index). Calling ra from the shell many times in
+a task? `ra daemon start` once keeps it warm, and each command answers several times faster.
 
 ### When to search
 

@@ -53,17 +53,18 @@ def _register() -> None:
     agents_cmd.register(app)
     __import__("ra.cli.context_cmd", fromlist=["register"]).register(app)
     sql_cmd.register(app)
+    __import__("ra.cli.daemon_cmd", fromlist=["register"]).register(app)
 
 
 _register()
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Console entry point: run the app, turning ra's errors into messages."""
+def main(argv: list[str] | None = None, prog_name: str | None = None) -> int:
+    """Run the app, turning ra's errors into messages; the exit code."""
     from ra.errors import RaError
 
     try:
-        app(args=argv, standalone_mode=True)
+        app(args=argv, prog_name=prog_name, standalone_mode=True)
     except RaError as exc:
         from ra.cli.output import error
 

@@ -20,9 +20,20 @@ def load(cwd: Path | None = None):
     return config
 
 
+#: Set by a long-lived process (``ra.daemon``): a function ``config -> (reader, status)``
+#: lending an up-to-date reader that it keeps open across commands.
+lender = None
+
+
 @contextlib.contextmanager
 def open_reader(config, *, refresh: bool = True) -> Iterator:
     """A reader of an up-to-date index; says on stderr what freshness had to do."""
+    if lender is not None and refresh:
+        reader, status = lender(config)
+        if status:
+            output.note(status)
+        yield reader
+        return
     from ra.freshness import open_index
 
     reader, status = open_index(config, refresh=refresh, progress=progress_bar())

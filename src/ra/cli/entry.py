@@ -1,0 +1,106 @@
+"""The ``ra`` console script: forward to a running ``ra daemon``, else run in this process.
+
+An agent runs ``ra search`` dozens of times a task, and a fresh Python process pays about
+half a second before it can answer (importing DuckDB, checking every file's fingerprint,
+opening the index). When the user has started ``ra daemon start``, the reading commands
+(``FORWARDED``) are sent to it over a Unix socket instead: it runs the very same command
+with modules imported and the index open, and this process only prints what comes back.
+This module imports nothing but the standard library, so forwarding costs a bare Python
+start. Anything unusual (no daemon, a daemon of another ra build, ``RA_DAEMON=0``, a
+connection that fails before any output) falls back to running the command here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+
+#: Commands a daemon answers: they only read (and, through freshness, update) the index.
+FORWARDED = frozenset({"search", "context", "get", "ls"})
+#: Environment variables that shape a command's output or behaviour.
+PASSED = ("NO_COLOR", "TERM", "COLUMNS", "LINES", "RA_DEBUG")
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    if argv and argv[0] in FORWARDED and os.environ.get("RA_DAEMON") != "0":
+        code = forward(argv)
+        if code is not None:
+            return code
+    from ra.cli.app import main as run
+
+    return run(argv)
+
+
+def socket_path() -> str | None:
+    """Where the daemon of this user (this ``HOME``) listens; None if the path is too long
+    for a Unix socket."""
+    path = os.path.join(os.path.expanduser("~"), ".ra", "run", "daemon.sock")
+    return path if len(path.encode()) < 104 else None
+
+
+def build_id() -> str:
+    """Which ra this is: its version and the newest source file of the package, so that a
+    daemon started before an upgrade or an edit (an editable install) is not used."""
+    from ra import __version__
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    newest, count, stack = 0, 0, [root]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for e in entries:
+                if e.is_dir(follow_symlinks=False):
+                    if e.name != "__pycache__":
+                        stack.append(e.path)
+                elif e.name.endswith(".py"):
+                    newest, count = max(newest, e.stat().st_mtime_ns), count + 1
+    return f"{__version__}:{count}:{newest}"
+
+
+def request(argv: list[str]) -> dict:
+    env = {k: os.environ[k] for k in PASSED if k in os.environ}
+    tty = [sys.stdout.isatty(), sys.stderr.isatty()]
+    if tty[0] and "COLUMNS" not in env:
+        import shutil
+
+        env["COLUMNS"] = str(shutil.get_terminal_size().columns)
+    return {"argv": argv, "cwd": os.getcwd(), "env": env, "tty": tty, "build": build_id()}
+
+
+def forward(argv: list[str]) -> int | None:
+    """Run ``argv`` in the daemon and print its output; its exit code, or None when this
+    process should run the command itself."""
+    path = socket_path()
+    if path is None or not os.path.exists(path):
+        return None
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(path)
+        conn.sendall(json.dumps(request(argv)).encode() + b"\n")
+        reply = _receive(conn)
+    except (OSError, ValueError):
+        return None
+    finally:
+        conn.close()
+    if reply is None or "exit" not in reply:
+        return None  # refused (another build) or broken: nothing was printed yet
+    try:
+        sys.stdout.write(reply.get("out", ""))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `ra search … | head`
+        pass
+    sys.stderr.write(reply.get("err", ""))
+    return int(reply["exit"])
+
+
+def _receive(conn: socket.socket) -> dict | None:
+    chunks = []
+    while True:
+        data = conn.recv(1 << 16)
+        if not data:
+            break
+        chunks.append(data)
+    raw = b"".join(chunks)
+    return json.loads(raw) if raw else None

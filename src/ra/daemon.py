@@ -1,0 +1,270 @@
+"""``ra daemon``: a warm process that answers the CLI's reading commands.
+
+The console script (``ra.cli.entry``) forwards ``search``, ``context``, ``get`` and ``ls``
+here when a daemon of the same ra build is listening on ``~/.ra/run/daemon.sock``: the
+request carries the arguments, the working directory, the terminal flags and the few
+environment variables that shape output, and this process runs the very same typer
+command (``ra.cli.app.main``) with stdout and stderr captured, so the answer is the one the
+command would have printed itself. What it saves is the start-up: modules stay imported
+and each index stays open in a ``ra.warm.WarmIndex``, which learns of changed files from
+the operating system and updates the index incrementally before answering, exactly as a
+fresh process would.
+
+Requests are served one at a time (a command changes the working directory and the
+environment of the process while it runs). The socket's folder is private to the user
+(mode 0700). A daemon whose own source files changed since it started (an upgrade, an
+edited editable install) refuses requests, so clients run the command themselves, and
+exits; so does a daemon idle for ``idle`` seconds. It keeps at most ``MAX_INDEXES``
+indexes open, least recently used first out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import signal
+import socket
+import sys
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+from ra.cli import entry
+from ra.cli.entry import PASSED, build_id
+
+#: Indexes kept open at once (a warm reader of a 10k-file corpus holds ~400 MB).
+MAX_INDEXES = 3
+IDLE_SECONDS = 1800.0
+
+
+def socket_path() -> Path:
+    path = entry.socket_path()
+    if path is None:
+        raise RuntimeError(f"the home folder's path is too long for a Unix socket: {Path.home()}")
+    return Path(path)
+
+
+def run_dir() -> Path:
+    return socket_path().parent
+
+
+class _Capture(io.StringIO):
+    """A captured stream that answers ``isatty`` as the client's stream would."""
+
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self._tty = bool(tty)
+
+    def isatty(self) -> bool:
+        return self._tty
+
+
+class Readers:
+    """One ``WarmIndex`` per index (and configuration), lent to commands through
+    ``ra.cli.common.lender``."""
+
+    def __init__(self, limit: int = MAX_INDEXES) -> None:
+        self.limit = limit
+        self.warm: OrderedDict[tuple[str, str], object] = OrderedDict()
+
+    def __call__(self, config):
+        from ra.freshness import config_hash
+        from ra.warm import WarmIndex
+
+        key = (str(config.index_dir), config_hash(config))
+        warm = self.warm.get(key)
+        if warm is None:
+            for old in [k for k in self.warm if k[0] == key[0]]:  # its configuration changed
+                self.warm.pop(old).close()
+            warm = self.warm[key] = WarmIndex(config)
+            while len(self.warm) > self.limit:
+                self.warm.popitem(last=False)[1].close()
+        self.warm.move_to_end(key)
+        reader = warm.reader()
+        status, warm.last_status = warm.last_status, None
+        return reader, status
+
+    def describe(self) -> list[dict]:
+        return [{"index_dir": k[0]} for k in self.warm]
+
+    def close(self) -> None:
+        while self.warm:
+            self.warm.popitem()[1].close()
+
+
+class Daemon:
+    def __init__(self, idle: float = IDLE_SECONDS) -> None:
+        self.idle = idle
+        self.build = build_id()
+        self.readers = Readers()
+        self.started = time.time()
+        self.requests = 0
+        self.stopping = False
+
+    def serve(self, listener: socket.socket) -> None:
+        from ra.cli import common
+
+        common.lender = self.readers
+        listener.settimeout(min(self.idle, 60.0))
+        last = time.monotonic()
+        while not self.stopping and time.monotonic() - last < self.idle:
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                conn.settimeout(None)
+                if self.handle(conn):
+                    last = time.monotonic()
+
+    def handle(self, conn: socket.socket) -> bool:
+        """Answer one connection; True when it ran a command (status and stop requests do
+        not keep the daemon alive)."""
+        try:
+            req = json.loads(_read_line(conn))
+        except (OSError, ValueError):
+            return False
+        command = False
+        if req.get("op") == "status":
+            reply = self.status()
+        elif req.get("op") == "stop":
+            self.stopping = True
+            reply = {"stopped": os.getpid()}
+        elif req.get("build") != self.build:
+            reply = {"refused": "another ra build"}
+            self.stopping = build_id() != self.build  # this daemon's code is outdated
+        else:
+            self.requests += 1
+            reply, command = self.run(req), True
+        with contextlib.suppress(OSError):
+            conn.sendall(json.dumps(reply).encode())
+        return command
+
+    def status(self) -> dict:
+        import resource
+
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+        return {"pid": os.getpid(), "started": self.started, "requests": self.requests,
+                "build": self.build, "indexes": self.readers.describe(),
+                "peak_rss_mb": rss, "idle_exit_s": self.idle}
+
+    def run(self, req: dict) -> dict:
+        from ra.cli.app import main
+
+        out, err = _Capture(req["tty"][0]), _Capture(req["tty"][1])
+        saved_env = dict(os.environ)
+        saved = sys.stdout, sys.stderr
+        try:
+            os.chdir(req["cwd"])
+        except OSError as exc:
+            return {"exit": 1, "out": "", "err": f"error: working directory: {exc}\n"}
+        try:
+            for name in PASSED:
+                os.environ.pop(name, None)
+            os.environ.update({k: str(v) for k, v in req["env"].items() if k in PASSED})
+            sys.stdout, sys.stderr = out, err
+            code = main(list(req["argv"]), prog_name="ra")
+        finally:
+            sys.stdout, sys.stderr = saved
+            os.environ.clear()
+            os.environ.update(saved_env)
+            os.chdir("/")
+        return {"exit": code, "out": out.getvalue(), "err": err.getvalue()}
+
+
+def _read_line(conn: socket.socket) -> bytes:
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = conn.recv(1 << 16)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def ask(op: str, timeout: float = 5.0) -> dict | None:
+    """Send ``{"op": op}`` to the running daemon; its reply, or None when none answers."""
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.settimeout(timeout)
+    try:
+        conn.connect(str(socket_path()))
+        conn.sendall(json.dumps({"op": op}).encode() + b"\n")
+        data = b""
+        while chunk := conn.recv(1 << 16):
+            data += chunk
+        return json.loads(data) if data else None
+    except (OSError, ValueError):
+        return None
+    finally:
+        conn.close()
+
+
+def listen() -> socket.socket:
+    """Bind the daemon's socket in a private folder; ``RuntimeError`` if a daemon already
+    answers there."""
+    folder = run_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    path = socket_path()
+    if ask("status", timeout=1.0) is not None:
+        raise RuntimeError(f"a daemon is already listening on {path}")
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()  # left by a daemon that was killed
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    os.chmod(path, 0o600)
+    listener.listen(16)
+    return listener
+
+
+def start(idle: float = IDLE_SECONDS, wait: float = 15.0) -> dict:
+    """Start a detached daemon and wait until it answers; its status."""
+    import subprocess
+
+    run_dir().mkdir(parents=True, exist_ok=True)
+    log = open(run_dir() / "daemon.log", "ab")  # noqa: SIM115 - handed to the child
+    with log:
+        proc = subprocess.Popen([sys.executable, "-m", "ra.daemon", "--idle", str(idle)],
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                cwd="/", start_new_session=True)
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        status = ask("status", timeout=1.0)
+        if status is not None:
+            return status
+        if proc.poll() is not None:
+            tail = (run_dir() / "daemon.log").read_text(errors="replace").splitlines()[-1:]
+            raise RuntimeError(f"the daemon exited at start: {' '.join(tail) or proc.returncode}")
+        time.sleep(0.05)
+    raise RuntimeError(f"the daemon did not answer within {wait:.0f} s; see "
+                       f"{run_dir() / 'daemon.log'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m ra.daemon")
+    parser.add_argument("--idle", type=float, default=IDLE_SECONDS)
+    args = parser.parse_args(argv)
+    try:
+        listener = listen()
+    except (RuntimeError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    daemon = Daemon(idle=args.idle)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    os.chdir("/")
+    try:
+        daemon.serve(listener)
+    finally:
+        listener.close()
+        with contextlib.suppress(FileNotFoundError):
+            socket_path().unlink()
+        daemon.readers.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
