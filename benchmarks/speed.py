@@ -12,18 +12,23 @@ Per corpus, in a temporary folder holding a copy of the corpus (never written in
 3. end-to-end process time of one query: ``ra search --list`` (which checks freshness
    first, as every reading command does) against a cold ``python -c`` per peer that opens
    the on-disk index and runs the query; ``python -c pass`` is the floor;
-4. incremental update: one file is touched and gets a line appended; timed: ra's
-   ``open_index`` + one search (and the same with nothing changed), each peer's open +
-   replace that document's chunks + one search (bm25s can only rebuild);
+4. freshness and incremental update: the no-change freshness check (p50 of 20); one file
+   is touched and gets a line appended; timed: ra's ``open_index`` + one search (and the
+   same with nothing changed), the update alone in a fresh and in a warm process, and a
+   ``ra search`` process right after an edit; each peer's open + replace that document's
+   chunks + one search (bm25s can only rebuild);
 5. start-up: ``ra --help`` and ``ra search`` wall time and ``-X importtime`` totals, with
-   the root packages that cost most.
+   the root packages that cost most;
+6. ``ra context`` on a 2,016-line C++ file, cold process and warm in-process
+   (``benchmarks.context_speed``).
 
 Every ratio is ra ÷ peer from the same run. The child entry points are
-``python -m benchmarks.speed build|latency|update|incremental ...``.
+``python -m benchmarks.speed build|latency|update|incremental|refresh ...``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -37,7 +42,7 @@ import time
 from pathlib import Path
 
 from benchmarks import build as ra_build
-from benchmarks import latency, peers
+from benchmarks import context_speed, latency, mcp, peers
 from benchmarks.report import Table, progress, ratio
 from benchmarks.scifact import SHARED, words_of
 
@@ -77,11 +82,14 @@ print(json.dumps({"ms": (time.perf_counter() - t) * 1000, "rss_kb": usage.ru_max
 """
 
 
-def spawn(cmd: list[str], cwd: Path, *, output: bool = False) -> tuple[dict, list[str]]:
+def spawn(cmd: list[str], cwd: Path, *, output: bool = False,
+          env: dict | None = None) -> tuple[dict, list[str]]:
     """Run ``cmd`` (``cmd[0]`` a full path) under ``SPAWN``: its measurement and the
-    command's stdout lines."""
+    command's stdout lines. ``env`` adds to the environment; ``ra`` runs in its own
+    process (``RA_DAEMON=0``) unless ``env`` says otherwise."""
     out = subprocess.run([sys.executable, "-S", "-c", SPAWN, "pass" if output else "quiet",
-                          *cmd], cwd=cwd, env=_env(), capture_output=True, text=True)
+                          *cmd], cwd=cwd, env={**_env(), "RA_DAEMON": "0", **(env or {})},
+                         capture_output=True, text=True)
     lines = out.stdout.strip().splitlines()
     run = json.loads(lines[-1])
     if run["rc"] != 0:
@@ -94,9 +102,9 @@ def child_json(args: list[str], cwd: Path = REPO) -> dict:
     return json.loads(spawn([sys.executable, *args], cwd, output=True)[1][-1])
 
 
-def timed_process(cmd: list[str], cwd: Path) -> tuple[float, float]:
+def timed_process(cmd: list[str], cwd: Path, env: dict | None = None) -> tuple[float, float]:
     """Wall milliseconds and peak RSS (MB) of one process (``cmd[0]`` a full path)."""
-    run, _ = spawn(cmd, cwd)
+    run, _ = spawn(cmd, cwd, env=env)
     return run["ms"], run["rss_kb"] / 1024
 
 
@@ -171,17 +179,18 @@ def ra_phases(folder: Path, queries: list[str]) -> dict[str, float]:
 
 
 def _child_incremental(ra_folder: str, edit: str, query: str) -> dict:
-    """ra: open_index + one search unchanged, then after appending a line to ``edit``."""
+    """ra: the no-change freshness check (p50 of 20, after a first call), open_index + one
+    search unchanged, then after appending a line to ``edit``; then the update alone in
+    this now warm process (p50 of 5 edits)."""
     from ra.config import load_config
-    from ra.freshness import open_index
+    from ra.freshness import check_state, open_index, refresh_index
     from ra.query.search import Searcher
 
     config = load_config(Path(ra_folder))
-    out = {}
+    out = {"check": _check_times(config, check_state)}
     for step in ("unchanged", "edited"):
         if step == "edited":
-            with open(edit, "a", encoding="utf-8") as f:
-                f.write(EDIT_LINE)
+            _append(edit)
         t = time.perf_counter()
         reader, status = open_index(config)
         t_open = time.perf_counter()
@@ -191,8 +200,44 @@ def _child_incremental(ra_folder: str, edit: str, query: str) -> dict:
         out[step] = {"open_index_ms": round((t_open - t) * 1000, 1),
                      "search_ms": round((done - t_open) * 1000, 1),
                      "total_ms": round((done - t) * 1000, 1), "status": status}
+    warm = []
+    for _ in range(5):
+        _append(edit)
+        t = time.perf_counter()
+        refresh_index(config)
+        warm.append((time.perf_counter() - t) * 1000)
+    out["update_warm"] = percentiles(warm)
     out["peak_rss_mb"] = peak_rss_mb()
     return out
+
+
+def _check_times(config, check_state) -> dict:
+    t = time.perf_counter()
+    assert check_state(config).state == "current"
+    first = (time.perf_counter() - t) * 1000
+    ms = []
+    for _ in range(20):
+        t = time.perf_counter()
+        check_state(config)
+        ms.append((time.perf_counter() - t) * 1000)
+    return {"first_ms": round(first, 1), **percentiles(ms)}
+
+
+def _append(path: str) -> None:
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(EDIT_LINE)
+
+
+def _child_refresh(ra_folder: str, edit: str) -> dict:
+    """ra: the update alone in a fresh process (its imports included), one edited file."""
+    from ra.config import load_config
+    from ra.freshness import refresh_index
+
+    config = load_config(Path(ra_folder))
+    _append(edit)
+    t = time.perf_counter()
+    status = refresh_index(config)
+    return {"ms": round((time.perf_counter() - t) * 1000, 1), "status": status}
 
 
 def _child_update(name: str, index: str, chunks_path: str, doc_id: str, query: str,
@@ -214,8 +259,9 @@ def _child_update(name: str, index: str, chunks_path: str, doc_id: str, query: s
             "total_ms": round((done - t) * 1000, 1), "peak_rss_mb": peak_rss_mb()}
 
 
-CHILDREN = {"build": _child_build, "latency": _child_latency,
-            "incremental": _child_incremental, "update": _child_update}
+CHILDREN = {"build": _child_build, "latency": _child_latency, "context": context_speed.child,
+            "incremental": _child_incremental, "refresh": _child_refresh,
+            "update": _child_update}
 
 
 # --- one corpus --------------------------------------------------------------------------
@@ -253,6 +299,8 @@ def measure_corpus(corpus: Path, *, e2e_runs: int) -> dict:
         result["latency"] = _latencies(folder, root, queries)
         result["process"] = _processes(folder, root, queries[:e2e_runs])
         result["incremental"] = _incremental(folder, root, copy, queries[0])
+        result["context"] = context_speed.measure(folder, e2e_runs)
+        result["mcp"] = mcp.measure(folder, queries)
     return result
 
 
@@ -307,9 +355,28 @@ def _processes(folder: Path, root: Path, queries: list[str]) -> dict:
             code = peer.cold_code(root / "peers" / name, words_of(q), LIMIT)
             runs.setdefault(name, []).append(timed_process([sys.executable, "-c", code],
                                                            folder))
+    with warm_daemon(root) as env:
+        timed_process([ra_command(), "search", "--list", queries[0]], folder, env)  # opens
+        runs["ra search (daemon)"] = [timed_process([ra_command(), "search", "--list", q],
+                                                    folder, env) for q in queries]
     return {name: {**percentiles([ms for ms, _ in r]),
                    "peak_rss_mb": round(max(rss for _, rss in r), 1)}
             for name, r in runs.items()}
+
+
+@contextlib.contextmanager
+def warm_daemon(root: Path):
+    """A ``ra daemon`` of its own (HOME under ``root``) for the duration; yields the
+    environment that lets ``ra`` processes forward to it."""
+    env = {"HOME": str(root / "daemon-home"), "RA_DAEMON": "1"}
+    (root / "daemon-home").mkdir(exist_ok=True)
+    subprocess.run([ra_command(), "daemon", "start", "--idle", "600"], check=True,
+                   env={**_env(), **env}, capture_output=True)
+    try:
+        yield env
+    finally:
+        subprocess.run([ra_command(), "daemon", "stop"], env={**_env(), **env},
+                       capture_output=True)
 
 
 def _incremental(folder: Path, root: Path, copy: Path, query: str) -> dict:
@@ -319,8 +386,16 @@ def _incremental(folder: Path, root: Path, copy: Path, query: str) -> dict:
     edit = files[len(files) // 2]
     doc_id = f"{TREE}:{edit.relative_to(copy).as_posix()}"
     progress(f"incremental: editing {doc_id}")
-    out = {"file": doc_id, "ra": child_json(["-m", "benchmarks.speed", "incremental",
-                                              str(folder), str(edit), query])}
+    ra = child_json(["-m", "benchmarks.speed", "incremental", str(folder), str(edit), query])
+    fresh = [child_json(["-m", "benchmarks.speed", "refresh", str(folder), str(edit)])["ms"]
+             for _ in range(3)]
+    ra["update_fresh"] = percentiles(fresh)
+    searches = []
+    for _ in range(5):  # one edit, then `ra search` as a process of its own
+        _append(str(edit))
+        searches.append(timed_process([ra_command(), "search", "--list", query], folder)[0])
+    ra["search_after_edit"] = percentiles(searches)
+    out = {"file": doc_id, "ra": ra}
     chunks = _queries_and_chunks(folder, root / "after")[1]
     for name in PEERS:
         out[name] = child_json(["-m", "benchmarks.speed", "update", name,
@@ -388,7 +463,8 @@ def _mb(n: float) -> float:
 def tables(result: dict) -> list[Table]:
     return [_build_table(result), _stage_table(result), _artifact_table(result),
             _latency_table(result), _phase_table(result), _process_table(result),
-            _incremental_table(result), _startup_table(result)]
+            _incremental_table(result), _startup_table(result),
+            context_speed.table(result), mcp.table(result)]
 
 
 def _build_table(result: dict) -> Table:
@@ -484,17 +560,31 @@ def _process_table(result: dict) -> Table:
 def _incremental_table(result: dict) -> Table:
     t = Table("Incremental update: one file edited (touch + one appended line)",
               ["corpus", "system", "step", "total ms", "detail", "total ra÷peer"],
-              note="ra: open_index (fingerprint check, refresh) + one search in a fresh "
-                   "process; peers: open + replace the document's chunks + one search "
+              note="ra: `unchanged`/`edited` are open_index (fingerprint check, refresh) + "
+                   "one search in a fresh process; `check` is the no-change freshness "
+                   "check (p50 of 20 in one process); `update` is refresh_index after one "
+                   "edit, in a fresh process (p50 of 3) and in a warm one (p50 of 5); "
+                   "`edit → ra search` is a `ra search --list` process right after an edit "
+                   "(p50 of 5). Peers: open + replace the document's chunks + one search "
                    "(bm25s has no update: it rebuilds).")
     for c in result["corpora"]:
         inc = c["incremental"]
         ra = inc["ra"]
+        if "check" in ra:
+            t.rows.append([c["corpus"], "ra", "check (no change)", ra["check"]["p50_ms"],
+                           f"p95 {ra['check']['p95_ms']} ms, first call "
+                           f"{ra['check']['first_ms']} ms", None])
         for step in ("unchanged", "edited"):
             s = ra[step]
             t.rows.append([c["corpus"], "ra", step, s["total_ms"],
                            f"open_index {s['open_index_ms']} ms, search {s['search_ms']} ms"
                            + (f"; {s['status']}" if s["status"] else ""), None])
+        for key, label in (("update_fresh", "update (fresh process)"),
+                           ("update_warm", "update (warm process)"),
+                           ("search_after_edit", "edit → ra search")):
+            if key in ra:
+                t.rows.append([c["corpus"], "ra", label, ra[key]["p50_ms"],
+                               f"p95 {ra[key]['p95_ms']} ms, n {ra[key]['n']}", None])
         for name in PEERS:
             p = inc[name]
             t.rows.append([c["corpus"], name, "edited", p["total_ms"],
