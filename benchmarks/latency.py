@@ -3,16 +3,24 @@
 Queries are short agent-style keyword queries derived from the corpus's own headings
 (fixed seed): two or three words of a heading, so every query has answers. In-process
 timing runs ``Searcher.search`` on one open reader (what the MCP server does); the
-process timing runs the installed ``ra search`` command end to end.
+one-shot timing opens a reader per query, as a CLI command does (views over Parquet);
+the process timing runs the installed ``ra search`` command end to end. Besides wall
+time, the in-process figures give the thread's CPU time: DuckDB runs a long-lived
+reader's queries on the calling thread, so on a shared machine CPU time shows the
+search's own cost when wall time also counts waiting for a core.
+
+    python -m benchmarks.latency FOLDER   # a folder with an indexed .ra.toml
 """
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import shutil
 import statistics
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -58,14 +66,40 @@ def in_process(folder: Path, queries: list[str], *, fuzzy: bool = True,
     opts = SearchOptions(fuzzy=fuzzy)
     for q in queries[:10]:  # warm caches
         searcher.search([q], opts)
-    times = []
+    times, cpu = [], []
     for q in queries:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.thread_time()
         searcher.search([q], opts)
+        cpu.append((time.thread_time() - c) * 1000)
         times.append((time.perf_counter() - t) * 1000)
     reader.close()
     return {"fuzzy": fuzzy, "queries": len(queries), "p50_ms": round(percentile(times, .5), 2),
-            "p95_ms": round(percentile(times, .95), 2), "mean_ms": round(statistics.mean(times), 2)}
+            "p95_ms": round(percentile(times, .95), 2), "mean_ms": round(statistics.mean(times), 2),
+            "cpu_p50_ms": round(percentile(cpu, .5), 2),
+            "cpu_p95_ms": round(percentile(cpu, .95), 2)}
+
+
+def one_shot(folder: Path, queries: list[str]) -> dict:
+    """Per query, a fresh reader (views over Parquet, as one CLI command opens) and one
+    search: p50/p95 of the open, the whole search and its stages (``--explain`` timings)."""
+    from ra.config import load_config
+    from ra.query.index import IndexReader
+    from ra.query.search import Searcher, SearchOptions
+
+    config = load_config(folder)
+    stages: dict[str, list[float]] = {}
+    for q in queries:
+        t = time.perf_counter()
+        reader = IndexReader.open(config.index_dir)
+        opened = time.perf_counter()
+        topic = Searcher(reader, config).search([q], SearchOptions(explain=True)).queries[0]
+        done = time.perf_counter()
+        reader.close()
+        for name, ms in {"open": (opened - t) * 1000, "search": (done - opened) * 1000,
+                         **topic.explain["timings_ms"]}.items():
+            stages.setdefault(name, []).append(ms)
+    return {f"{name}_{q}_ms": round(percentile(v, p), 1) for name, v in stages.items()
+            for q, p in (("p50", .5), ("p95", .95))}
 
 
 def process_times(folder: Path, queries: list[str], runs: int = 20) -> dict:
@@ -84,3 +118,20 @@ def process_times(folder: Path, queries: list[str], runs: int = 20) -> dict:
     return {"ra_search_p50_ms": round(percentile(times, .5), 1),
             "ra_search_p95_ms": round(percentile(times, .95), 1),
             "ra_help_p50_ms": round(percentile(help_times, .5), 1)}
+
+
+def main(argv: list[str]) -> None:
+    from ra.config import load_config
+    from ra.query.index import IndexReader
+
+    folder = Path(argv[0]).resolve()
+    reader = IndexReader.open(load_config(folder).index_dir)
+    queries = agent_queries(reader)
+    reader.close()
+    for fuzzy in (True, False):
+        print(json.dumps(in_process(folder, queries, fuzzy=fuzzy)))
+    print(json.dumps({"one_shot": one_shot(folder, queries[:20])}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -14,9 +14,10 @@ DuckDB's scores must equal the reference to 1e-9 for every matching chunk, and t
 matching sets must be equal. Then fuzzy expansions (``fuzzy_weight`` × the BM25F of the
 expanded term, best alternative wins), phrases (tf = occurrences, idf = sum of the words'
 idf), NOT, field restrictions, boosts, partial answers (score × share of the words
-matched) and ``local_boost`` (a global tree from ``~/.ra.toml`` is not boosted). Last,
-golden files pin the SQL text and parameters of hand-built plans; regenerate them with
-``RA_UPDATE_GOLDEN=1``.
+matched) and ``local_boost`` (a global tree from ``~/.ra.toml`` is not boosted). The query
+plain plans take on a long-lived reader (``top_sql`` over ``tf_norm``) must give
+``bm25f_sql``'s rows bit for bit. Last, golden files pin the SQL text and parameters of
+hand-built plans; regenerate them with ``RA_UPDATE_GOLDEN=1``.
 
 The corpus is written by this module; no third-party text is used here.
 """
@@ -34,7 +35,8 @@ import pytest
 import ra.config
 import ra.freshness
 from ra.analysis import Analyzer, split_words
-from ra.query.bm25f import Filters, Weights, bm25f_sql
+from ra.query.bm25f import Filters, Weights, bm25f_sql, is_plain, normalised_sql, top_sql
+from ra.query.index import IndexReader
 from ra.query.parser import parse
 from ra.query.plan import AllOf, Alt, AnyOf, Clause, NoneOf, Plan, PlanOptions, Ref, plan_query
 from ra.query.search import Searcher, SearchOptions
@@ -749,3 +751,117 @@ def test_query_text_is_never_spliced_into_the_sql(setup):
     assert "brien" not in sql.text and "drop" not in sql.text and "x'y" not in sql.text
     assert "a'b" not in sql.text
     setup.reader.query(sql.text, sql.params)
+
+
+# --- plain plans over tf_norm -----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def resident(setup):
+    """A long-lived reader of the same index, with ``tf_norm`` built."""
+    reader = IndexReader.open(setup.config.index_dir)
+    reader.keep_vocabulary = True
+    assert reader.normalised(Weights())
+    yield reader
+    reader.close()
+
+
+PLAIN = [(q, False) for q, _ in QUERIES] + [
+    (q, True) for q in ("borowing", "fields", "fixtures yeilds", "kubernetse OR cahce",
+                        "rust errors", "lifetimse^2 borrow", "rust OR kubernetes")]
+
+
+@pytest.mark.parametrize("query, fuzzy", PLAIN, ids=[f"{q}|{f}" for q, f in PLAIN])
+def test_top_sql_gives_the_rows_of_bm25f_sql_bit_for_bit(resident, query, fuzzy):
+    """Scores, matched clauses, completeness and totals of every candidate are equal, not
+    merely close: the same operations in the same order, with tf~ read from ``tf_norm``."""
+    plan = plan_query(parse(query), resident, Analyzer("english"),
+                      PlanOptions(fuzzy=fuzzy, distance=1), query)
+    for filters in (Filters(), Filters(include_archived=True)):
+        if not is_plain(plan, filters):
+            assert plan.negative or any(c.kind != "term" or c.field_mask != 15
+                                        for c in plan.clauses)
+            return
+        n, avg = resident.stats.chunks, resident.stats.avg_length
+        top = top_sql(plan, n, Weights(), filters, 10_000)
+        general = bm25f_sql(plan, n, avg, Weights(), filters, 10_000, metadata=False)
+        got, want = (sorted(resident.query(q.text, q.params), key=lambda r: r[5])
+                     for q in (top, general))
+        assert got and got == want
+
+
+def test_top_sql_keeps_the_ties_with_the_last_best_row(resident):
+    """Every chunk scoring at least the limit-th best comes back, so the caller can break
+    ties by id; a limit of one returns every chunk tied for first."""
+    plan = plan_query(parse("rust"), resident, Analyzer("english"), PlanOptions(), "rust")
+    rows = resident.query(*_bound(top_sql(plan, resident.stats.chunks, Weights(), Filters(),
+                                          10_000)))
+    scores = sorted((r[0] for r in rows), reverse=True)
+    for limit in (1, 2, 3, len(scores)):
+        cut = resident.query(*_bound(top_sql(plan, resident.stats.chunks, Weights(),
+                                             Filters(), limit)))
+        assert sorted(r[0] for r in cut) == sorted(s for s in scores
+                                                   if s >= scores[limit - 1])
+
+
+def test_only_plain_plans_take_the_top_query():
+    plain = GOLDEN_PLANS["and_fuzzy"]
+    assert is_plain(plain, Filters()) and is_plain(plain, Filters(include_archived=True))
+    for filters in (Filters(trees=("docs",)), Filters(tags=("x",)), Filters(path_regex="a"),
+                    Filters(exclude_ids=("docs:a.md",)), Filters(since_ns=1),
+                    Filters(until_ns=1)):
+        assert not is_plain(plain, filters)
+    for name in ("phrase", "proximity_title_boost", "or_not", "tree_filter"):
+        assert not is_plain(GOLDEN_PLANS[name], Filters())
+    title_only = Plan([_term(0, "rust", 7, 3, fields=(0,))], Ref(0), (0,), ())
+    assert not is_plain(title_only, Filters())
+
+
+def test_searcher_scores_plain_queries_over_tf_norm_on_a_long_lived_reader(setup, resident):
+    options = replace(NO_CUTOFF, explain=True)
+    for reader, fast in ((setup.reader, False), (resident, True)):
+        topic = Searcher(reader, setup.config).search(["rust error"], options).queries[0]
+        assert ("FROM tf_norm" in topic.explain["sql"]) == fast
+        topic = Searcher(reader, setup.config).search(["rust -python"], options).queries[0]
+        assert "FROM tf_norm" not in topic.explain["sql"]
+
+
+def _bound(sql):
+    return sql.text, sql.params
+
+
+def _golden(stem: str, sql) -> None:
+    text_file, params_file = GOLDEN / f"{stem}.sql", GOLDEN / f"{stem}.params.json"
+    params = json.dumps(sql.params, indent=1, sort_keys=True) + "\n"
+    if UPDATE:
+        text_file.write_text(sql.text + "\n")
+        params_file.write_text(params)
+    assert sql.text + "\n" == text_file.read_text()
+    assert json.loads(params) == json.loads(params_file.read_text())
+
+
+@pytest.mark.parametrize("name", ["term", "and_fuzzy"])
+def test_top_sql_matches_golden_file(resident, name):
+    sql = top_sql(GOLDEN_PLANS[name], 42, Weights(), Filters(), 25)
+    _golden(f"{name}.top", sql)
+    resident.query(sql.text, sql.params)
+
+
+def test_normalised_sql_matches_golden_file(setup):
+    sql = normalised_sql(AVG, Weights(), (0, 1000))
+    _golden("normalised", sql)
+    setup.reader.query(sql.text, sql.params)
+
+
+@pytest.mark.parametrize("ancestors", [False, True])
+def test_sql_without_metadata_matches_golden_file(setup, ancestors):
+    """The search path's variant: ords instead of metadata (the reader fetches it)."""
+    sql = bm25f_sql(GOLDEN_PLANS["or_not"], 42, AVG, Weights(), GOLDEN_FILTERS["or_not"], 25,
+                    ancestors=ancestors, metadata=False)
+    _golden("or_not.ords" + (".ancestors" if ancestors else ""), sql)
+    setup.reader.query(sql.text, sql.params)
+
+
+def test_the_bit_for_bit_comparison_covers_many_plain_plans(resident):
+    plans = [plan_query(parse(q), resident, Analyzer("english"), PlanOptions(fuzzy=f), q)
+             for q, f in PLAIN]
+    assert sum(is_plain(p, Filters()) for p in plans) >= 15

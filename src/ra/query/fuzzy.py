@@ -19,6 +19,7 @@ twenty thousand.
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -120,10 +121,9 @@ class SurfaceIndex:
 
 
 def _starting_with(words: list[str], order: list[int], prefix: str) -> list[int]:
-    """``order[i]`` for each ``words[i]`` (sorted) that starts with ``prefix``."""
+    """``order[i]`` for each ``words[i]`` (sorted) that starts with ``prefix``: the range
+    from ``prefix`` up to the least string above every word starting with it."""
     i = bisect_left(words, prefix)
-    out = []
-    while i < len(words) and words[i].startswith(prefix):
-        out.append(order[i])
-        i += 1
-    return out
+    if not prefix or ord(prefix[-1]) == sys.maxunicode:
+        return [order[j] for j in range(i, len(words)) if words[j].startswith(prefix)]
+    return order[i:bisect_left(words, prefix[:-1] + chr(ord(prefix[-1]) + 1), i)]

@@ -17,10 +17,15 @@ A short-lived reader (one CLI command) defines them as views over Parquet: openi
 nothing, and one search reads only the columns and row groups it needs. A long-lived
 reader (``keep_vocabulary``: the MCP server, in-process use) materialises them on first
 use, sorted by ``ord`` (``tf_postings`` by ``term_id``), together with the vocabulary and
-the surface words for typo expansion (``ra.query.fuzzy.SurfaceIndex``): a search then
-opens no Parquet file and asks DuckDB two questions (score with metadata and ancestors,
-then texts) instead of a dozen. That costs memory of about the corpus text plus some 20
-bytes per posting; phrase queries still read positions from ``postings``.
+the surface words for typo expansion (``ra.query.fuzzy.SurfaceIndex``), and keeps in
+Python what a search reads for only a few chunks at a time: each chunk's text and its
+parent (from the nested subtree ranges), so content and ancestors cost no query. On the
+first plain search it also materialises ``tf_norm`` (``ra.query.bm25f.normalised_sql``:
+tf~ per term and chunk under the configured weights), which ``bm25f.top_sql`` scores
+with one aggregation. A search then opens no Parquet file and asks DuckDB two small
+questions (the best chunks, then the metadata of those it has not seen). That costs
+memory of about the corpus text plus some 40 bytes per posting; phrase queries still
+read positions from ``postings``.
 """
 
 from __future__ import annotations
@@ -91,6 +96,10 @@ RELATIONS = (
     ("texts", "SELECT ord, heading || body AS text FROM chunks", "ord"),
 )
 
+#: The relations a long-lived reader materialises (it keeps ``texts`` in Python).
+RESIDENT = ("meta", "field_lengths", "tf_postings")
+NORM_BATCHES = 8  # ranges of terms ``tf_norm`` is built in (see ``_normalise``)
+
 #: Exact terms plus typo candidates (with their terms) in one query; ``$d`` is the edit
 #: distance. Levenshtein <= 2d bounds OSA <= d (a transposition is two Levenshtein edits);
 #: for d = 1 a candidate must also share the word's anchored prefix or suffix
@@ -109,10 +118,45 @@ WHERE length(v.word) BETWEEN length(q.w) - $d AND length(q.w) + $d
 
 #: Every proper ancestor of the chunks ``$ords``: the chunks of the same document (its
 #: node is ``ord - position``) whose subtree range ``ord .. ord + descendants`` holds one.
-ANCESTORS_SQL = (
+_ANCESTORS = (
     "WITH c AS (SELECT ord AS o, doc_ord FROM meta WHERE ord = ANY($ords::INTEGER[])) "
-    f"SELECT DISTINCT {', '.join('m.' + c for c in META_COLUMNS)} FROM meta m "
+    "SELECT DISTINCT {} FROM meta m "
     "JOIN c ON m.doc_ord = c.doc_ord AND m.ord < c.o AND c.o <= m.ord + m.descendants")
+ANCESTORS_SQL = _ANCESTORS.format(", ".join("m." + c for c in META_COLUMNS))
+ANCESTOR_ORDS_SQL = _ANCESTORS.format("m.ord")
+
+
+class ChunkTree:
+    """Each chunk's parent ord, from the subtree ranges: the nearest chunk of the same
+    document whose range ``ord .. ord + descendants`` holds it (what ``ANCESTORS_SQL``
+    finds), so a long-lived reader climbs the tree without asking DuckDB."""
+
+    def __init__(self, rows: list[tuple[int, int, int]]) -> None:
+        """``rows``: ``(ord, doc_ord, descendants)`` of every chunk, by ``ord``."""
+        from array import array
+
+        self.parent = array("i", [-1]) * (rows[-1][0] + 1 if rows else 0)
+        open_ranges: list[tuple[int, int]] = []  # the chain of ranges holding the cursor
+        for o, doc, descendants in rows:
+            while open_ranges and (open_ranges[-1][1] < o or open_ranges[-1][0] < doc):
+                open_ranges.pop()
+            if open_ranges:
+                self.parent[o] = open_ranges[-1][0]
+            open_ranges.append((o, o + descendants))
+
+    def ancestors(self, o: int) -> list[int]:
+        """The proper ancestors of chunk ``o``, nearest first."""
+        out = []
+        while 0 <= o < len(self.parent) and (o := self.parent[o]) >= 0:
+            out.append(o)
+        return out
+
+
+def _by_ord(rows: list[tuple[int, str]]) -> list[str | None]:
+    out: list[str | None] = [None] * (max((o for o, _ in rows), default=-1) + 1)
+    for o, text in rows:
+        out[o] = text
+    return out
 
 
 def _quote(path: Path) -> str:
@@ -187,6 +231,10 @@ class IndexReader:
         self._terms: dict[str, tuple[int, int] | None] = {}
         self._term_info: dict[int, tuple[str, int]] = {}
         self._near: dict[tuple[str, int], list[tuple[str, int]]] = {}
+        self._by_ord: dict[int, ChunkMeta] = {}
+        self._texts: list[str | None] = []  # a long-lived reader's chunk texts, by ord
+        self._tree: ChunkTree | None = None  # a long-lived reader's parent links
+        self._normalised: tuple | None = None  # the weights ``tf_norm`` was built for
 
     @classmethod
     def open(cls, index_dir: Path) -> IndexReader | None:
@@ -219,8 +267,12 @@ class IndexReader:
         # both about 10% lower with one, measured on cpp-docs).
         self.con.execute("SET threads = 1")
         for name, body, order in RELATIONS:
-            self.con.execute(f"DROP VIEW {name}")
-            self.con.execute(f"CREATE TEMP TABLE {name} AS {body} ORDER BY {order}")
+            if name in RESIDENT:
+                self.con.execute(f"DROP VIEW {name}")
+                self.con.execute(f"CREATE TEMP TABLE {name} AS {body} ORDER BY {order}")
+        self._texts = _by_ord(self.con.execute("SELECT ord, text FROM texts").fetchall())
+        self._tree = ChunkTree(self.con.execute(
+            "SELECT ord, doc_ord, descendants FROM meta ORDER BY ord").fetchall())
         terms = self.con.execute("SELECT term, term_id, df FROM terms").fetchall()
         words = self.con.execute("SELECT word, term_id FROM words").fetchall()
         self._terms = {t: (i, df) for t, i, df in terms}
@@ -368,6 +420,60 @@ class IndexReader:
     def remember(self, metas: list[ChunkMeta]) -> None:
         """Cache metadata that arrived with another query (e.g. the scoring query)."""
         self._meta_by_id.update({m.id: m for m in metas})
+        self._by_ord.update({m.ord: m for m in metas})
+
+    @property
+    def resident(self) -> bool:
+        """Whether the search relations are in memory (a long-lived reader; loads them)."""
+        return self._resident() is not None
+
+    def lineage(self, ords: list[int], ancestors: list[int] | None = None
+                ) -> dict[int, ChunkMeta]:
+        """The metadata of the chunks ``ords`` and of all their ancestors, by ord, cached,
+        in one query at most (none when all are cached). ``ancestors``: their ords, when
+        the caller has them (the scoring query's ancestor rows); else a long-lived reader
+        climbs its chunk tree and a short-lived one asks DuckDB."""
+        if ancestors is None:
+            if self.resident:
+                ancestors = [a for o in ords for a in self._tree.ancestors(o)]
+            else:
+                ancestors = [o for (o,) in self.query(ANCESTOR_ORDS_SQL, {"ords": ords})]
+        wanted = sorted({*ords, *ancestors})
+        missing = [o for o in wanted if o not in self._by_ord]
+        if missing:
+            rows = self.query(f"SELECT {', '.join(_META_COLUMNS)} FROM meta "
+                              "WHERE ord = ANY($ords::INTEGER[])", {"ords": missing})
+            self.remember([ChunkMeta(*r) for r in rows])
+        self._lineage.update(wanted)
+        return {o: self._by_ord[o] for o in wanted if o in self._by_ord}
+
+    def normalised(self, weights) -> bool:
+        """Whether relation ``tf_norm`` holds tf~ under ``weights`` (``bm25f.top_sql``
+        reads it). A long-lived reader builds it for the first weights it is asked about;
+        a short-lived one has none (building it would cost more than one search)."""
+        if self._resident() is None:
+            return False
+        key = (tuple(weights.boosts), weights.b)
+        with self.lock:
+            if self._normalised is None:
+                self._normalise(weights)
+                self._normalised = key
+        return self._normalised == key
+
+    def _normalise(self, weights) -> None:
+        """Materialise ``tf_norm`` in ``NORM_BATCHES`` ranges of terms: one aggregation
+        over every posting peaked at 300 MB more than the reader holds (cpp-docs)."""
+        from ra.query.bm25f import normalised_sql
+
+        avg = self.stats.avg_length
+        sql = normalised_sql(avg, weights)
+        self.con.execute(f"CREATE TEMP TABLE tf_norm AS {sql.text} LIMIT 0", sql.params)
+        end = max(self._term_info, default=-1) + 1
+        step = max(1, -(-end // NORM_BATCHES))
+        for low in range(0, end, step):
+            sql = normalised_sql(avg, weights, (low, low + step))
+            self.con.execute(f"INSERT INTO tf_norm {sql.text} ORDER BY term_id, ord",
+                             sql.params)
 
     def contents(self, ords: list[tuple[int, int]]) -> dict[int, str]:
         """Markdown of each chunk incl. its subsections, keyed by ``ord``.
@@ -379,8 +485,11 @@ class IndexReader:
         wanted = sorted({o for start, d in ords for o in range(start, start + d + 1)})
         if not wanted:
             return {}
-        rows = self.query("SELECT ord, text FROM texts WHERE ord = ANY($ords::INTEGER[])",
-                          {"ords": wanted})
-        text = dict(rows)
+        if self._resident() is not None:
+            texts = self._texts
+            text = {o: texts[o] for o in wanted if o < len(texts) and texts[o] is not None}
+        else:
+            text = dict(self.query("SELECT ord, text FROM texts "
+                                   "WHERE ord = ANY($ords::INTEGER[])", {"ords": wanted}))
         return {start: "".join(text.get(o, "") for o in range(start, start + d + 1))
                 for start, d in ords}

@@ -172,13 +172,17 @@ def drop_nested(cands: Sequence[Candidate], lookup: Lookup | None = None) -> lis
 
 
 class Aggregator:
-    """The adaptive aggregation state: results so far, keyed by id in insertion order."""
+    """The adaptive aggregation state: results so far, keyed by id in insertion order,
+    indexed by parent and by ancestor so that finding a candidate's matched siblings or
+    the results beneath it does not walk every result's ancestors again."""
 
     def __init__(self, threshold: float, lookup: Lookup | None,
                  known: Iterable[Candidate] = ()) -> None:
         self.threshold = threshold
         self.lineage = _Lineage(lookup, known)
         self.results: dict[str, Candidate] = {}
+        self._children: dict[str | None, dict[str, None]] = {}  # parent id → result ids
+        self._beneath: dict[str, dict[str, None]] = {}  # ancestor id → result ids
 
     def is_claimed(self, c: Candidate) -> bool:
         """Whether an ancestor of ``c`` is already a result."""
@@ -188,11 +192,17 @@ class Aggregator:
         """Results other than ``c`` with the same parent."""
         if c.parent_id is None:
             return []
-        return [r for r in self.results.values() if r.parent_id == c.parent_id and r.id != c.id]
+        return [self.results[i] for i in self._children.get(c.parent_id, ()) if i != c.id]
 
     def descendants(self, c: Candidate) -> list[Candidate]:
         """Results beneath ``c``."""
-        return [r for r in self.results.values() if c.id in self.lineage.ancestors(r)]
+        return [self.results[i] for i in self._beneath.get(c.id, ())]
+
+    def _put(self, c: Candidate) -> None:
+        self.results[c.id] = c
+        self._children.setdefault(c.parent_id, {})[c.id] = None
+        for a in self.lineage.ancestors(c):
+            self._beneath.setdefault(a, {})[c.id] = None
 
     def should_aggregate(self, c: Candidate, siblings: Sequence[Candidate]) -> bool:
         """Whether ``c`` and its matched ``siblings`` are a large enough share of the family.
@@ -206,11 +216,19 @@ class Aggregator:
     def add_single(self, c: Candidate) -> None:
         """Keep ``c`` as a result of its own."""
         self.lineage.known.setdefault(c.id, c)
-        self.results[c.id] = c
+        self._put(c)
 
     def remove(self, ids: Iterable[str]) -> list[Candidate]:
         """Take the results with these ids out, returning them."""
-        return [self.results.pop(i) for i in ids if i in self.results]
+        out = []
+        for i in ids:
+            c = self.results.pop(i, None)
+            if c is not None:
+                del self._children[c.parent_id][i]
+                for a in self.lineage.ancestors(c):
+                    del self._beneath[a][i]
+                out.append(c)
+        return out
 
     def add(self, c: Candidate) -> None:
         """Process one candidate (candidates must come best first)."""
@@ -236,7 +254,8 @@ class Aggregator:
         beneath = self.remove([parent.id, *(r.id for r in self.descendants(parent))])
         pool = {m.id: m for m in [*beneath, *members] if m.id != parent.id}
         merged = aggregated(parent, sorted(pool.values(), key=_order))
-        self.results[merged.id] = self.lineage.known[merged.id] = merged
+        self.lineage.known[merged.id] = merged
+        self._put(merged)
         self._cascade(merged)
         return self.results.get(merged.id, merged)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from ra.analysis import analyzer_for
 from ra.errors import QueryError
 from ra.query import rank as ranking
-from ra.query.bm25f import Filters, Weights, bm25f_sql
+from ra.query.bm25f import Filters, Weights, bm25f_sql, is_plain, top_sql
 from ra.query.budget import estimate_tokens, list_entry_tokens, pack
 from ra.query.index import ChunkMeta
 from ra.query.parser import parse
@@ -204,9 +204,9 @@ class Searcher:
         if plan is None:
             return Topic(query, "none", 0, explain={"ast": None} if o.explain else None)
         t_plan = time.perf_counter()
-        rows, sql = self._score(plan, o)
+        rows, metas, sql = self._score(plan, o)
         t_sql = time.perf_counter()
-        ranked, stats = self._rank(rows, o)
+        ranked, stats = self._rank(rows, metas, o)
         ranked = _page(ranked, o, self.default_limit(o), self.reader.meta)
         t_rank = time.perf_counter()
         results = self._results(ranked, plan, o)
@@ -222,19 +222,33 @@ class Searcher:
         return topic
 
     def _score(self, plan: Plan, o: SearchOptions):
+        """``(rows, metas, sql)``: the best candidates ``(score, matched, complete, total,
+        tainted)`` and their metadata, best first, ties by id; the metadata of all their
+        ancestors is cached in the reader, for ranking.
+
+        A plain query on a long-lived reader is scored over ``tf_norm`` (``top_sql``),
+        any other by ``bm25f_sql``; both return ords, whose metadata the reader has or
+        reads in one query (a long-lived reader climbs the chunk tree in memory, a
+        short-lived one has the scoring query list the ancestors)."""
         s = self.config.search
         limit = max(self._opt(o.candidate_limit, s.candidate_limit),
                     o.offset + self.default_limit(o))
-        sql = bm25f_sql(plan, self.reader.stats.chunks, self.reader.stats.avg_length,
-                        self.weights(), filters_of(o), limit, ancestors=True)
-        rows = self.reader.query(sql.text, sql.params)
-        n = next((i for i, r in enumerate(rows) if r[0] is None), len(rows))
-        self.reader.remember_lineage([ChunkMeta(*r[5:]) for r in rows])
-        return rows[:n], sql
+        weights, filters, stats = self.weights(), filters_of(o), self.reader.stats
+        resident = self.reader.resident
+        if is_plain(plan, filters) and self.reader.normalised(weights):
+            sql = top_sql(plan, stats.chunks, weights, filters, limit)
+        else:
+            sql = bm25f_sql(plan, stats.chunks, stats.avg_length, weights, filters, limit,
+                            ancestors=not resident, metadata=False)
+        found = self.reader.query(sql.text, sql.params)
+        scored = [r for r in found if r[0] is not None]
+        metas = self.reader.lineage(
+            [r[5] for r in scored], None if resident else [r[5] for r in found if r[0] is None])
+        best = sorted(scored, key=lambda r: (-r[0], metas[r[5]].id))[:limit]
+        return [r[:5] for r in best], [metas[r[5]] for r in best], sql
 
-    def _rank(self, rows, o: SearchOptions):
+    def _rank(self, rows, metas: list[ChunkMeta], o: SearchOptions):
         s = self.config.search
-        metas = [ChunkMeta(*r[5:]) for r in rows]
         tainted = sorted(rows[0][4] or ()) if rows else []
         cands = [self._candidate(m, r[0]) for m, r in zip(metas, rows, strict=True)]
 

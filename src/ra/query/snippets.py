@@ -11,14 +11,15 @@ A word matches when the analyser turns it into one of the query's index terms (s
 its lowercased surface form (for fuzzy expansions). Words are found as the analyser
 finds them: runs of letters and digits, CJK runs split into bigrams, words of 40 bytes
 or more ignored. Everything is one pass over the text plus a sliding window over the
-matches, so a snippet costs time linear in the chunk.
+matches, so a snippet costs time linear in the chunk; a long text is read in blocks,
+up to the first that holds a match (``SCAN_CHARS``).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 
 from ra.analysis import MAX_TOKEN_BYTES, Analyzer, analyzer_for, split_words
@@ -29,17 +30,21 @@ Matches = Callable[[str], bool] | AbstractSet[str]
 Span = tuple[int, int, str]
 
 DEFAULT_MARK = ("**", "**")
+SCAN_CHARS = 20_000  # a snippet is looked for in blocks of this size (see ``snippet``)
 ELLIPSIS = "…"
 
 _WORD = re.compile(r"[^\W_]+")  # the analyser's word pattern (ra.analysis.split_words)
-_MARKDOWN = [  # (pattern, replacement), applied in order
-    (re.compile(r"^[ \t]*(?:```|~~~).*$", re.M), ""),  # code fence lines
-    (re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.M), ""),  # heading hashes
-    (re.compile(r"^[ \t]*>[ \t]?", re.M), ""),  # blockquote markers
-    (re.compile(r"^[ \t]*(?:[-+*]|\d{1,9}[.)])[ \t]+", re.M), ""),  # list bullets
+#: (pattern, replacement), applied in order to the text after a newline. Line patterns
+#: match from the newline before the line, not ``^`` in multiline mode: a literal first
+#: character lets the regex engine skip to the next newline (3x faster, same result).
+_MARKDOWN = [
+    (re.compile(r"\n[ \t]*(?:```|~~~)[^\n]*"), "\n"),  # code fence lines
+    (re.compile(r"\n[ \t]{0,3}#{1,6}[ \t]+"), "\n"),  # heading hashes
+    (re.compile(r"\n[ \t]*>[ \t]?"), "\n"),  # blockquote markers
+    (re.compile(r"\n[ \t]*(?:[-+*]|\d{1,9}[.)])[ \t]+"), "\n"),  # list bullets
     (re.compile(r"!?\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])"), r"\1"),  # link targets
-    (re.compile(r"\*+|~~|`+|(?<![^\W_])_+|_+(?![^\W_])"), ""),  # emphasis, inline code
-    (re.compile(r"\s+"), " "),
+    # emphasis, inline code (the lookahead fails fast where no marker starts: 7x faster)
+    (re.compile(r"(?=[*~`_])(?:\*+|~~|`+|(?<![^\W_])_+|_+(?![^\W_]))"), ""),
 ]
 
 
@@ -59,9 +64,10 @@ def merge_ranges(a: Sequence[Sequence[int]],
 def strip_markdown(text: str) -> str:
     """``text`` as one line of plain text: heading hashes, emphasis, link targets, code
     fences, quote and list markers removed; whitespace collapsed."""
+    text = "\n" + text
     for pattern, replacement in _MARKDOWN:
         text = pattern.sub(replacement, text)
-    return text.strip()
+    return " ".join(text.split())  # whitespace collapsed (str.split: re's \s, 4x faster)
 
 
 def matcher(matches: Matches, analyzer: Analyzer | None = None) -> Callable[[str], str | None]:
@@ -96,16 +102,31 @@ def _pieces(word: str) -> list[tuple[int, int, str]]:
 
 
 def match_spans(text: str, key: Callable[[str], str | None]) -> list[Span]:
-    """Every match in ``text`` as ``(start, end, key)``, in order."""
-    spans: list[Span] = []
-    memo: dict[str, list[tuple[int, int, str]]] = {}
-    for m in _WORD.finditer(text):
-        word = m.group()
-        hits = memo.get(word)
-        if hits is None:
-            hits = memo[word] = [(a, b, k) for a, b, p in _pieces(word) if (k := key(p))]
-        spans.extend((m.start() + a, m.start() + b, k) for a, b, k in hits)
-    return spans
+    """Every match in ``text`` as ``(start, end, key)``, in order.
+
+    Each distinct word is looked at once; the occurrences of the few that match are then
+    found with ``str.find`` (whole words only: no word character either side, as
+    ``_WORD`` finds words), so no Python loop runs over every word of a long text."""
+    hits: dict[str, list[tuple[int, int, str]]] = {}
+    for word in set(_WORD.findall(text)):
+        found = [(a, b, k) for a, b, p in _pieces(word) if (k := key(p))]
+        if found:
+            hits[word] = found
+    at = sorted((i, word) for word in hits for i in _whole_word_at(text, word))
+    return [(i + a, i + b, k) for i, word in at for a, b, k in hits[word]]
+
+
+def _whole_word_at(text: str, word: str) -> list[int]:
+    """Offsets of ``word`` in ``text`` where it is a whole word (``[^\\W_]`` is
+    ``str.isalnum``)."""
+    out, n = [], len(text)
+    i = text.find(word)
+    while i >= 0:
+        end = i + len(word)
+        if (i == 0 or not text[i - 1].isalnum()) and (end == n or not text[end].isalnum()):
+            out.append(i)
+        i = text.find(word, i + 1)
+    return out
 
 
 def _densest(spans: Sequence[Span], width: int) -> tuple[int, int]:
@@ -183,14 +204,40 @@ def _marked(text: str, spans: Sequence[Span], left: int, right: int,
 def snippet(text: str, matches: Matches, analyzer: Analyzer | None = None, width: int = 150,
             mark: tuple[str, str] = DEFAULT_MARK) -> str:
     """About ``width`` characters of plain text around the densest cluster of matches,
-    matches wrapped in ``mark``, ``…`` where the text was cut."""
-    plain = strip_markdown(text)
-    spans = match_spans(plain, matcher(matches, analyzer))
+    matches wrapped in ``mark``, ``…`` where the text was cut.
+
+    A text longer than ``SCAN_CHARS`` is read in blocks of about that size (cut at line
+    ends), and the snippet comes from the first block holding a match (the first block
+    when none does): a result of 150,000 characters cost 40 ms to scan in full, and its
+    first matching block is where a reader looks first anyway."""
+    key = matcher(matches, analyzer)
+    first = None
+    for start, end in _blocks(text, SCAN_CHARS):
+        plain = strip_markdown(text[start:end])
+        spans = match_spans(plain, key)
+        first = first or (plain, spans, start, end)
+        if spans:
+            break
+    else:
+        plain, spans, start, end = first or ("", [], 0, 0)
     left, right = _window(plain, *_densest(spans, width), width)
     body = _marked(plain, spans, left, right, mark)
-    before = ELLIPSIS if left > 0 else ""
-    after = ELLIPSIS if right < len(plain) else ""
+    before = ELLIPSIS if left > 0 or start > 0 else ""
+    after = ELLIPSIS if right < len(plain) or end < len(text) else ""
     return f"{before}{body}{after}"
+
+
+def _blocks(text: str, size: int) -> Iterator[tuple[int, int]]:
+    """``text`` as consecutive ``[start, end)`` ranges of about ``size`` characters, each
+    ending at a line end where there is one (markdown syntax never spans lines here)."""
+    start = 0
+    while True:
+        end = len(text) if len(text) - start <= size else (
+            text.rfind("\n", start, start + size) + 1 or start + size)
+        yield start, end
+        if end >= len(text):
+            return
+        start = end
 
 
 def highlight(text: str, matches: Matches, analyzer: Analyzer | None = None,
