@@ -251,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         listener = listen()
     except (RuntimeError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        sys.stderr.write(f"error: {exc}\n")
         return 1
     daemon = Daemon(idle=args.idle)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
