@@ -179,11 +179,16 @@ def measure(folder: Path, e2e_runs: int) -> dict:
     progress(f"ra context: {CONTEXT_FILE}, warm in-process and {e2e_runs} cold processes")
     warm = speed.child_json(["-m", "benchmarks.speed", "context", str(folder), CONTEXT_FILE,
                              str(WARM_RUNS)])
-    cold = [speed.timed_process([speed.ra_command(), "context", "--list", CONTEXT_FILE],
-                                folder) for _ in range(e2e_runs)]
+    command = [speed.ra_command(), "context", "--list", CONTEXT_FILE]
+    cold = [speed.timed_process(command, folder) for _ in range(e2e_runs)]
+    with speed.warm_daemon(folder.parent) as env:  # the same command, a warm `ra daemon`
+        speed.settle(folder, env, command[1:])
+        daemon = [speed.timed_process(command, folder, env) for _ in range(e2e_runs)]
     return {"file": CONTEXT_FILE, "lines": context_source().count("\n"), "warm": warm,
             "cold": {**_spread([ms for ms, _ in cold]),
-                     "peak_rss_mb": round(max(rss for _, rss in cold), 1)}}
+                     "peak_rss_mb": round(max(rss for _, rss in cold), 1)},
+            "daemon": {**_spread([ms for ms, _ in daemon]),
+                       "peak_rss_mb": round(max(rss for _, rss in daemon), 1)}}
 
 
 def table(result: dict):
@@ -203,6 +208,11 @@ def table(result: dict):
         w, cold = ctx["warm"], ctx["cold"]
         t.rows.append([c["corpus"], "cold process", cold["p50_ms"], cold["p95_ms"],
                        f"{cold['n']} runs, peak RSS {cold['peak_rss_mb']} MB"])
+        if "daemon" in ctx:
+            d = ctx["daemon"]
+            t.rows.append([c["corpus"], "process, ra daemon running", d["p50_ms"],
+                           d["p95_ms"], f"{d['n']} runs, client peak RSS "
+                           f"{d['peak_rss_mb']} MB"])
         t.rows.append([c["corpus"], "warm, wall", w["wall"]["p50_ms"], w["wall"]["p95_ms"],
                        f"first call {w['first_ms']} ms (loads the relations); "
                        + ", ".join(f"{k} {v}" for k, v in w["phases_ms"].items())])

@@ -12,9 +12,7 @@ connection that fails before any output) falls back to running the command here.
 
 from __future__ import annotations
 
-import json
 import os
-import socket
 import sys
 
 #: Commands a daemon answers: they only read (and, through freshness, update) the index.
@@ -75,6 +73,9 @@ def forward(argv: list[str]) -> int | None:
     path = socket_path()
     if path is None or not os.path.exists(path):
         return None
+    import json  # only when a daemon may answer: `ra --help` does not pay for them
+    import socket
+
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.connect(path)
@@ -95,7 +96,9 @@ def forward(argv: list[str]) -> int | None:
     return int(reply["exit"])
 
 
-def _receive(conn: socket.socket) -> dict | None:
+def _receive(conn) -> dict | None:
+    import json
+
     chunks = []
     while True:
         data = conn.recv(1 << 16)
