@@ -172,3 +172,19 @@ def test_idle_daemon_exits(project):
     from ra import daemon
 
     assert not daemon.socket_path().exists()
+
+
+@pytest.mark.parametrize("config", [None, '[tree.docs]\npath = "docs"\nlimit = [\n'])
+def test_forwarded_errors_are_the_commands_own(shared_daemon, monkeypatch, tmp_path, config):
+    """No .ra.toml, or a broken one: the daemon says what the command says, exit code too."""
+    _, home = shared_daemon
+    monkeypatch.setenv("HOME", str(home))
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    if config is not None:
+        (folder / ".ra.toml").write_text(config)
+    before = requests_served()
+    own = ra(folder, "search", "logging", daemon=False)
+    forwarded = ra(folder, "search", "logging")
+    assert requests_served() == before + 1
+    assert forwarded == own and own[0] != 0 and own[2].startswith("error: ")
