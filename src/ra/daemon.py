@@ -34,7 +34,7 @@ from pathlib import Path
 from ra.cli import entry
 from ra.cli.entry import PASSED, build_id
 
-#: Indexes kept open at once (a warm reader of a 10k-file corpus holds ~400 MB).
+#: Indexes kept open at once (a warm reader of a 10k-file corpus holds ~500 MB).
 MAX_INDEXES = 3
 IDLE_SECONDS = 1800.0
 
@@ -186,19 +186,7 @@ def _read_line(conn: socket.socket) -> bytes:
 
 def ask(op: str, timeout: float = 5.0) -> dict | None:
     """Send ``{"op": op}`` to the running daemon; its reply, or None when none answers."""
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    conn.settimeout(timeout)
-    try:
-        conn.connect(str(socket_path()))
-        conn.sendall(json.dumps({"op": op}).encode() + b"\n")
-        data = b""
-        while chunk := conn.recv(1 << 16):
-            data += chunk
-        return json.loads(data) if data else None
-    except (OSError, ValueError):
-        return None
-    finally:
-        conn.close()
+    return entry.exchange(str(socket_path()), {"op": op}, timeout)
 
 
 def listen() -> socket.socket:

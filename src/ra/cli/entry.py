@@ -73,18 +73,10 @@ def forward(argv: list[str]) -> int | None:
     path = socket_path()
     if path is None or not os.path.exists(path):
         return None
-    import json  # only when a daemon may answer: `ra --help` does not pay for them
-    import socket
-
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        conn.connect(path)
-        conn.sendall(json.dumps(request(argv)).encode() + b"\n")
-        reply = _receive(conn)
-    except (OSError, ValueError):
+        reply = exchange(path, request(argv))
+    except OSError:  # e.g. the working directory is gone: let the command say so
         return None
-    finally:
-        conn.close()
     if reply is None or "exit" not in reply:
         return None  # refused (another build) or broken: nothing was printed yet
     try:
@@ -96,14 +88,23 @@ def forward(argv: list[str]) -> int | None:
     return int(reply["exit"])
 
 
-def _receive(conn) -> dict | None:
-    import json
+def exchange(path: str, message: dict, timeout: float | None = None) -> dict | None:
+    """Send ``message`` as one JSON line to the socket at ``path`` and read the JSON reply
+    up to the end of the connection; None when nothing answers."""
+    import json  # only when a daemon may answer: `ra --help` does not pay for them
+    import socket
 
-    chunks = []
-    while True:
-        data = conn.recv(1 << 16)
-        if not data:
-            break
-        chunks.append(data)
-    raw = b"".join(chunks)
-    return json.loads(raw) if raw else None
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.settimeout(timeout)
+    try:
+        conn.connect(path)
+        conn.sendall(json.dumps(message).encode() + b"\n")
+        chunks = []
+        while chunk := conn.recv(1 << 16):
+            chunks.append(chunk)
+        raw = b"".join(chunks)
+        return json.loads(raw) if raw else None
+    except (OSError, ValueError):
+        return None
+    finally:
+        conn.close()
