@@ -161,10 +161,13 @@ def test_an_incremental_update_touches_only_the_changed_partition(tmp_path, monk
     search(config, "text")
     write(tmp_path / "docs/n3.md", "# Note 3\n\nrewritten\n", bump=3)
     assert ids(config, "rewritten") == ["docs:n3.md#note-3"]
+    before = current_name(config.index_dir)
+    write(tmp_path / "docs/n3.md", "# Note 3\n\nrewritten again\n", bump=4)
+    assert ids(config, "again") == ["docs:n3.md#note-3"]
     gen = open_current(config.index_dir)
     try:
-        assert gen.manifest["update"] == {"kind": "incremental", "added": 0, "modified": 1,
-                                          "removed": 0, "partitions": [1]}
+        assert gen.manifest["update"] == {"kind": "incremental", "base": before, "added": 0,
+                                          "modified": 1, "removed": 0, "partitions": [1]}
         # untouched partitions are hard links to the previous generation's files
         assert (gen.path / "chunks" / "part-0000.parquet").stat().st_nlink >= 1
     finally:

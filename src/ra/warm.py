@@ -27,9 +27,13 @@ Cold, then warm: a reader that holds the index in memory (``keep_vocabulary``) a
 search in milliseconds but loads for seconds on a large corpus. A new generation is
 first served by a plain reader over the Parquet files (what ``ra search`` uses) while a
 second reader of the same generation loads on a thread and takes over when ready, if
-that generation is still the current one. A replaced reader is closed once nobody holds
-it: ``use()`` holds its reader for the block, and ``reader()``'s result stays open until
-that caller's next call.
+that generation is still the current one. A generation that is the incremental update
+of the one held in memory is not served cold: the held reader is carried over to it
+(``IndexReader.successor``: its tables patched by the changed rows, tens of
+milliseconds), and the load afresh that restores the fastest scoring waits until no newer
+generation has come for ``SUCCESSOR_QUIET`` seconds. A replaced reader is closed once
+nobody holds it: ``use()`` holds its reader for the block, and ``reader()``'s result
+stays open until that caller's next call.
 """
 
 from __future__ import annotations
@@ -41,12 +45,18 @@ import os
 import threading
 import weakref
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ra.watch import CONFIG, EVERYTHING, FILES, FOLDERS, GENERATION, Watcher, plan_watches
 
 log = logging.getLogger("ra.warm")
+
+#: Seconds without a newer generation before a reader carried over from memory
+#: (``IndexReader.successor``) is replaced by one loaded afresh: while files are being
+#: edited, each edit is carried over in milliseconds, and the load, seconds of CPU that
+#: would compete with the next searches, waits until the editing pauses.
+SUCCESSOR_QUIET = 5.0
 
 #: Every open WarmIndex, closed at exit: a thread still inside DuckDB when the interpreter
 #: finalizes aborts the process ("terminate called ... exception not rethrown").
@@ -67,9 +77,12 @@ class _Warming:
     thread: threading.Thread | None = None
     reader: object | None = None
     cancelled: bool = False
+    delay: float = 0.0  # seconds to wait first (a successor serves meanwhile)
+    woken: threading.Event = field(default_factory=threading.Event)
 
     def cancel(self) -> None:
         self.cancelled = True
+        self.woken.set()
         if self.reader is not None:
             with contextlib.suppress(Exception):
                 self.reader.con.interrupt()
@@ -265,14 +278,35 @@ class WarmIndex:
                 return
             status = refresh_index(self.config)
             reader = (None if self._published() == held.generation.path
-                      else open_index(self.config, refresh=False)[0])
+                      else self._successor(held) or open_index(self.config, refresh=False)[0])
         if status:
             self.last_status = status
             log.info("%s", status)
         if reader is not None:
             self._retire()
             self._reader = reader
-            self._warm_later(reader.generation.path)
+            self._warm_later(reader.generation.path,
+                             delay=SUCCESSOR_QUIET if reader.patched else 0.0)
+
+    def _successor(self, held):
+        """The held reader carried over to the generation just published, when that
+        generation is its incremental update (``IndexReader.successor``: from memory, in
+        milliseconds); None when it is not."""
+        from ra.generations import open_current
+
+        if not held.keep_vocabulary:
+            return None
+        generation = open_current(self.config.index_dir)
+        if generation is None:
+            return None
+        try:
+            reader = held.successor(generation)
+        except Exception as exc:  # the held reader is closed: a cold one takes over
+            log.warning("carrying the index over to the new generation failed: %s", exc)
+            reader = None
+        if reader is None:
+            generation.close()
+        return reader
 
     def _published(self) -> Path | None:
         from ra.generations import current_name
@@ -296,13 +330,14 @@ class WarmIndex:
 
     # --- cold, then warm ---------------------------------------------------------------------
 
-    def _warm_later(self, path: Path) -> None:
-        """Load a reader of generation ``path`` in memory, on a thread."""
+    def _warm_later(self, path: Path, delay: float = 0.0) -> None:
+        """Load a reader of generation ``path`` in memory, on a thread, after ``delay``
+        seconds."""
         if self._warming is not None:
             if self._warming.path == path:
                 return
             self._warming.cancel()  # another generation: not worth finishing
-        job = self._warming = _Warming(path)
+        job = self._warming = _Warming(path, delay=delay)
         job.thread = threading.Thread(target=self._warm, args=(job,), name="ra-warm",
                                       daemon=True)
         job.thread.start()
@@ -312,6 +347,8 @@ class WarmIndex:
 
         reader = None
         try:
+            if job.delay and job.woken.wait(job.delay):
+                return  # cancelled while waiting
             reader = IndexReader.open(job.path.parent)
             if reader is None or reader.generation.path != job.path:
                 return  # published over meanwhile: that generation's reader warms itself
@@ -324,7 +361,8 @@ class WarmIndex:
             with self._lock:  # held None: not checked yet, and _pending still says so
                 held = self._reader
                 if not job.cancelled and (held is None or (
-                        not held.keep_vocabulary and held.generation.path == job.path)):
+                        held.generation.path == job.path
+                        and (not held.keep_vocabulary or held.patched))):
                     self._retire()
                     self._reader, reader = reader, None
                     self._warmed.notify_all()

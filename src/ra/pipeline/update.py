@@ -172,7 +172,8 @@ def update_into(out: Path, prev: Path, config, changes: Changes) -> BuildReport:
     finish_manifest(out, config, report, changes.files, changes.binary, written,
                     _stats(manifest, dropped, added_rows),
                     next_ord=manifest["next_ord"] + new.chunks.num_rows,
-                    update={"kind": "incremental", **changes.counts, "partitions": touched},
+                    update={"kind": "incremental", "base": prev.name, **changes.counts,
+                            "partitions": touched},
                     digest=changes.digest)
     return report
 

@@ -76,6 +76,26 @@ class SurfaceIndex:
         self._sorted: dict[int, tuple[list[str], list[int], list[str], list[int]]] = {}
         self._all: tuple[list[str], list[int]] | None = None
 
+    def replace(self, words: Iterable[str], present: Iterable[tuple[str, int]]) -> None:
+        """Forget ``words``, then hold those of them that are ``present`` (``(word,
+        term_id)``): what a vocabulary read afresh would hold, in the same order (each
+        bucket sorted by word, as ``words.parquet`` is)."""
+        gone = set(words)
+        if not gone:
+            return
+        added: dict[int, list[tuple[str, int]]] = {}
+        for word, term_id in present:
+            added.setdefault(len(word), []).append((word, term_id))
+        for n in {len(w) for w in gone}:
+            bucket = [p for p in self.by_length.get(n, ()) if p[0] not in gone]
+            bucket = sorted(bucket + added.pop(n, []))
+            if bucket:
+                self.by_length[n] = bucket
+            else:
+                self.by_length.pop(n, None)
+            self._sorted.pop(n, None)
+        self._all = None
+
     def with_prefix(self, prefix: str) -> set[int]:
         """Term ids of the surface words that start with ``prefix``."""
         if self._all is None:

@@ -25,7 +25,9 @@ tf~ per term and chunk under the configured weights), which ``bm25f.top_sql`` sc
 with one aggregation. A search then opens no Parquet file and asks DuckDB two small
 questions (the best chunks, then the metadata of those it has not seen). That costs
 memory of about the corpus text plus some 40 bytes per posting; phrase queries still
-read positions from ``postings``.
+read positions from ``postings``. After an incremental update such a reader is carried
+over to the new generation by patching its memory (``successor``) rather than loaded
+again.
 """
 
 from __future__ import annotations
@@ -135,7 +137,14 @@ class ChunkTree:
         """``rows``: ``(ord, doc_ord, descendants)`` of every chunk, by ``ord``."""
         from array import array
 
-        self.parent = array("i", [-1]) * (rows[-1][0] + 1 if rows else 0)
+        self.parent = array("i")
+        self.extend(rows)
+
+    def extend(self, rows: list[tuple[int, int, int]]) -> None:
+        """Link the chunks of whole documents ``rows`` (as ``__init__``'s), numbered after
+        every chunk linked so far."""
+        if rows:
+            self.parent.extend([-1] * (rows[-1][0] + 1 - len(self.parent)))
         open_ranges: list[tuple[int, int]] = []  # the chain of ranges holding the cursor
         for o, doc, descendants in rows:
             while open_ranges and (open_ranges[-1][1] < o or open_ranges[-1][0] < doc):
@@ -152,6 +161,12 @@ class ChunkTree:
         return out
 
 
+def _stats_of(manifest: dict) -> Stats:
+    stats = manifest.get("stats", {})
+    return Stats(int(stats.get("chunks", 0)),
+                 {f: float(stats.get("avg_length", {}).get(f, 0.0)) for f in FIELDS})
+
+
 def _by_ord(rows: list[tuple[int, str]]) -> list[str | None]:
     out: list[str | None] = [None] * (max((o for o, _ in rows), default=-1) + 1)
     for o, text in rows:
@@ -159,18 +174,41 @@ def _by_ord(rows: list[tuple[int, str]]) -> list[str | None]:
     return out
 
 
+def _part_files(generation: generations.Generation, manifest: dict, parts: list[int],
+                artifact: str = "chunks") -> str:
+    """The quoted ``artifact`` files of those of ``parts`` that ``generation`` has."""
+    held = set(manifest.get("partitions") or ())
+    return ", ".join(_quote(generation.path / artifact / part_name(p)) for p in parts
+                     if p in held)
+
+
+_FILE_KEY = "tree || ':' || path"  # a file of the knowledge base, as a chunk row names it
+
+
+def _closed_connection():
+    """A DuckDB connection that is closed: what a reader whose connection moved holds."""
+    import duckdb
+
+    con = duckdb.connect()
+    con.close()
+    return con
+
+
 def _quote(path: Path) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
-def _check_files(generation: generations.Generation) -> None:
-    """Every artifact file of the generation is there and is framed like Parquet.
+def _check_files(generation: generations.Generation, parts: list[int] | None = None
+                 ) -> None:
+    """Every artifact file of the generation (or of its partitions ``parts``) is there
+    and is framed like Parquet.
 
     Views read their files only when a query needs them, so a truncated or missing file
     is looked for here, at open, where freshness rebuilds a damaged index, rather than
     in the middle of a search. It costs a few small reads per file."""
     gen = generation.path
-    parts = generation.manifest.get("partitions")
+    if parts is None:
+        parts = generation.manifest.get("partitions")
     files = [gen / artifact_path(name) for name in GLOBAL]
     for name in PARTITIONED:
         files += (sorted((gen / name).glob("*.parquet")) if parts is None
@@ -208,9 +246,7 @@ class IndexReader:
         self.generation = generation
         self.keep_vocabulary = keep_vocabulary
         self.manifest = generation.manifest
-        stats = self.manifest.get("stats", {})
-        self.stats = Stats(int(stats.get("chunks", 0)),
-                           {f: float(stats.get("avg_length", {}).get(f, 0.0)) for f in FIELDS})
+        self.stats = _stats_of(self.manifest)
         self.lock = threading.RLock()  # a DuckDB connection serves one query at a time
         try:
             _check_files(generation)
@@ -235,12 +271,153 @@ class IndexReader:
         self._texts: list[str | None] = []  # a long-lived reader's chunk texts, by ord
         self._tree: ChunkTree | None = None  # a long-lived reader's parent links
         self._normalised: tuple | None = None  # the weights ``tf_norm`` was built for
+        self.patched = False  # tables patched by ``successor``: no ``tf_norm``
 
     @classmethod
     def open(cls, index_dir: Path) -> IndexReader | None:
         """The reader of the current generation, or None when none is published."""
         gen = generations.open_current(index_dir)
         return None if gen is None else cls(gen)
+
+    # --- the next generation, from memory ----------------------------------------------
+
+    def successor(self, generation: generations.Generation) -> IndexReader | None:
+        """A long-lived reader of ``generation`` made from this one's memory, when
+        ``generation`` is the incremental update (``ra.pipeline.update``) of the one this
+        reader holds; this reader is closed then: its connection moves to the successor.
+
+        Chunk numbers are never reused and a changed file's chunks are numbered anew, so
+        the in-memory tables change by rows: the chunks of the update's partitions that
+        are gone are deleted, those numbered from the old ``next_ord`` on are read from
+        the new partitions and added, and the vocabulary is read again (its df changed).
+        That takes tens of milliseconds where loading takes seconds. ``tf_norm`` holds tf~
+        under the old length averages, so it is dropped and the successor scores with
+        ``bm25f_sql`` over ``tf_postings``: the same scores (tests pin ``top_sql`` to it),
+        a little slower, until a reader loaded afresh replaces it (``ra.warm``).
+
+        None, and nothing changed, when this cannot be done: this reader is not in
+        memory, another thread holds it, or ``generation`` follows another generation.
+        A failure midway closes this reader and raises."""
+        update = generation.manifest.get("update") or {}
+        if (self._vocab is None or update.get("base") != self.generation.path.name
+                or generation.manifest.get("config_hash") != self.manifest.get("config_hash")):
+            return None
+        if not self.lock.acquire(blocking=False):
+            return None
+        try:
+            touched = [p for p in update.get("partitions", [])
+                       if p in generation.manifest["partitions"]]
+            _check_files(generation, touched)  # the others are links to checked files
+            new = IndexReader.__new__(IndexReader)
+            new.__dict__.update(self.__dict__)
+            new.lock, new.generation = threading.RLock(), generation
+            new.manifest, new.stats = generation.manifest, _stats_of(generation.manifest)
+            try:
+                new._patch(self.generation, self.manifest, update.get("partitions", []))
+            except BaseException:
+                self.con.close()
+                raise
+            self.con = _closed_connection()
+            self.generation.close()
+            self._vocab, self._texts, self._tree = None, [], None
+            return new
+        finally:
+            self.lock.release()
+
+    def _patch(self, old: generations.Generation, old_manifest: dict, touched: list[int]
+               ) -> None:
+        """Turn the tables of ``old`` into those of ``self.generation`` (``successor``)."""
+        since = int(old_manifest["next_ord"])
+        before = _part_files(old, old_manifest, touched)
+        after = _part_files(self.generation, self.manifest, touched)
+        ords = "SELECT ord FROM read_parquet([{}])"
+        gone = {o for (o,) in self.con.execute(ords.format(before)).fetchall()} if before else set()
+        if after:
+            gone -= {o for (o,) in self.con.execute(ords.format(after)).fetchall()}
+        self.con.execute("CREATE OR REPLACE TEMP TABLE gone AS "
+                         "SELECT unnest($o::INTEGER[]) AS ord", {"o": sorted(gone)})
+        changed_terms = {i for (i,) in self.con.execute(
+            "SELECT DISTINCT term_id FROM tf_postings WHERE ord IN (SELECT ord FROM gone)"
+        ).fetchall()}
+        gone_files = [k for (k,) in self.con.execute(
+            f"SELECT DISTINCT {_FILE_KEY} FROM meta WHERE ord IN (SELECT ord FROM gone)"
+        ).fetchall()]
+        for name in RESIDENT:
+            self.con.execute(f"DELETE FROM {name} WHERE ord IN (SELECT ord FROM gone)")
+        self.con.execute("DROP TABLE gone")
+        self.con.execute("DROP TABLE IF EXISTS tf_norm")
+        self._normalised, self.patched = None, True
+        texts: list[tuple[int, str]] = []
+        tree: list[tuple[int, int, int]] = []
+        if after:  # the new chunks: read from the update's partitions only
+            self._point_views(touched)
+            for name, body, order in RELATIONS:
+                if name in RESIDENT:
+                    self.con.execute(f"INSERT INTO {name} SELECT * FROM ({body}) "
+                                     f"WHERE ord >= $since ORDER BY {order}", {"since": since})
+            texts = self.con.execute("SELECT ord, text FROM texts WHERE ord >= $since",
+                                     {"since": since}).fetchall()
+            tree = self.con.execute("SELECT ord, doc_ord, descendants FROM meta WHERE ord "
+                                    ">= $since ORDER BY ord", {"since": since}).fetchall()
+            changed_terms.update(i for (i,) in self.con.execute(
+                "SELECT DISTINCT term_id FROM tf_postings WHERE ord >= $since",
+                {"since": since}).fetchall())
+            fresh_files = [k for (k,) in self.con.execute(
+                f"SELECT DISTINCT {_FILE_KEY} FROM meta WHERE ord >= $since",
+                {"since": since}).fetchall()]
+            new_words = {w for (w,) in self.con.execute(
+                f"SELECT DISTINCT word FROM surface WHERE {_FILE_KEY} = ANY($keys)",
+                {"keys": fresh_files}).fetchall()}
+        else:
+            new_words = set()
+        old_surface = _part_files(old, old_manifest, touched, "surface")
+        old_words = {w for (w,) in self.con.execute(
+            f"SELECT DISTINCT word FROM read_parquet([{old_surface}]) "
+            f"WHERE {_FILE_KEY} = ANY($keys)", {"keys": gone_files}).fetchall()
+        } if old_surface and gone_files else set()
+        self._point_views()
+        for o in gone:
+            if o < len(self._texts):
+                self._texts[o] = None
+        grown = _by_ord(texts)
+        self._texts.extend([None] * (len(grown) - len(self._texts)))
+        for o, text in texts:
+            self._texts[o] = text
+        self._tree.extend(tree)
+        self._by_ord = {o: m for o, m in self._by_ord.items() if o not in gone}
+        self._meta_by_id = {m.id: m for m in self._by_ord.values()}  # ids come back anew
+        self._lineage = self._lineage - gone
+        self._near = {}
+        self._patch_vocabulary(changed_terms, old_words | new_words)
+
+    def _patch_vocabulary(self, term_ids: set[int], words: set[str]) -> None:
+        """Read again the terms ``term_ids`` (their df changed, or they are new or gone)
+        and the surface words ``words`` (of the files gone and added)."""
+        rows = self.con.execute("SELECT term, term_id, df FROM terms WHERE term_id = "
+                                "ANY($ids::INTEGER[])", {"ids": sorted(term_ids)}).fetchall()
+        for i in term_ids:
+            term, _ = self._term_info.pop(i, (None, 0))
+            if term is not None:
+                self._terms.pop(term, None)
+        for term, i, df in rows:
+            self._terms[term] = (i, df)
+            self._term_info[i] = (term, df)
+        present = self.con.execute("SELECT word, term_id FROM words WHERE word = "
+                                   "ANY($w::VARCHAR[])", {"w": sorted(words)}).fetchall()
+        self._vocab.replace(words, present)
+
+    def _point_views(self, parts: list[int] | None = None) -> None:
+        """Point the artifact views at this reader's generation; with ``parts``, the
+        partitioned ones at those partitions only."""
+        for name in VIEWS:
+            if parts is not None and name in PARTITIONED:
+                files = ", ".join(_quote(self.generation.path / name / part_name(p))
+                                  for p in parts if p in self.manifest["partitions"])
+                source = f"[{files}]"
+            else:
+                source = _quote(self.generation.scan(name))
+            self.con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM "
+                             f"read_parquet({source})")
 
     def _create_views(self) -> None:
         # A generation's files never change, so their Parquet footers can be cached.
@@ -261,8 +438,6 @@ class IndexReader:
         return self._vocab
 
     def _load_resident(self) -> None:
-        from ra.query.fuzzy import SurfaceIndex
-
         # In-memory queries are small: a second thread only adds scheduling (p50 and p95
         # both about 10% lower with one, measured on cpp-docs).
         self.con.execute("SET threads = 1")
@@ -273,6 +448,11 @@ class IndexReader:
         self._texts = _by_ord(self.con.execute("SELECT ord, text FROM texts").fetchall())
         self._tree = ChunkTree(self.con.execute(
             "SELECT ord, doc_ord, descendants FROM meta ORDER BY ord").fetchall())
+        self._load_vocabulary()
+
+    def _load_vocabulary(self) -> None:
+        from ra.query.fuzzy import SurfaceIndex
+
         terms = self.con.execute("SELECT term, term_id, df FROM terms").fetchall()
         words = self.con.execute("SELECT word, term_id FROM words").fetchall()
         self._terms = {t: (i, df) for t, i, df in terms}
@@ -451,7 +631,7 @@ class IndexReader:
         """Whether relation ``tf_norm`` holds tf~ under ``weights`` (``bm25f.top_sql``
         reads it). A long-lived reader builds it for the first weights it is asked about;
         a short-lived one has none (building it would cost more than one search)."""
-        if self._resident() is None:
+        if self._resident() is None or self.patched:
             return False
         key = (tuple(weights.boosts), weights.b)
         with self.lock:

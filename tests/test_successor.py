@@ -1,0 +1,222 @@
+"""``IndexReader.successor``: a long-lived reader carried over to the incremental update
+of its generation by patching its memory must be indistinguishable from a reader of the
+new generation loaded afresh: the same relations, vocabulary, texts and chunk tree, and
+the same results with the same scores.
+
+The knowledge base is 24 chapters of the Rust book (``../shared/corpora``, MIT/Apache-2.0,
+see its LICENSES.md), in partitions of 4 files, so that an update touches some
+partitions and links the others.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from ra import generations
+from ra.config import load_config
+from ra.freshness import refresh_index
+from ra.pipeline import run, update
+from ra.query.index import IndexReader
+from ra.query.search import Searcher, SearchOptions
+from ra.warm import WarmIndex
+
+BOOK = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "rust-book" / "src"
+QUERIES = ["ownership borrowing", "closures capture environment", "lifetime annotations",
+           "iterator", "smart pointer Box", "zebra stripes", "ownrship", "trait object",
+           "error handling Result", "unsafe", "cargo workspace", "pattern matching"]
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setattr(run, "PART_FILES", 4)
+    monkeypatch.setattr(update, "PART_FILES", 4)
+    root = tmp_path / "kb"
+    (root / "docs").mkdir(parents=True)
+    chapters = sorted(p for p in BOOK.glob("ch*.md"))[:24]
+    assert len(chapters) == 24
+    for path in chapters:
+        shutil.copy(path, root / "docs" / path.name)
+    (root / ".ra.toml").write_text('[tree.book]\npath = "docs"\n')
+    refresh_index(load_config(root))
+    return root
+
+
+def warm_reader(config) -> IndexReader:
+    """A fully loaded long-lived reader of the current generation, its tf_norm built."""
+    reader = IndexReader.open(config.index_dir)
+    reader.keep_vocabulary = True
+    Searcher(reader, config).search(["ownership"])
+    assert reader.resident and reader._normalised is not None
+    return reader
+
+
+def answers(reader: IndexReader, config) -> list:
+    searcher = Searcher(reader, config)
+    out = []
+    for q in QUERIES:
+        topic = searcher.search([q], SearchOptions(limit=20, list_only=True)).queries[0]
+        out.append((q, topic.match, topic.total_matches,
+                    [(r.id, r.score, r.snippet) for r in topic.results]))
+    return out
+
+
+def memory(reader: IndexReader) -> dict:
+    """Everything a search reads, as a loaded-afresh reader would hold it."""
+    q = reader.con.execute
+    live = [o for (o,) in q("SELECT ord FROM meta ORDER BY ord").fetchall()]
+    return {
+        "meta": q("SELECT * FROM meta ORDER BY ord").fetchall(),
+        "field_lengths": q("SELECT * FROM field_lengths ORDER BY ord").fetchall(),
+        "tf_postings": q("SELECT * FROM tf_postings ORDER BY term_id, ord, field").fetchall(),
+        "texts": {o: reader._texts[o] for o in live},
+        "dead texts": [o for o, t in enumerate(reader._texts) if t is not None
+                       and o not in set(live)],
+        "parents": {o: reader._tree.ancestors(o) for o in live},
+        "terms": dict(reader._terms), "term_info": dict(reader._term_info),
+        "surface": {n: list(b) for n, b in reader._vocab.by_length.items()},
+        "stats": reader.stats,
+    }
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def edit_one(docs: Path) -> None:
+    path = sorted(docs.glob("*.md"))[5]
+    path.write_text(path.read_text() + "\n## Zebra stripes\n\nOwnership of zebra stripes.\n")
+
+
+def add_one(docs: Path) -> None:
+    write(docs / "zz-new.md", "# Zebras\n\nStriped horses borrow nothing; ownrship typo.\n")
+
+
+def delete_one(docs: Path) -> None:
+    sorted(docs.glob("*.md"))[9].unlink()
+
+
+def rename_one(docs: Path) -> None:
+    path = sorted(docs.glob("*.md"))[13]
+    path.rename(docs / "renamed.md")
+
+
+def edit_across_partitions(docs: Path) -> None:
+    paths = sorted(docs.glob("*.md"))
+    paths[1].write_text("# Replaced\n\nNothing about ownership remains here; lifetimes do.\n")
+    paths[22].unlink()
+    write(docs / "sub" / "extra.md", "# Extra\n\n## Iterators\n\nAn iterator of zebras.\n")
+
+
+@pytest.mark.parametrize("change", [edit_one, add_one, delete_one, rename_one,
+                                    edit_across_partitions])
+def test_a_successor_equals_a_reader_loaded_afresh(project, change):
+    config = load_config(project)
+    held = warm_reader(config)
+    before = answers(held, config)
+    change(project / "docs")
+    assert refresh_index(config).startswith("indexed")
+    successor = held.successor(generations.open_current(config.index_dir))
+    assert successor is not None and successor.patched
+    with pytest.raises(Exception, match="closed"):  # the connection moved
+        held.query("SELECT 1")
+    fresh = warm_reader(config)
+    try:
+        assert successor.generation.path == fresh.generation.path
+        assert memory(successor) == memory(fresh)
+        after = answers(successor, config)
+        assert after == answers(fresh, config)
+        assert after != before  # the change shows
+        assert not successor.normalised(Searcher(successor, config).weights())
+    finally:
+        successor.close()
+        fresh.close()
+
+
+def test_successors_chain_over_several_updates(project):
+    config = load_config(project)
+    reader = warm_reader(config)
+    docs = project / "docs"
+    for change in (edit_one, add_one, delete_one, edit_one):
+        change(docs)
+        refresh_index(config)
+        reader = reader.successor(generations.open_current(config.index_dir))
+        assert reader is not None
+    fresh = warm_reader(config)
+    try:
+        assert memory(reader) == memory(fresh)
+        assert answers(reader, config) == answers(fresh, config)
+    finally:
+        reader.close()
+        fresh.close()
+
+
+def test_no_successor_for_a_generation_that_does_not_follow_this_one(project):
+    config = load_config(project)
+    held = warm_reader(config)
+    docs = project / "docs"
+    edit_one(docs)
+    refresh_index(config)
+    add_one(docs)
+    refresh_index(config)  # two updates: the second follows the first, not held's
+    newest = generations.open_current(config.index_dir)
+    assert held.successor(newest) is None
+    refresh_index(config, force=True)  # a full build follows nothing
+    rebuilt = generations.open_current(config.index_dir)
+    assert held.successor(rebuilt) is None
+    assert held.query("SELECT count(*) FROM meta")[0][0] > 0  # untouched, still open
+    cold = IndexReader.open(config.index_dir)  # a reader not in memory has none either
+    edit_one(docs)
+    refresh_index(config)
+    assert cold.successor(generations.open_current(config.index_dir)) is None
+    for r in (held, cold):
+        r.close()
+    for g in (newest, rebuilt):
+        g.close()
+
+
+def test_no_successor_while_another_thread_holds_the_reader(project):
+    config = load_config(project)
+    held = warm_reader(config)
+    edit_one(project / "docs")
+    refresh_index(config)
+    generation = generations.open_current(config.index_dir)
+    got = []
+    with held.lock:
+        other = threading.Thread(target=lambda: got.append(held.successor(generation)))
+        other.start()
+        other.join(30)
+    assert got == [None]
+    assert held.query("SELECT count(*) FROM meta")[0][0] > 0
+    held.close()
+    generation.close()
+
+
+def test_warm_index_carries_the_reader_over_then_loads_afresh(project, monkeypatch):
+    import ra.warm
+
+    monkeypatch.setattr(ra.warm, "SUCCESSOR_QUIET", 0.0)
+    index = WarmIndex.at(project)
+    try:
+        index.reader()
+        assert index.wait_warm(60)
+        warm = index.reader()
+        assert warm.keep_vocabulary and not warm.patched
+        add_one(project / "docs")
+        with index.use() as reader:  # answered at once, from memory
+            assert reader.patched and reader.generation.path != warm.generation.path
+            hits = Searcher(reader, index.config).search(["zebras"]).queries[0].results
+            assert hits[0].path == "zz-new.md"
+        for _ in range(600):  # then a reader loaded afresh takes over
+            current = index.reader()
+            if not current.patched:
+                break
+            threading.Event().wait(0.05)
+        assert not current.patched and current.keep_vocabulary
+        assert current.generation.path == reader.generation.path
+    finally:
+        index.close()
