@@ -167,20 +167,23 @@ def _current_reader(config):
         return None, IndexState("damaged", detail=str(exc))
 
 
-def refresh_index(config, *, progress=None, force: bool = False) -> str | None:
+def refresh_index(config, *, progress=None, force: bool = False, tidy: bool = True
+                  ) -> str | None:
     """Bring the index up to date; returns what was done, or None when it was current.
 
     Changed files are re-indexed incrementally (``ra.pipeline.update``); a changed
-    configuration, a missing or damaged index, or ``force`` rebuild everything.
+    configuration, a missing or damaged index, or ``force`` rebuild everything. Without
+    ``tidy`` an incremental update leaves the generation it replaced for the caller to
+    remove (``ra.generations.collect_garbage``; the next update does it anyway).
     """
     state = check_state(config)
     if state.state == "current" and not force:
         return None
-    return _refresh(config, state, progress=progress, force=force)
+    return _refresh(config, state, progress=progress, force=force, tidy=tidy)
 
 
-def _refresh(config, state: IndexState, *, progress=None, force: bool = False
-             ) -> str | None:
+def _refresh(config, state: IndexState, *, progress=None, force: bool = False,
+             tidy: bool = True) -> str | None:
     """Act on ``state``, found without the writer lock. Under the lock it still holds
     when no other writer published since (the same generation is current): its walk is
     then a snapshot of the files taken after that generation, and is not repeated."""
@@ -193,13 +196,13 @@ def _refresh(config, state: IndexState, *, progress=None, force: bool = False
         if state.state == "current" and not force:
             return None
         if state.state == "stale" and not force:
-            report = _incremental(config, state)
+            report = _incremental(config, state, tidy)
         else:
             report = build(config, progress=progress, locked=True)
     return _status_line(state, report)
 
 
-def _incremental(config, state: IndexState):
+def _incremental(config, state: IndexState, tidy: bool = True):
     """Re-index only the changed files into a new generation (writer lock held)."""
     from ra.pipeline.run import publish_with
     from ra.pipeline.update import changes_since, update_into
@@ -208,7 +211,7 @@ def _incremental(config, state: IndexState):
     changes = changes_since(state.record, config.trees, state.scan, state.added,
                             state.modified, state.removed)
     return publish_with(config.index_dir,
-                        lambda out: update_into(out, prev, config, changes))
+                        lambda out: update_into(out, prev, config, changes), tidy=tidy)
 
 
 def _status_line(state: IndexState, report) -> str:

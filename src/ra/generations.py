@@ -136,13 +136,38 @@ class FileRecord:
                    dict(zip(files["key"], files["partition"], strict=True)))
 
 
+#: The file records this process wrote or read last, by generation id: a long-lived
+#: process that updates the index would otherwise read back, at its next update, the
+#: record it has just written (~45 ms on 10,000 files). Generations never change, and
+#: callers only read records.
+_RECORDS: dict[str, FileRecord] = {}
+_RECORDS_KEPT = 2
+
+
+def _generation_id(path: Path) -> str:
+    """The id shared by a build folder and the generation it is published as."""
+    return path.name.removeprefix("gen-").removeprefix(".build-")
+
+
+def remember_fingerprints(path: Path, record: FileRecord) -> None:
+    """Keep ``record``, just written into build or generation folder ``path``."""
+    _RECORDS[_generation_id(path)] = record
+    while len(_RECORDS) > _RECORDS_KEPT:
+        del _RECORDS[next(iter(_RECORDS))]
+
+
 def read_fingerprints(path: Path) -> FileRecord:
     """The record of a generation directory's files; IndexStateError if unreadable."""
+    known = _RECORDS.get(_generation_id(path))
+    if known is not None:
+        return known
     try:
-        return FileRecord.from_json(_read_json(path, FINGERPRINTS))
+        record = FileRecord.from_json(_read_json(path, FINGERPRINTS))
     except (KeyError, TypeError, ValueError) as exc:
         raise IndexStateError(f"index generation {path.name} is damaged: "
                               f"{FINGERPRINTS}: {exc!r}") from None
+    remember_fingerprints(path, record)
+    return record
 
 
 def _read_json(path: Path, name: str) -> dict:

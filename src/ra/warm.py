@@ -276,7 +276,7 @@ class WarmIndex:
             moved = effects & GENERATION and self._published() != held.generation.path
             if not (effects & FILES or moved):
                 return
-            status = refresh_index(self.config)
+            status = refresh_index(self.config, tidy=False)  # tidied by _warm
             reader = (None if self._published() == held.generation.path
                       else self._successor(held) or open_index(self.config, refresh=False)[0])
         if status:
@@ -349,6 +349,7 @@ class WarmIndex:
         try:
             if job.delay and job.woken.wait(job.delay):
                 return  # cancelled while waiting
+            _tidy(job.path.parent)
             reader = IndexReader.open(job.path.parent)
             if reader is None or reader.generation.path != job.path:
                 return  # published over meanwhile: that generation's reader warms itself
@@ -375,3 +376,13 @@ class WarmIndex:
                     self._warming = None
             if reader is not None:
                 reader.close()
+
+
+def _tidy(index_dir: Path) -> None:
+    """Remove the generations nobody reads any more, unless a writer is at work (it
+    does so itself)."""
+    from ra.generations import collect_garbage, writer_lock
+
+    with writer_lock(index_dir, wait=False) as locked:
+        if locked:
+            collect_garbage(index_dir)

@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 
 from ra import __version__
 from ra.artifacts import SCHEMAS
-from ra.generations import FileRecord
+from ra.generations import FileRecord, remember_fingerprints
 from ra.layout import FINGERPRINTS, GLOBAL, MANIFEST, PARTITIONED, SCHEMA_VERSION, part_name
 from ra.pipeline.discover import fingerprint_digest
 
@@ -116,9 +116,10 @@ def write_manifest(out: Path, *, config_hash: str, stats: dict, files: dict, bin
     changed). The manifest's ``fingerprint`` is the digest of every file's fingerprint,
     so an unchanged tree is recognised without reading the second file."""
     where = {key: pid for pid, keys in partitions.items() for key in keys}
-    record = FileRecord(files, binary, where).to_json()
-    (out / FINGERPRINTS).write_text(json.dumps(record, ensure_ascii=False,
+    record = FileRecord(files, binary, where)
+    (out / FINGERPRINTS).write_text(json.dumps(record.to_json(), ensure_ascii=False,
                                                separators=(",", ":")))
+    remember_fingerprints(out, record)
     manifest = {
         "schema_version": SCHEMA_VERSION, "ra_version": __version__,
         "config_hash": config_hash, "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

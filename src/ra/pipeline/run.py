@@ -173,8 +173,11 @@ def build(config, *, progress: Progress | None = None, workers: int | None = Non
             out, config, progress=progress, workers=workers))
 
 
-def publish_with(index_dir: Path, fill: Callable[[Path], BuildReport]) -> BuildReport:
-    """Fill a fresh build folder with ``fill`` and publish it (writer lock held)."""
+def publish_with(index_dir: Path, fill: Callable[[Path], BuildReport], *,
+                 tidy: bool = True) -> BuildReport:
+    """Fill a fresh build folder with ``fill`` and publish it (writer lock held). Old
+    generations are removed before, and after unless ``tidy`` is off (the caller
+    removes them later: ``ra.warm`` does, off the path of the answer it owes)."""
     generations.collect_garbage(index_dir)
     out = generations.new_build_dir(index_dir)
     try:
@@ -183,7 +186,8 @@ def publish_with(index_dir: Path, fill: Callable[[Path], BuildReport]) -> BuildR
     except BaseException:
         shutil.rmtree(out, ignore_errors=True)
         raise
-    generations.collect_garbage(index_dir)
+    if tidy:
+        generations.collect_garbage(index_dir)
     return report
 
 
