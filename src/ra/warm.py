@@ -367,6 +367,7 @@ class WarmIndex:
                     self._retire()
                     self._reader, reader = reader, None
                     self._warmed.notify_all()
+            _prepare_writer()
         except Exception as exc:  # cold readers go on answering
             if not job.cancelled:
                 log.warning("loading the index in memory failed: %s", exc)
@@ -386,3 +387,22 @@ def _tidy(index_dir: Path) -> None:
     with writer_lock(index_dir, wait=False) as locked:
         if locked:
             collect_garbage(index_dir)
+
+
+_writer_ready = False
+
+
+def _prepare_writer() -> None:
+    """Import and initialise what an update runs (pyarrow, mistletoe and its tables, the
+    cl100k ranks: about a second), once per process and while it is idle, so that the
+    first edit is indexed as fast as the next ones."""
+    global _writer_ready
+    if _writer_ready:
+        return
+    _writer_ready = True
+    import ra.pipeline.update  # noqa: F401  (pyarrow and the stages)
+    from ra.document import parse_document
+    from ra.tokens import count_tokens
+
+    parse_document("# Warm\n\nSome *text*.\n", "warm", "warm.md")
+    count_tokens("warm")

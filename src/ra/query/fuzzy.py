@@ -87,14 +87,16 @@ class SurfaceIndex:
         for word, term_id in present:
             added.setdefault(len(word), []).append((word, term_id))
         for n in {len(w) for w in gone}:
-            bucket = [p for p in self.by_length.get(n, ()) if p[0] not in gone]
-            bucket = sorted(bucket + added.pop(n, []))
+            old = self.by_length.get(n, [])
+            bucket = sorted([p for p in old if p[0] not in gone] + added.pop(n, []))
+            if bucket == old:
+                continue  # most often: the words of an edited file are still there
             if bucket:
                 self.by_length[n] = bucket
             else:
                 self.by_length.pop(n, None)
             self._sorted.pop(n, None)
-        self._all = None
+            self._all = None
 
     def with_prefix(self, prefix: str) -> set[int]:
         """Term ids of the surface words that start with ``prefix``."""
