@@ -223,9 +223,7 @@ RUST_TYPO = [
             "ch15-05-interior-mutability.md#refcellt-…"),
     ok(rb("method sytnax impl self", "ch05-03-method-syntax.md")),
     ok(rb("guesing game random number", "ch02-00-guessing-game-tutorial.md")),
-    misrank(rb("streasm async", "ch17-04-streams.md", 3, STREAMS_WHY), 4,
-            "ch17-06-futures-tasks-threads.md | ch17-05-traits-for-async.md#… | "
-            "ch17-00-async-await.md"),
+    ok(rb("streasm async", "ch17-04-streams.md", 3, STREAMS_WHY)),
     ok(rb("graceful shutdonw thread pool", "ch21-03-graceful-shutdown-and-cleanup.md")),
     ok(rb("integraton tests directory", "ch11-03-test-organization.md#integration-tests")),
     ok(rb("enviroment variables case insensitive",
@@ -236,10 +234,7 @@ RUST_TYPO = [
     ok(rb("Send Sync makrer traits", "ch16-04-extensible-concurrency-sync-and-send.md")),
     ok(rb("asociated types", "ch20-02-advanced-traits.md")),
     ok(rb("type synoynms aliases", "ch20-03-advanced-types.md")),
-    misrank(rb("function ponters",
-               "ch20-04-advanced-functions-and-closures.md#function-pointers"), 3,
-            "ch15-02-deref.md#treating-smart-pointers-… | ch15-04-rc.md#rct-… | "
-            "ch20-04-advanced-functions-and-closures.md#advanced-functions-and-closures"),
+    ok(rb("function ponters", "ch20-04-advanced-functions-and-closures.md#function-pointers")),
     ok(rb("shadowign variables mutability", "ch03-01-variables-and-mutability.md#shadowing")),
     ok(rb("integer overflwo data types", "ch03-02-data-types.md#integer-overflow")),
 ]

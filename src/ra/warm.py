@@ -58,6 +58,13 @@ log = logging.getLogger("ra.warm")
 #: would compete with the next searches, waits until the editing pauses.
 SUCCESSOR_QUIET = 5.0
 
+#: Seconds ``start`` waits before loading the index in memory. The load is seconds of
+#: CPU, partly under the GIL; started at once it competed with the MCP SDK's import and
+#: the first (cold) answer: start to first answer over stdio on cpp-docs, 4 interleaved
+#: starts each, 2,535 ms median loading at once, 1,613 ms waiting 2 s (1,938 ms when the
+#: wait was also spent priming the cold reader with a search).
+START_DELAY = 2.0
+
 #: Every open WarmIndex, closed at exit: a thread still inside DuckDB when the interpreter
 #: finalizes aborts the process ("terminate called ... exception not rethrown").
 _open: weakref.WeakSet = weakref.WeakSet()
@@ -183,8 +190,8 @@ class WarmIndex:
         try:
             with self._lock:
                 published = self.config.index_dir and self._published()
-                if published:  # most often current: start loading it while checking
-                    self._warm_later(published)
+                if published:  # most often current: load it once start-up is over
+                    self._warm_later(published, delay=START_DELAY)
                 self._update()
         except Exception as exc:  # the first call meets it again and reports it
             log.info("warm-up: %s", exc)

@@ -50,7 +50,7 @@ class Weights:
 
     k1: float = 1.2
     b: float = 0.75
-    boosts: tuple[float, ...] = (3.0, 2.5, 2.0, 1.0)  # in FIELDS order
+    boosts: tuple[float, ...] = (2.0, 2.5, 2.0, 1.0)  # in FIELDS order, as ra.config.FieldBoosts
     local_boost: float = 1.5
     coord: float = 0.0  # partial answers: score × (matched / positive clauses) ** coord
 
