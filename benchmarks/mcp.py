@@ -24,8 +24,9 @@ from benchmarks import latency
 from benchmarks.report import Table
 
 #: Seconds a fresh server answers before per-call latency is measured: long enough for
-#: its in-memory tables to be ready on a large corpus.
-SETTLE_SECONDS = 8.0
+#: its in-memory tables to be ready on a large corpus (loading starts ``ra.warm.START_DELAY``
+#: after start, then the writer is prepared, ``ra.warm._prepare_writer``).
+SETTLE_SECONDS = 14.0
 
 
 #: Starts ``ra mcp`` through ``ra.cli.app`` rather than the console script, so that other
