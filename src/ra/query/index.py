@@ -379,8 +379,8 @@ class IndexReader:
         for o in gone:
             if o < len(self._texts):
                 self._texts[o] = None
-        grown = _by_ord(texts)
-        self._texts.extend([None] * (len(grown) - len(self._texts)))
+        end = max((o for o, _ in texts), default=-1) + 1
+        self._texts.extend([None] * (end - len(self._texts)))
         for o, text in texts:
             self._texts[o] = text
         self._tree.extend(tree)
