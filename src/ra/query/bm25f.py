@@ -37,8 +37,9 @@ aggregation per chunk, the same arithmetic in the same order, so its scores are
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 
+from ra.config import FieldBoosts, SearchSettings, Settings
 from ra.layout import FIELDS
 from ra.query.index import META_COLUMNS, field_length
 from ra.query.plan import AllOf, AnyOf, NoneOf, Plan, Ref
@@ -46,12 +47,12 @@ from ra.query.plan import AllOf, AnyOf, NoneOf, Plan, Ref
 
 @dataclass(frozen=True)
 class Weights:
-    """BM25F parameters."""
+    """BM25F parameters; the defaults are the configuration's (``ra.config``)."""
 
-    k1: float = 1.2
-    b: float = 0.75
-    boosts: tuple[float, ...] = (2.0, 2.5, 2.0, 1.0)  # in FIELDS order, as ra.config.FieldBoosts
-    local_boost: float = 1.5
+    k1: float = SearchSettings.k1
+    b: float = SearchSettings.b
+    boosts: tuple[float, ...] = tuple(astuple(FieldBoosts()))  # in FIELDS order
+    local_boost: float = Settings.local_boost
     coord: float = 0.0  # partial answers: score × (matched / positive clauses) ** coord
 
 
