@@ -249,6 +249,61 @@ def test_when_folders_cannot_be_watched_every_call_checks_instead(project, monke
         index.close()
 
 
+# --- following -----------------------------------------------------------------------------
+
+def wait_for(condition, seconds: float = 30.0) -> bool:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@linux_only
+def test_a_follower_updates_the_index_before_the_next_call(project, refreshes):
+    index = WarmIndex.at(project).follow()
+    try:
+        assert found(index, "logging") == ["guide.md"]
+        before, index.last_status = len(refreshes), None  # the build's status, taken
+        write(project / "docs" / ".guide.md.swp", "editor scratch")  # nothing to index
+        write(project / "docs" / "zoo.md", "# Giraffes\n\nLong necks.\n")
+        assert wait_for(lambda: len(refreshes) > before)  # no call made
+        assert wait_for(lambda: index.last_status is not None)
+        assert index.last_status.startswith("indexed 1 changed file"), index.last_status
+        done = len(refreshes)
+        assert found(index, "giraffes") == ["zoo.md"]
+        assert len(refreshes) == done  # the call found the index current
+    finally:
+        index.close()
+    assert index._follower is None
+
+
+@linux_only
+def test_a_follower_reports_every_update_until_the_status_is_taken(project, refreshes):
+    index = WarmIndex.at(project).follow()
+    try:
+        index.reader()
+        index.last_status = None
+        for i, animal in enumerate(("giraffes", "okapis")):
+            write(project / "docs" / f"{animal}.md", f"# {animal.title()}\n\nText.\n")
+            assert wait_for(lambda n=i: index.last_status is not None
+                            and index.last_status.count(";") >= n)
+        assert found(index, "okapis") == ["okapis.md"]
+    finally:
+        index.close()
+
+
+def test_without_watching_there_is_no_follower(project):
+    index = WarmIndex.at(project, watch=False).follow()
+    try:
+        assert index._follower is None and found(index, "logging") == ["guide.md"]
+    finally:
+        index.close()
+
+
 # --- readers -------------------------------------------------------------------------------
 
 def test_a_warm_reader_takes_over_the_same_generation(index, project):

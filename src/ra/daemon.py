@@ -78,7 +78,7 @@ class Readers:
         if warm is None:
             for old in [k for k in self.warm if k[0] == key[0]]:  # its configuration changed
                 self.warm.pop(old).close()
-            warm = self.warm[key] = WarmIndex(config)
+            warm = self.warm[key] = WarmIndex(config).follow()
             while len(self.warm) > self.limit:
                 self.warm.popitem(last=False)[1].close()
         self.warm.move_to_end(key)

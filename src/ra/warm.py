@@ -23,6 +23,12 @@ Without inotify (not Linux, the watch limit reached, a folder that cannot be wat
 every call runs step 4 and compares the configuration files' ``stat``, as the command
 line does.
 
+Following: ``follow()`` (``start()`` does it) also runs that update on a thread as soon
+as an event arrives (after ``FOLLOW_SETTLE``), so the index is usually current before the
+next call comes: an agent that edits a note and then searches finds the update done or
+under way. Calls still drain the queue themselves, so they never answer from before a
+write that returned before them; they wait on the lock for an update in progress.
+
 Cold, then warm: a reader that holds the index in memory (``keep_vocabulary``) answers a
 search in milliseconds but loads for seconds on a large corpus. A new generation is
 first served by a plain reader over the Parquet files (what ``ra search`` uses) while a
@@ -64,6 +70,13 @@ SUCCESSOR_QUIET = 5.0
 #: starts each, 2,535 ms median loading at once, 1,613 ms waiting 2 s (1,938 ms when the
 #: wait was also spent priming the cold reader with a search).
 START_DELAY = 2.0
+
+#: Seconds a following WarmIndex waits after the first event of a change before updating,
+#: so that a file written in a few system calls (truncate, write, rename) is one update.
+FOLLOW_SETTLE = 0.02
+
+#: Seconds a follower blocks in ``select`` before looking again whether it should stop.
+FOLLOW_POLL = 0.5
 
 #: Every open WarmIndex, closed at exit: a thread still inside DuckDB when the interpreter
 #: finalizes aborts the process ("terminate called ... exception not rethrown").
@@ -118,6 +131,9 @@ class WarmIndex:
         self._reader = None
         self._retired: list = []  # replaced readers, closed once nobody holds them
         self._warming: _Warming | None = None
+        self._follower: threading.Thread | None = None
+        self._follow_lock = threading.Lock()
+        self._closed = threading.Event()
         _open.add(self)
 
     @classmethod
@@ -134,6 +150,17 @@ class WarmIndex:
         """Check freshness and open the reader on a thread; the first call waits only for
         what is left of it."""
         threading.Thread(target=self._start, name="ra-warm-start", daemon=True).start()
+        return self.follow()
+
+    def follow(self) -> WarmIndex:
+        """Bring the index up to date on a thread as soon as files change, not only on
+        the next call (while watching with inotify; without it, calls check as before)."""
+        with self._follow_lock:  # not self._lock: an update may hold it for seconds
+            if self._want_watch and (self._follower is None or not self._follower.is_alive()):
+                self._closed.clear()
+                self._follower = threading.Thread(target=self._follow, name="ra-follow",
+                                                  daemon=True)
+                self._follower.start()
         return self
 
     def reader(self):
@@ -179,10 +206,39 @@ class WarmIndex:
             self._retired.clear()
             self._stop_watching()
             self._watch = self._want_watch
+            self._closed.set()
+            with self._follow_lock:
+                follower, self._follower = self._follower, None
         finally:
             self._lock.release()
         if job is not None and job.thread is not None:
             job.thread.join(timeout=5)
+        if follower is not None and follower is not threading.current_thread():
+            follower.join(timeout=5)
+
+    # --- following ----------------------------------------------------------------------------
+
+    def _follow(self) -> None:
+        import select
+
+        while not self._closed.is_set():
+            watcher = self.watcher
+            if watcher is None:  # not watching yet (or any more): calls check for now
+                self._closed.wait(FOLLOW_POLL)
+                continue
+            try:
+                ready = select.select([watcher.inotify], [], [], FOLLOW_POLL)[0]
+            except (OSError, ValueError):  # closed meanwhile by an update or close()
+                continue
+            if not ready or self._closed.wait(FOLLOW_SETTLE):
+                continue
+            try:
+                with self._lock:
+                    if not self._closed.is_set() and self.watcher is watcher:
+                        self._update()
+            except Exception as exc:  # the next call meets it again and reports it
+                log.info("following a change: %s", exc)
+                self._closed.wait(FOLLOW_POLL)  # not in a loop while it persists
 
     # --- one update (lock held) -------------------------------------------------------------
 
@@ -286,8 +342,8 @@ class WarmIndex:
             status = refresh_index(self.config, tidy=False)  # tidied by _warm
             reader = (None if self._published() == held.generation.path
                       else self._successor(held) or open_index(self.config, refresh=False)[0])
-        if status:
-            self.last_status = status
+        if status:  # kept until a consumer takes it, so a follower's update is told too
+            self.last_status = status if not self.last_status else f"{self.last_status}; {status}"
             log.info("%s", status)
         if reader is not None:
             self._retire()
