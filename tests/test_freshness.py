@@ -22,7 +22,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from ra.config import load_config
-from ra.freshness import check_state, fingerprints, open_index, refresh_index
+from ra.freshness import (Hint, check_state, fingerprints, open_index, refresh_index,
+                          refresh_watched)
 from ra.generations import current_name, open_current, read_fingerprints
 from ra.pipeline import run
 from ra.pipeline.discover import fingerprint_digest
@@ -283,10 +284,13 @@ CHANGES = {  # name: change, (added, modified, removed), what "kumquat" finds af
 }
 
 
+@pytest.mark.parametrize("hinted", [False, True], ids=["walk", "hint"])
 @pytest.mark.parametrize("name", CHANGES)
-def test_a_stored_digest_never_hides_a_change(tmp_path, name):
+def test_a_stored_digest_never_hides_a_change(tmp_path, name, hinted):
     """Each change is named exactly by the check, indexed by the update, and the result
-    is a full build's (terms, words, statistics and problems)."""
+    is a full build's (terms, words, statistics and problems). ``hint``: the check is
+    told the changed files and an unchanged one, as a watcher would (``Hint``), and stats
+    only those; the generation that recorded the dangling link falls back to the walk."""
     change, expected, found = CHANGES[name]
     config = project(tmp_path / "inc", {**BASE, "bin.md": "x"})
     docs = tmp_path / "inc" / "docs"
@@ -294,8 +298,13 @@ def test_a_stored_digest_never_hides_a_change(tmp_path, name):
     os.symlink(tmp_path / "inc" / "target.md", docs / "link.md")
     search(config, "shared")
     change(docs)
-    state = check_state(config)
+    hint = Hint(current_name(config.index_dir),
+                frozenset([*sum(expected, []), "docs:alpha.md"])) if hinted else None
+    state = check_state(config, hint)
     assert (state.state, (state.added, state.modified, state.removed)) == ("stale", expected)
+    if hinted:
+        status, generation = refresh_watched(config, hint)
+        assert status.startswith("indexed") and generation == current_name(config.index_dir)
     assert ids(config, "kumquat") == found
     assert check_state(config).state == "current"
     assert _manifest_and_record(config)[0]["update"]["kind"] == "incremental"
@@ -311,6 +320,34 @@ def test_a_stored_digest_never_hides_a_change(tmp_path, name):
     search(full, "shared")
     assert _terms(config) == _terms(full)
     assert _problems(config) == _problems(full)
+
+
+def test_a_hint_is_used_only_for_its_generation(tmp_path, monkeypatch):
+    """A hint names what changed since one generation: for another (published by some
+    other process meanwhile) the check walks every file, and so it does when a file
+    named cannot be stat'ed for another reason than being gone."""
+    from ra import freshness
+
+    config = project(tmp_path, BASE)
+    search(config, "shared")
+    first = current_name(config.index_dir)
+    write(tmp_path / "docs" / "beta.md", "# Beta\n\nkumquat\n", bump=1)
+    walks: list[int] = []
+    real = freshness.scan
+    monkeypatch.setattr(freshness, "scan", lambda trees: walks.append(1) or real(trees))
+    nothing = Hint(first, frozenset())
+    assert check_state(config, nothing).state == "current"  # trusted: nothing named
+    assert walks == []
+    assert refresh_watched(config, Hint(first, frozenset({"docs:beta.md"})))[1] != first
+    assert walks == []
+    write(tmp_path / "docs" / "alpha.md", "# Alpha\n\nfig\n", bump=1)
+    state = check_state(config, nothing)  # ``first`` is not current any more: a walk
+    assert (state.state, state.modified, walks) == ("stale", ["docs:alpha.md"], [1])
+    refresh_index(config)
+    (tmp_path / "docs" / "loop.md").symlink_to(tmp_path / "docs" / "loop.md")
+    hint = Hint(current_name(config.index_dir), frozenset({"docs:loop.md"}))
+    before = len(walks)
+    assert check_state(config, hint).state == "current" and len(walks) == before + 1
 
 
 def _problems(config) -> list[str]:

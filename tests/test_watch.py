@@ -69,15 +69,31 @@ def write(path: Path, text: str) -> None:
 
 @pytest.fixture
 def refreshes(monkeypatch) -> list[str]:
-    """Each call of ``refresh_index`` (the stat walk of every file), recorded."""
+    """Each freshness check of a WarmIndex (``refresh_watched``, or ``refresh_index``),
+    recorded."""
     calls: list[str] = []
-    real = freshness.refresh_index
+    for name in ("refresh_index", "refresh_watched"):
+        real = getattr(freshness, name)
 
-    def counted(config, **kw):
-        calls.append(str(config.index_dir))
-        return real(config, **kw)
+        def counted(config, *args, real=real, **kw):
+            calls.append(str(config.index_dir))
+            return real(config, *args, **kw)
 
-    monkeypatch.setattr(freshness, "refresh_index", counted)
+        monkeypatch.setattr(freshness, name, counted)
+    return calls
+
+
+@pytest.fixture
+def walks(monkeypatch) -> list[int]:
+    """Each stat walk of every file (``ra.pipeline.discover.scan``), recorded."""
+    calls: list[int] = []
+    real = freshness.scan
+
+    def counted(trees):
+        calls.append(1)
+        return real(trees)
+
+    monkeypatch.setattr(freshness, "scan", counted)
     return calls
 
 
@@ -208,6 +224,32 @@ def test_without_watching_every_call_checks_the_files(project, refreshes):
         index.reader()
         index.reader()
         assert len(refreshes) == before + 2 and index.watcher is None
+    finally:
+        index.close()
+
+
+@linux_only
+def test_files_named_by_events_are_checked_without_a_walk(project, walks):
+    """Edits, additions, renames and deletions of files are named by their events, so
+    the check stats those files alone; a new folder (its files unnamed) is walked."""
+    index = WarmIndex.at(project)
+    try:
+        docs = project / "docs"
+        assert found(index, "logging") == ["guide.md"]
+        index.reader()  # the index folder the build made is watched from here on
+        before = len(walks)
+        write(docs / "sub" / "notes.txt", "Plain notes about borrowing.\n")
+        write(docs / "zoo.md", "# Giraffes\n\nLong necks.\n")
+        assert found(index, "borrowing") == ["sub/notes.txt"]
+        assert found(index, "giraffes") == ["zoo.md"]
+        (docs / "zoo.md").rename(docs / "park.md")
+        assert found(index, "giraffes") == ["park.md"]
+        (docs / "park.md").unlink()
+        assert found(index, "giraffes") == [] and found(index, "ownership") == []
+        assert len(walks) == before
+        write(docs / "new" / "deep.md", "# Okapis\n\nForest giraffes.\n")
+        assert found(index, "okapis") == ["new/deep.md"]
+        assert len(walks) == before + 1
     finally:
         index.close()
 

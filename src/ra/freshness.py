@@ -11,13 +11,22 @@ changed, one comparison: the manifest holds a digest of every file's fingerprint
 per-file record (``fingerprints.json``) is read only to name what changed. A stale state
 carries its walk and that record to the update, which then walks nothing again and
 opens only the changed files.
+
+A process that watches the trees with inotify (``ra.warm``) knows more: the files were
+those of a generation it checked, and since then only the files its events named may
+have changed. ``refresh_watched`` takes that as a ``Hint`` and stats only those files
+instead of walking (about 90 ms on 10,000 files, on the path of the next answer). A hint
+is used only for the generation it was made for, and never when that generation
+recorded unreadable entries (a walk's finding that the hint cannot reproduce).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
+from stat import S_ISREG
 
 from ra import generations
 from ra.errors import IndexStateError
@@ -52,6 +61,16 @@ class IndexState:
         return self.state + (f" ({self.detail})" if self.detail else "")
 
 
+@dataclass(frozen=True)
+class Hint:
+    """What a watcher knows: the files were those of generation ``generation`` (a
+    generation name) when it last checked, and since then only the files ``keys``
+    (``tree:path``, added, changed or gone) may have changed."""
+
+    generation: str
+    keys: frozenset[str]
+
+
 def config_hash(config) -> str:
     """Hash of everything that shapes the index: schema, analyzer and configuration.
 
@@ -83,7 +102,7 @@ def diff(manifest_files: dict, current: dict) -> tuple[list[str], list[str], lis
     return added, modified, removed
 
 
-def check_state(config) -> IndexState:
+def check_state(config, hint: Hint | None = None) -> IndexState:
     """Compare the current generation with the files and configuration."""
     index_dir = config.index_dir
     if index_dir is None:
@@ -95,20 +114,27 @@ def check_state(config) -> IndexState:
     if gen is None:
         return IndexState("missing")
     try:
-        return _state_of(config, gen)
+        return _state_of(config, gen, hint)
     finally:
         gen.close()
 
 
-def _state_of(config, gen: generations.Generation) -> IndexState:
-    """The state of pinned generation ``gen``. One stat walk; when its digest equals the
-    manifest's, nothing changed and the per-file fingerprints are never read."""
-    manifest = gen.manifest
+def _state_of(config, gen: generations.Generation, hint: Hint | None = None
+              ) -> IndexState:
+    """The state of pinned generation ``gen``. One stat walk (or the stats of a hint's
+    files); when its digest equals the manifest's, nothing changed and the per-file
+    fingerprints are never read."""
+    manifest, name = gen.manifest, gen.path.name
     if manifest.get("config_hash") != config_hash(config):
         return IndexState("config-changed")
+    if hint is not None and hint.generation == name and not any(
+            ": unreadable (" in p for p in manifest.get("problems", ())):
+        state = _hinted_state(config, gen, hint.keys)
+        if state is not None:
+            return state
     now = scan(config.trees)
     if manifest.get("fingerprint") == now.digest():
-        return IndexState("current")
+        return IndexState("current", generation=name)
     try:
         record = generations.read_fingerprints(gen.path)
     except IndexStateError as exc:
@@ -116,8 +142,49 @@ def _state_of(config, gen: generations.Generation) -> IndexState:
     added, modified, removed = diff({**record.files, **record.binary}, now.files)
     if added or modified or removed:
         return IndexState("stale", added, modified, removed, scan=now, record=record,
-                          generation=gen.path.name)
-    return IndexState("current")
+                          generation=name)
+    return IndexState("current", generation=name)
+
+
+def _hinted_state(config, gen: generations.Generation, keys: frozenset[str]
+                  ) -> IndexState | None:
+    """The state of ``gen`` when only the files ``keys`` may differ from its record: the
+    record with those files stat'ed again stands for the walk. None when a stat fails
+    otherwise than by the file being gone (the walk then reports it)."""
+    try:
+        record = generations.read_fingerprints(gen.path)
+    except IndexStateError as exc:
+        return IndexState("damaged", detail=str(exc))
+    before = {**record.files, **record.binary}
+    now: dict[str, tuple[int, int] | None] = {}
+    trees = {t.name: t for t in config.trees}
+    for key in keys:
+        tree_name, _, rel = key.partition(":")
+        tree = trees.get(tree_name)
+        if tree is None or any(p.startswith(".") for p in rel.split("/")) or not tree.matches(rel):
+            now[key] = None  # not a file any tree selects (the walk would skip it)
+            continue
+        path = os.path.join(tree.path, rel)
+        try:
+            st = os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            if os.path.lexists(path):  # a dangling symlink: the walk reports it
+                return None
+            now[key] = None
+            continue
+        except OSError:
+            return None
+        now[key] = (st.st_size, st.st_mtime_ns) if S_ISREG(st.st_mode) else None
+    added = sorted(k for k, fp in now.items() if fp is not None and k not in before)
+    removed = sorted(k for k, fp in now.items() if fp is None and k in before)
+    modified = sorted(k for k, fp in now.items() if fp is not None and k in before
+                      and list(before[k]) != list(fp))
+    if not (added or modified or removed):
+        return IndexState("current", generation=gen.path.name)
+    files = {k: fp for k, fp in before.items() if k not in removed}
+    files.update((k, now[k]) for k in added + modified)
+    return IndexState("stale", added, modified, removed, scan=Scan(files=files),
+                      record=record, generation=gen.path.name)
 
 
 def open_index(config, *, refresh: bool = True, progress=None):
@@ -182,24 +249,41 @@ def refresh_index(config, *, progress=None, force: bool = False, tidy: bool = Tr
     return _refresh(config, state, progress=progress, force=force, tidy=tidy)
 
 
+def refresh_watched(config, hint: Hint | None, *, tidy: bool = True
+                    ) -> tuple[str | None, str | None]:
+    """``refresh_index`` for a process that watches the files: with a ``hint`` only its
+    files are stat'ed. Returns the status and the name of the generation that matches
+    the files as they were checked (the base of the next hint)."""
+    state = check_state(config, hint)
+    if state.state == "current":
+        return None, state.generation
+    return _refreshed(config, state, tidy=tidy)
+
+
 def _refresh(config, state: IndexState, *, progress=None, force: bool = False,
              tidy: bool = True) -> str | None:
+    return _refreshed(config, state, progress=progress, force=force, tidy=tidy)[0]
+
+
+def _refreshed(config, state: IndexState, *, progress=None, force: bool = False,
+               tidy: bool = True) -> tuple[str | None, str | None]:
     """Act on ``state``, found without the writer lock. Under the lock it still holds
     when no other writer published since (the same generation is current): its walk is
-    then a snapshot of the files taken after that generation, and is not repeated."""
+    then a snapshot of the files taken after that generation, and is not repeated.
+    Returns the status and the generation now current and checked."""
     from ra.pipeline.run import build  # the writer needs pyarrow: import it only to write
 
     with generations.writer_lock(config.index_dir):
-        if force or state.generation is None or (
+        if force or state.generation is None or state.state != "stale" or (
                 generations.current_name(config.index_dir) != state.generation):
             state = check_state(config)  # another process may have done it meanwhile
         if state.state == "current" and not force:
-            return None
+            return None, state.generation
         if state.state == "stale" and not force:
             report = _incremental(config, state, tidy)
         else:
             report = build(config, progress=progress, locked=True)
-    return _status_line(state, report)
+    return _status_line(state, report), report.generation
 
 
 def _incremental(config, state: IndexState, tidy: bool = True):

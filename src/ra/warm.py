@@ -129,10 +129,15 @@ class WarmIndex:
         self._pending = EVERYTHING  # what the next update must do, beyond new events
         self._stamp: tuple | None = None  # the configuration files' stat (no inotify)
         self._reader = None
+        # The generation last checked against the files, and the files events named since
+        # (None: not known, the next check walks every file): ``ra.freshness.Hint``.
+        self._verified: str | None = None
+        self._keys: set[str] | None = None
         self._retired: list = []  # replaced readers, closed once nobody holds them
         self._warming: _Warming | None = None
         self._follower: threading.Thread | None = None
         self._follow_lock = threading.Lock()
+        self._tidying: threading.Thread | None = None
         self._closed = threading.Event()
         _open.add(self)
 
@@ -263,6 +268,8 @@ class WarmIndex:
                 effects |= FOLDERS | FILES
             else:
                 effects &= ~FOLDERS  # just synced, for this configuration
+        if effects & CONFIG or effects & FOLDERS and effects & FILES:
+            self._keys = None  # files may have come or gone unnamed: walk them all
         if effects & FOLDERS:
             after |= self._sync()
         self._refresh(effects | self._pending)  # _pending: watching failed meanwhile
@@ -270,7 +277,10 @@ class WarmIndex:
 
     def _changes(self) -> int:
         if self.watcher is not None:
-            return self.watcher.drain()
+            effects = self.watcher.drain()
+            keys = self.watcher.take_keys()
+            self._keys = None if keys is None or self._keys is None else self._keys | keys
+            return effects
         if self._watch:  # not watching yet: the first update does everything
             return 0
         stamp = self._config_stamp()
@@ -295,7 +305,7 @@ class WarmIndex:
         if self.watcher is not None:
             self.watcher.close()
             self.watcher = None
-        self._pending, self._stamp = EVERYTHING, None
+        self._pending, self._stamp, self._keys = EVERYTHING, None, None
 
     def _config_stamp(self) -> tuple:
         from ra.config import discover_config_files
@@ -327,7 +337,7 @@ class WarmIndex:
         return True
 
     def _refresh(self, effects: int) -> None:
-        from ra.freshness import open_index, refresh_index
+        from ra.freshness import Hint, open_index, refresh_watched
 
         held, index_dir = self._reader, self.config.index_dir
         if held is not None and (index_dir is None or held.generation.path.parent != index_dir):
@@ -335,13 +345,18 @@ class WarmIndex:
             held = None
         if held is None:
             reader, status = open_index(self.config)
+            verified = reader.generation.path.name
         else:
             moved = effects & GENERATION and self._published() != held.generation.path
             if not (effects & FILES or moved):
                 return
-            status = refresh_index(self.config, tidy=False)  # tidied by _warm
+            hint = (None if self._keys is None or self._verified is None
+                    else Hint(self._verified, frozenset(self._keys)))
+            status, verified = refresh_watched(self.config, hint, tidy=False)  # tidied below
             reader = (None if self._published() == held.generation.path
                       else self._successor(held) or open_index(self.config, refresh=False)[0])
+        # Checked: from here on, only files named by events not drained yet can differ.
+        self._verified, self._keys = verified, (set() if self.watcher is not None else None)
         if status:  # kept until a consumer takes it, so a follower's update is told too
             self.last_status = status if not self.last_status else f"{self.last_status}; {status}"
             log.info("%s", status)
@@ -350,6 +365,18 @@ class WarmIndex:
             self._reader = reader
             self._warm_later(reader.generation.path,
                              delay=SUCCESSOR_QUIET if reader.patched else 0.0)
+        if status and held is not None:
+            self._tidy_soon(index_dir)
+
+    def _tidy_soon(self, index_dir: Path) -> None:
+        """Remove the generation just replaced on a thread, now that nobody pins it (the
+        successor released it), rather than at the start of the next update (about 40 ms
+        on its path)."""
+        tidying = self._tidying
+        if tidying is None or not tidying.is_alive():
+            self._tidying = threading.Thread(target=_tidy, args=(index_dir,),
+                                             name="ra-tidy", daemon=True)
+            self._tidying.start()
 
     def _successor(self, held):
         """The held reader carried over to the generation just published, when that
@@ -447,9 +474,12 @@ def _tidy(index_dir: Path) -> None:
     does so itself)."""
     from ra.generations import collect_garbage, writer_lock
 
-    with writer_lock(index_dir, wait=False) as locked:
-        if locked:
-            collect_garbage(index_dir)
+    try:
+        with writer_lock(index_dir, wait=False) as locked:
+            if locked:
+                collect_garbage(index_dir)
+    except OSError as exc:  # the index folder went meanwhile: the next update sees to it
+        log.info("removing old generations: %s", exc)
 
 
 _writer_ready = False

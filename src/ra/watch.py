@@ -9,10 +9,13 @@ where symlinked files point. ``Watcher`` keeps exactly those watches and turns t
 queued events into what the next update must do (``FILES``, ``FOLDERS``, ``CONFIG``,
 ``GENERATION``), without waiting when there is none.
 
-An event only says *whether* to check, never what changed: a name the walk skips (dot
-names) or no tree selects is nothing, anything else asks for the normal freshness check.
-A misjudged event therefore costs a check, never a stale answer, and a full queue
-(``IN_Q_OVERFLOW``) asks for everything.
+An event says *whether* to check: a name the walk skips (dot names) or no tree selects
+is nothing, anything else asks for the freshness check. A misjudged event therefore costs
+a check, never a stale answer, and a full queue (``IN_Q_OVERFLOW``) asks for everything.
+Events about files in a tree's folders also say *which* files: ``Watcher.keys`` collects
+their ``tree:path``, so that the check may stat those alone (``ra.freshness.Hint``). Any
+other event that asks for a check of files (a folder, a symlink, a watched file or
+folder itself going, a full queue) makes ``keys`` None: the whole walk, as before.
 """
 
 from __future__ import annotations
@@ -177,6 +180,9 @@ class Watcher:
         self.inotify = INotify()
         self.roles: dict[int, list] = {}
         self.overflows = 0
+        #: ``tree:path`` of the files the drained events were about, since the last
+        #: ``take_keys``; None when some event asked for a check it cannot name.
+        self.keys: set[str] | None = set()
 
     def sync(self, plan: Plan) -> int:
         """Watch exactly the paths of ``plan``. Returns FOLDERS | FILES when a path
@@ -206,12 +212,25 @@ class Watcher:
             if event.mask & Q_OVERFLOW:
                 self.overflows += 1
                 effects |= EVERYTHING
+                self.keys = None
                 continue
             for role in self.roles.get(event.wd, ()):
-                effects |= _effect(role, event.mask, event.name)
+                effect = _effect(role, event.mask, event.name)
+                effects |= effect
+                if effect & FILES and self.keys is not None:
+                    if effect == FILES and isinstance(role, _Folder):  # one named file
+                        rel = f"{role.rel}/{event.name}" if role.rel else event.name
+                        self.keys.add(f"{role.tree.name}:{rel}")
+                    else:
+                        self.keys = None
             if event.mask & IGNORED:
                 self.roles.pop(event.wd, None)
         return effects
+
+    def take_keys(self) -> set[str] | None:
+        """``keys``, collected since the last call; collecting starts over."""
+        keys, self.keys = self.keys, set()
+        return keys
 
     def close(self) -> None:
         self.inotify.close()
