@@ -22,8 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ra.config import load_config
-from ra.freshness import (Hint, check_state, fingerprints, open_index, refresh_index,
-                          refresh_watched)
+from ra.freshness import Hint, check_state, fingerprints, open_index, refresh_index, refresh_watched
 from ra.generations import current_name, open_current, read_fingerprints
 from ra.pipeline import run
 from ra.pipeline.discover import fingerprint_digest
