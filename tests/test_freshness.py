@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ra.config import load_config
 from ra.freshness import Hint, check_state, fingerprints, open_index, refresh_index, refresh_watched
@@ -347,6 +349,45 @@ def test_a_hint_is_used_only_for_its_generation(tmp_path, monkeypatch):
     hint = Hint(current_name(config.index_dir), frozenset({"docs:loop.md"}))
     before = len(walks)
     assert check_state(config, hint).state == "current" and len(walks) == before + 1
+
+
+NAMES = ["alpha.md", "beta.md", "sub/gamma.md", "sub/delta.md", "new/eps.md", "skip.png"]
+OPS = st.lists(st.tuples(st.sampled_from(["write", "touch", "delete", "rename"]),
+                         st.sampled_from(NAMES), st.sampled_from(NAMES)), max_size=6)
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=OPS, extra=st.sets(st.sampled_from(NAMES + ["ghost.md", ".hidden.md"])))
+def test_a_hint_naming_every_changed_file_finds_what_the_walk_finds(tmp_path_factory, ops,
+                                                                      extra):
+    """Property: after any file operations, a check told the files they touched (plus
+    any others) finds exactly the state, additions, changes and removals of a walk."""
+    root = tmp_path_factory.mktemp("hint")
+    config = project(root, BASE)
+    docs = root / "docs"
+    refresh_index(config)
+    touched = set()
+    for i, (op, name, other) in enumerate(ops):
+        path, target = docs / name, docs / other
+        touched |= {name, other}
+        if op == "write":
+            write(path, f"# Note {i}\n\nwords {i}\n")
+        elif op == "touch" and path.is_file():
+            st_ = path.stat()
+            os.utime(path, ns=(st_.st_atime_ns, st_.st_mtime_ns + 1_000_000_000))
+        elif op == "delete" and path.is_file():
+            path.unlink()
+        elif op == "rename" and path.is_file() and not target.is_dir():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            path.rename(target)
+    hint = Hint(current_name(config.index_dir),
+                frozenset(f"docs:{n}" for n in touched | extra))
+    walked, hinted = check_state(config), check_state(config, hint)
+    assert (hinted.state, hinted.added, hinted.modified, hinted.removed) == (
+        walked.state, walked.added, walked.modified, walked.removed)
+    if walked.state == "stale":
+        assert hinted.scan.files == walked.scan.files
 
 
 def _problems(config) -> list[str]:
