@@ -433,6 +433,7 @@ class WarmIndex:
         job.thread.start()
 
     def _warm(self, job: _Warming) -> None:
+        from ra.generations import read_fingerprints
         from ra.query.index import IndexReader
 
         reader = None
@@ -458,6 +459,7 @@ class WarmIndex:
                     self._reader, reader = reader, None
                     self._warmed.notify_all()
             _prepare_writer()
+            read_fingerprints(job.path)  # kept: the first hinted check compares with it
         except Exception as exc:  # cold readers go on answering
             if not job.cancelled:
                 log.warning("loading the index in memory failed: %s", exc)
@@ -486,16 +488,20 @@ _writer_ready = False
 
 
 def _prepare_writer() -> None:
-    """Import and initialise what an update runs (pyarrow, mistletoe and its tables, the
-    cl100k ranks: about a second), once per process and while it is idle, so that the
-    first edit is indexed as fast as the next ones."""
+    """Import and initialise what an update runs (pyarrow and its dataset reader,
+    mistletoe and its tables, YAML, the cl100k ranks: about a second), once per process
+    and while it is idle, so that the first edit is indexed as fast as the next ones."""
     global _writer_ready
     if _writer_ready:
         return
     _writer_ready = True
+    import numpy.ma  # noqa: F401  (pa.table looks at it when given NumPy arrays)
+    import pyarrow.acero  # noqa: F401  (table joins and group-bys run on it)
+    import pyarrow.dataset  # noqa: F401  (pyarrow.parquet reads a table through it)
+
     import ra.pipeline.update  # noqa: F401  (pyarrow and the stages)
     from ra.document import parse_document
     from ra.tokens import count_tokens
 
-    parse_document("# Warm\n\nSome *text*.\n", "warm", "warm.md")
+    parse_document("---\ntitle: Warm\n---\n# Warm\n\nSome *text*.\n", "warm", "warm.md")
     count_tokens("warm")
