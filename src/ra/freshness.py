@@ -156,29 +156,25 @@ def _hinted_state(config, gen: generations.Generation, keys: frozenset[str]
     except IndexStateError as exc:
         return IndexState("damaged", detail=str(exc))
     before = {**record.files, **record.binary}
-    now: dict[str, tuple[int, int] | None] = {}
+    now: dict[str, tuple[int, int]] = {}  # the files of ``keys`` that are files now
     trees = {t.name: t for t in config.trees}
     for key in keys:
         tree_name, _, rel = key.partition(":")
         tree = trees.get(tree_name)
         if tree is None or any(p.startswith(".") for p in rel.split("/")) or not tree.matches(rel):
-            now[key] = None  # not a file any tree selects (the walk would skip it)
-            continue
+            continue  # not a file any tree selects (the walk would skip it)
         path = os.path.join(tree.path, rel)
         try:
             st = os.stat(path)
         except (FileNotFoundError, NotADirectoryError):
             if os.path.lexists(path):  # a dangling symlink: the walk reports it
                 return None
-            now[key] = None
             continue
         except OSError:
             return None
-        now[key] = (st.st_size, st.st_mtime_ns) if S_ISREG(st.st_mode) else None
-    added = sorted(k for k, fp in now.items() if fp is not None and k not in before)
-    removed = sorted(k for k, fp in now.items() if fp is None and k in before)
-    modified = sorted(k for k, fp in now.items() if fp is not None and k in before
-                      and list(before[k]) != list(fp))
+        if S_ISREG(st.st_mode):
+            now[key] = (st.st_size, st.st_mtime_ns)
+    added, modified, removed = diff({k: before[k] for k in keys if k in before}, now)
     if not (added or modified or removed):
         return IndexState("current", generation=gen.path.name)
     files = {k: fp for k, fp in before.items() if k not in removed}
