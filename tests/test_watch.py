@@ -229,6 +229,30 @@ def test_without_watching_every_call_checks_the_files(project, refreshes):
 
 
 @linux_only
+def test_events_name_the_files_they_are_about(project):
+    from ra.config import load_config
+    from ra.watch import FILES, FOLDERS, Watcher, plan_watches
+
+    watcher = Watcher()
+    try:
+        watcher.sync(plan_watches(load_config(project), project))
+        docs = project / "docs"
+        write(docs / "zoo.md", "# Giraffes\n")
+        write(docs / "sub" / "notes.txt", "changed\n")
+        write(docs / ".zoo.md.swp", "scratch")  # skipped by the walk: not named
+        (docs / "sub" / "notes.txt").rename(docs / "sub" / "kept.txt")
+        assert watcher.drain() == FILES
+        assert watcher.take_keys() == {"docs:zoo.md", "docs:sub/notes.txt",
+                                       "docs:sub/kept.txt"}
+        assert watcher.take_keys() == set()  # taken
+        (docs / "new").mkdir()  # a folder: its files are not named by any event
+        write(docs / "guide.md", GUIDE + "\nMore.\n")
+        assert watcher.drain() == FOLDERS | FILES and watcher.take_keys() is None
+    finally:
+        watcher.close()
+
+
+@linux_only
 def test_files_named_by_events_are_checked_without_a_walk(project, walks):
     """Edits, additions, renames and deletions of files are named by their events, so
     the check stats those files alone; a new folder (its files unnamed) is walked."""
