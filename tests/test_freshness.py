@@ -326,7 +326,7 @@ def test_a_stored_digest_never_hides_a_change(tmp_path, name, hinted):
 def test_a_hint_is_used_only_for_its_generation(tmp_path, monkeypatch):
     """A hint names what changed since one generation: for another (published by some
     other process meanwhile) the check walks every file, and so it does when a file
-    named cannot be stat'ed for another reason than being gone."""
+    named cannot be stat'ed for another reason than being gone, or has other links."""
     from ra import freshness
 
     config = project(tmp_path, BASE)
@@ -349,6 +349,12 @@ def test_a_hint_is_used_only_for_its_generation(tmp_path, monkeypatch):
     hint = Hint(current_name(config.index_dir), frozenset({"docs:loop.md"}))
     before = len(walks)
     assert check_state(config, hint).state == "current" and len(walks) == before + 1
+    (tmp_path / "docs" / "loop.md").unlink()  # unreadable entries recorded: no hints
+    os.link(tmp_path / "docs" / "beta.md", tmp_path / "docs" / "twin.md")
+    refresh_index(config)
+    write(tmp_path / "docs" / "twin.md", "# Beta\n\nquince\n", bump=1)  # beta.md too
+    hint = Hint(current_name(config.index_dir), frozenset({"docs:twin.md"}))
+    assert check_state(config, hint).modified == ["docs:beta.md", "docs:twin.md"]
 
 
 NAMES = ["alpha.md", "beta.md", "sub/gamma.md", "sub/delta.md", "new/eps.md", "skip.png"]

@@ -149,8 +149,9 @@ def _state_of(config, gen: generations.Generation, hint: Hint | None = None
 def _hinted_state(config, gen: generations.Generation, keys: frozenset[str]
                   ) -> IndexState | None:
     """The state of ``gen`` when only the files ``keys`` may differ from its record: the
-    record with those files stat'ed again stands for the walk. None when a stat fails
-    otherwise than by the file being gone (the walk then reports it)."""
+    record with those files stat'ed again stands for the walk. None (walk instead) when a
+    stat fails otherwise than by the file being gone (the walk reports it), or a file
+    has other hard links (a write through one changes them all, and names only one)."""
     try:
         record = generations.read_fingerprints(gen.path)
     except IndexStateError as exc:
@@ -172,6 +173,8 @@ def _hinted_state(config, gen: generations.Generation, keys: frozenset[str]
             continue
         except OSError:
             return None
+        if S_ISREG(st.st_mode) and st.st_nlink > 1:
+            return None  # its other names may be in the trees, and no event named them
         if S_ISREG(st.st_mode):
             now[key] = (st.st_size, st.st_mtime_ns)
     added, modified, removed = diff({k: before[k] for k in keys if k in before}, now)
