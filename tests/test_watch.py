@@ -253,6 +253,25 @@ def test_events_name_the_files_they_are_about(project):
 
 
 @linux_only
+def test_a_file_that_a_symlink_points_at_is_never_named_alone(project):
+    """Writing the target of a symlink changes what both names read: its event leaves
+    the files unnamed, so the check walks."""
+    from ra.config import load_config
+    from ra.watch import Watcher, plan_watches
+
+    docs = project / "docs"
+    (docs / "alias.md").symlink_to(docs / "guide.md")
+    watcher = Watcher()
+    try:
+        watcher.sync(plan_watches(load_config(project), project))
+        write(docs / "guide.md", GUIDE + "\nMore.\n")
+        watcher.drain()
+        assert watcher.take_keys() is None
+    finally:
+        watcher.close()
+
+
+@linux_only
 def test_files_named_by_events_are_checked_without_a_walk(project, walks):
     """Edits, additions, renames and deletions of files are named by their events, so
     the check stats those files alone; a new folder (its files unnamed) is walked."""
