@@ -124,8 +124,8 @@ def test_ancestor_rows_are_the_ancestors_of_the_result_rows(pair, query):
 
 
 def test_the_chunk_tree_in_memory_climbs_like_the_parent_ids(pair):
-    """A long-lived reader's ancestors (from the subtree ranges, in memory) are the parent
-    chains, and ``lineage`` gives both readers the same metadata."""
+    """A long-lived reader's ancestors (its ``ChunkStore``, in memory) are the parent
+    chains, and it gives the same metadata as a short-lived reader asking DuckDB."""
     short, resident = pair
     assert resident.reader.resident and not short.reader.resident
     rows = short.reader.query("SELECT ord, id, parent_id FROM meta ORDER BY ord")
@@ -135,9 +135,12 @@ def test_the_chunk_tree_in_memory_climbs_like_the_parent_ids(pair):
         chain = []
         while (cid := parent_of[cid]) is not None:
             chain.append(ord_of[cid])
-        assert resident.reader._tree.ancestors(o) == chain
+        assert resident.reader._store.ancestors(o) == chain
     ords = [o for o, _, _ in rows if o % 3 == 1]
     assert resident.reader.lineage(ords) == short.reader.lineage(ords)
+    every = [o for o, _, _ in rows]
+    assert {o: resident.reader._store.meta(o) for o in every} == short.reader.lineage(every)
+    assert all(resident.reader.meta(cid) == short.reader.meta(cid) for _, cid, _ in rows)
 
 
 def test_the_limit_keeps_the_best_rows_and_breaks_ties_by_id(tmp_path):

@@ -72,10 +72,12 @@ def memory(reader: IndexReader) -> dict:
         "meta": q("SELECT * FROM meta ORDER BY ord").fetchall(),
         "field_lengths": q("SELECT * FROM field_lengths ORDER BY ord").fetchall(),
         "tf_postings": q("SELECT * FROM tf_postings ORDER BY term_id, ord, field").fetchall(),
-        "texts": {o: reader._texts[o] for o in live},
-        "dead texts": [o for o, t in enumerate(reader._texts) if t is not None
-                       and o not in set(live)],
-        "parents": {o: reader._tree.ancestors(o) for o in live},
+        "texts": {o: reader._store.texts[o] for o in live},
+        "dead chunks": [o for o, cid in enumerate(reader._store.ids) if cid is not None
+                        and o not in set(live)],
+        "chunks": {o: reader._store.meta(o) for o in live},
+        "ids": {cid: reader._store.ord_of(cid) for cid in reader._store._ord_of},
+        "parents": {o: reader._store.ancestors(o) for o in live},
         "terms": dict(reader._terms), "term_info": dict(reader._term_info),
         "surface": {n: list(b) for n, b in reader._vocab.by_length.items()},
         "stats": reader.stats,

@@ -18,13 +18,13 @@ nothing, and one search reads only the columns and row groups it needs. A long-l
 reader (``keep_vocabulary``: the MCP server, in-process use) materialises them on first
 use, sorted by ``ord`` (``tf_postings`` by ``term_id``), together with the vocabulary and
 the surface words for typo expansion (``ra.query.fuzzy.SurfaceIndex``), and keeps in
-Python what a search reads for only a few chunks at a time: each chunk's text and its
-parent (from the nested subtree ranges), so content and ancestors cost no query. On the
-first plain search it also materialises ``tf_norm`` (``ra.query.bm25f.normalised_sql``:
-tf~ per term and chunk under the configured weights), which ``bm25f.top_sql`` scores
-with one aggregation. A search then opens no Parquet file and asks DuckDB two small
-questions (the best chunks, then the metadata of those it has not seen). That costs
-memory of about the corpus text plus some 40 bytes per posting; phrase queries still
+Python what a search reads for only a few chunks at a time: each chunk's metadata,
+parent and text (``ra.query.chunkstore.ChunkStore``), so metadata, ancestors and content
+cost no query. On the first plain search it also materialises ``tf_norm``
+(``ra.query.bm25f.normalised_sql``: tf~ per term and chunk under the configured
+weights), which ``bm25f.top_sql`` scores with one aggregation. A search then opens no
+Parquet file and asks DuckDB one question: the best chunks. That costs memory of about
+the corpus text, some 400 bytes per chunk and 40 per posting; phrase queries still
 read positions from ``postings``. After an incremental update such a reader is carried
 over to the new generation by patching its memory (``successor``) rather than loaded
 again.
@@ -40,6 +40,7 @@ from pathlib import Path
 from ra import generations
 from ra.errors import IndexStateError
 from ra.layout import FIELDS, GLOBAL, PARTITIONED, artifact_path, part_name
+from ra.query.chunkstore import META_COLUMNS, STORE_COLUMNS, ChunkMeta, ChunkStore
 
 VIEWS = ("files", "chunks", "terms", "postings", "words", "lengths", "analyzed", "surface")
 
@@ -50,32 +51,6 @@ class Stats:
 
     chunks: int
     avg_length: dict[str, float]
-
-
-@dataclass(frozen=True)
-class ChunkMeta:
-    """What ranking needs to know about a chunk."""
-
-    ord: int
-    id: str
-    doc_id: str
-    parent_id: str | None
-    tree: str
-    path: str
-    depth: int
-    sibling_count: int
-    descendants: int
-    title: str
-    breadcrumb: str
-    is_global: bool
-    tokens: int
-    line: int
-    mtime_ns: int
-
-
-META_COLUMNS = _META_COLUMNS = ("ord", "id", "doc_id", "parent_id", "tree", "path", "depth",
-                 "sibling_count", "descendants", "title", "breadcrumb", "is_global", "tokens",
-                 "line", "mtime_ns")
 
 
 def field_length(m: str, field: str) -> str:
@@ -127,38 +102,9 @@ _ANCESTORS = (
 ANCESTORS_SQL = _ANCESTORS.format(", ".join("m." + c for c in META_COLUMNS))
 ANCESTOR_ORDS_SQL = _ANCESTORS.format("m.ord")
 
-
-class ChunkTree:
-    """Each chunk's parent ord, from the subtree ranges: the nearest chunk of the same
-    document whose range ``ord .. ord + descendants`` holds it (what ``ANCESTORS_SQL``
-    finds), so a long-lived reader climbs the tree without asking DuckDB."""
-
-    def __init__(self, rows: list[tuple[int, int, int]]) -> None:
-        """``rows``: ``(ord, doc_ord, descendants)`` of every chunk, by ``ord``."""
-        from array import array
-
-        self.parent = array("i")
-        self.extend(rows)
-
-    def extend(self, rows: list[tuple[int, int, int]]) -> None:
-        """Link the chunks of whole documents ``rows`` (as ``__init__``'s), numbered after
-        every chunk linked so far."""
-        if rows:
-            self.parent.extend([-1] * (rows[-1][0] + 1 - len(self.parent)))
-        open_ranges: list[tuple[int, int]] = []  # the chain of ranges holding the cursor
-        for o, doc, descendants in rows:
-            while open_ranges and (open_ranges[-1][1] < o or open_ranges[-1][0] < doc):
-                open_ranges.pop()
-            if open_ranges:
-                self.parent[o] = open_ranges[-1][0]
-            open_ranges.append((o, o + descendants))
-
-    def ancestors(self, o: int) -> list[int]:
-        """The proper ancestors of chunk ``o``, nearest first."""
-        out = []
-        while 0 <= o < len(self.parent) and (o := self.parent[o]) >= 0:
-            out.append(o)
-        return out
+#: Rows of ``ra.query.chunkstore.STORE_COLUMNS`` for a long-lived reader's ``ChunkStore``.
+STORE_SQL = ("SELECT " + ", ".join(f"m.{c}" for c in STORE_COLUMNS[:-1]) + ", t.text "
+             "FROM meta m JOIN texts t ON t.ord = m.ord")
 
 
 def _stats_of(manifest: dict) -> Stats:
@@ -167,11 +113,13 @@ def _stats_of(manifest: dict) -> Stats:
                  {f: float(stats.get("avg_length", {}).get(f, 0.0)) for f in FIELDS})
 
 
-def _by_ord(rows: list[tuple[int, str]]) -> list[str | None]:
-    out: list[str | None] = [None] * (max((o for o, _ in rows), default=-1) + 1)
-    for o, text in rows:
-        out[o] = text
-    return out
+def _load_store(cursor, batch: int = 16384) -> ChunkStore:
+    """A ``ChunkStore`` of the rows of ``cursor`` (``STORE_SQL``, by ord), added in
+    batches, so the rows of a large corpus are never all in memory at once."""
+    store = ChunkStore()
+    while rows := cursor.fetchmany(batch):
+        store.add(rows)
+    return store
 
 
 def _part_files(generation: generations.Generation, manifest: dict, parts: list[int],
@@ -269,6 +217,8 @@ class IndexReader:
             self.close()
             raise IndexStateError(f"index generation {generation.path.name} is damaged: "
                                   f"{exc}") from None
+        # A short-lived reader caches the metadata its queries brought; a long-lived one
+        # holds every chunk's in ``_store``.
         self._meta_by_id: dict[str, ChunkMeta | None] = {}
         self._lineage: set[int] = set()  # ords whose every ancestor is in _meta_by_id
         self._vocab = None  # the in-memory vocabulary of a long-lived reader
@@ -276,8 +226,7 @@ class IndexReader:
         self._term_info: dict[int, tuple[str, int]] = {}
         self._near: dict[tuple[str, int], list[tuple[str, int]]] = {}
         self._by_ord: dict[int, ChunkMeta] = {}
-        self._texts: list[str | None] = []  # a long-lived reader's chunk texts, by ord
-        self._tree: ChunkTree | None = None  # a long-lived reader's parent links
+        self._store: ChunkStore | None = None  # a long-lived reader's chunks (ra.query.chunkstore)
         self._normalised: tuple | None = None  # the weights ``tf_norm`` was built for
         self.patched = False  # tables patched by ``successor``: no ``tf_norm``
 
@@ -327,7 +276,7 @@ class IndexReader:
                 raise
             self.con = _ClosedConnection()
             self.generation.close()
-            self._vocab, self._texts, self._tree = None, [], None
+            self._vocab, self._store = None, None
             return new
         finally:
             self.lock.release()
@@ -355,18 +304,15 @@ class IndexReader:
         self.con.execute("DROP TABLE gone")
         self.con.execute("DROP TABLE IF EXISTS tf_norm")
         self._normalised, self.patched = None, True
-        texts: list[tuple[int, str]] = []
-        tree: list[tuple[int, int, int]] = []
+        added: list[tuple] = []
         if after:  # the new chunks: read from the update's partitions only
             self._point_views(touched)
             for name, body, order in RELATIONS:
                 if name in RESIDENT:
                     self.con.execute(f"INSERT INTO {name} SELECT * FROM ({body}) "
                                      f"WHERE ord >= $since ORDER BY {order}", {"since": since})
-            texts = self.con.execute("SELECT ord, text FROM texts WHERE ord >= $since",
+            added = self.con.execute(STORE_SQL + " WHERE m.ord >= $since ORDER BY m.ord",
                                      {"since": since}).fetchall()
-            tree = self.con.execute("SELECT ord, doc_ord, descendants FROM meta WHERE ord "
-                                    ">= $since ORDER BY ord", {"since": since}).fetchall()
             changed_terms.update(i for (i,) in self.con.execute(
                 "SELECT DISTINCT term_id FROM tf_postings WHERE ord >= $since",
                 {"since": since}).fetchall())
@@ -384,17 +330,8 @@ class IndexReader:
             f"WHERE {_FILE_KEY} = ANY($keys)", {"keys": gone_files}).fetchall()
         } if old_surface and gone_files else set()
         self._point_views(partitioned=bool(after))  # the global ones did with the new chunks
-        for o in gone:
-            if o < len(self._texts):
-                self._texts[o] = None
-        end = max((o for o, _ in texts), default=-1) + 1
-        self._texts.extend([None] * (end - len(self._texts)))
-        for o, text in texts:
-            self._texts[o] = text
-        self._tree.extend(tree)
-        self._by_ord = {o: m for o, m in self._by_ord.items() if o not in gone}
-        self._meta_by_id = {m.id: m for m in self._by_ord.values()}  # ids come back anew
-        self._lineage = self._lineage - gone
+        self._store.drop(gone)  # first: a changed file's chunks come back with their ids
+        self._store.add(added)
         self._near = {}
         self._patch_vocabulary(changed_terms, old_words | new_words)
 
@@ -456,9 +393,7 @@ class IndexReader:
             if name in RESIDENT:
                 self.con.execute(f"DROP VIEW {name}")
                 self.con.execute(f"CREATE TEMP TABLE {name} AS {body} ORDER BY {order}")
-        self._texts = _by_ord(self.con.execute("SELECT ord, text FROM texts").fetchall())
-        self._tree = ChunkTree(self.con.execute(
-            "SELECT ord, doc_ord, descendants FROM meta ORDER BY ord").fetchall())
+        self._store = _load_store(self.con.execute(STORE_SQL + " ORDER BY m.ord"))
         self._load_vocabulary()
 
     def _load_vocabulary(self) -> None:
@@ -574,18 +509,27 @@ class IndexReader:
             self._term_info.update({i: (t, df) for i, t, df in rows})
         return {i: self._term_info[i] for i in term_ids if i in self._term_info}
 
+    def _chunks(self) -> ChunkStore | None:
+        """A long-lived reader's ``ChunkStore`` (loading it on first use), else None."""
+        return self._store if self._resident() is not None else None
+
     def meta(self, chunk_id: str) -> ChunkMeta | None:
         """Ranking metadata of one chunk by id (cached per reader)."""
+        if (store := self._chunks()) is not None:
+            o = store.ord_of(chunk_id)
+            return None if o is None else store.meta(o)
         if chunk_id not in self._meta_by_id:
             self.metas_by_id([chunk_id])
         return self._meta_by_id[chunk_id]
 
     def metas_by_id(self, ids: list[str]) -> None:
         """Fetch and cache the metadata of ``ids`` in one query."""
+        if self._chunks() is not None:
+            return  # all in memory
         missing = sorted({i for i in ids if i not in self._meta_by_id})
         if not missing:
             return
-        cols = ", ".join(_META_COLUMNS)
+        cols = ", ".join(META_COLUMNS)
         rows = self.query(f"SELECT {cols} FROM meta WHERE id = ANY($ids::VARCHAR[])",
                           {"ids": missing})
         self._meta_by_id.update({i: None for i in missing})
@@ -594,6 +538,8 @@ class IndexReader:
     def ancestors(self, metas: list[ChunkMeta]) -> None:
         """Fetch and cache the metadata of every ancestor of ``metas`` in one query, so
         that ranking climbs the parent chain without asking DuckDB again."""
+        if self._chunks() is not None:
+            return  # all in memory
         todo = sorted({m.ord for m in metas
                        if m.parent_id is not None and m.ord not in self._lineage})
         if todo:
@@ -610,6 +556,8 @@ class IndexReader:
 
     def remember(self, metas: list[ChunkMeta]) -> None:
         """Cache metadata that arrived with another query (e.g. the scoring query)."""
+        if self._store is not None:
+            return  # a long-lived reader holds every chunk's
         self._meta_by_id.update({m.id: m for m in metas})
         self._by_ord.update({m.ord: m for m in metas})
 
@@ -622,17 +570,17 @@ class IndexReader:
                 ) -> dict[int, ChunkMeta]:
         """The metadata of the chunks ``ords`` and of all their ancestors, by ord, cached,
         in one query at most (none when all are cached). ``ancestors``: their ords, when
-        the caller has them (the scoring query's ancestor rows); else a long-lived reader
-        climbs its chunk tree and a short-lived one asks DuckDB."""
+        the caller has them (the scoring query's ancestor rows); else a short-lived
+        reader asks DuckDB. A long-lived reader has them all in its ``ChunkStore``."""
+        if (store := self._chunks()) is not None:
+            wanted = {*ords, *(a for o in ords for a in store.ancestors(o))}
+            return {o: store.meta(o) for o in sorted(wanted) if store.has(o)}
         if ancestors is None:
-            if self.resident:
-                ancestors = [a for o in ords for a in self._tree.ancestors(o)]
-            else:
-                ancestors = [o for (o,) in self.query(ANCESTOR_ORDS_SQL, {"ords": ords})]
+            ancestors = [o for (o,) in self.query(ANCESTOR_ORDS_SQL, {"ords": ords})]
         wanted = sorted({*ords, *ancestors})
         missing = [o for o in wanted if o not in self._by_ord]
         if missing:
-            rows = self.query(f"SELECT {', '.join(_META_COLUMNS)} FROM meta "
+            rows = self.query(f"SELECT {', '.join(META_COLUMNS)} FROM meta "
                               "WHERE ord = ANY($ords::INTEGER[])", {"ords": missing})
             self.remember([ChunkMeta(*r) for r in rows])
         self._lineage.update(wanted)
@@ -676,8 +624,8 @@ class IndexReader:
         wanted = sorted({o for start, d in ords for o in range(start, start + d + 1)})
         if not wanted:
             return {}
-        if self._resident() is not None:
-            texts = self._texts
+        if (store := self._chunks()) is not None:
+            texts = store.texts
             text = {o: texts[o] for o in wanted if o < len(texts) and texts[o] is not None}
         else:
             text = dict(self.query("SELECT ord, text FROM texts "
