@@ -115,12 +115,15 @@ class _Lineage:
         self.lookup = lookup
         self.known = {c.id: c for c in known}
         self._cache: dict[str, tuple[str, ...]] = {}
+        self._looked_up: dict[str, Candidate | None] = {}  # lookup asks once per id
 
     def node(self, chunk_id: str) -> Candidate | None:
         """A candidate or result seen so far, else whatever ``lookup`` finds."""
         found = self.known.get(chunk_id)
         if found is None and self.lookup is not None:
-            found = self.lookup(chunk_id)
+            if chunk_id not in self._looked_up:
+                self._looked_up[chunk_id] = self.lookup(chunk_id)
+            found = self._looked_up[chunk_id]
         return found
 
     def ancestors(self, c: Candidate) -> tuple[str, ...]:
