@@ -77,10 +77,10 @@ class ChunkStore:
         if not rows:
             return
         (ords, ids, _doc_ids, parents, trees, paths, depth, siblings, descendants, titles,
-         breadcrumbs, is_global, tokens, lines, mtimes, doc_ords, texts) = zip(*rows)
+         breadcrumbs, is_global, tokens, lines, mtimes, doc_ords, texts) = zip(*rows, strict=True)
         self._grow(ords[-1] + 1)
         _put(self.ids, ords, ids)
-        self._ord_of.update(zip(ids, ords))
+        self._ord_of.update(zip(ids, ords, strict=True))
         share = self._strings.setdefault
         ord_of = self._ord_of
         for column, values in (
