@@ -403,3 +403,35 @@ def test_refresh_reads_only_the_changed_files(project, tmp_path, monkeypatch):
     monkeypatch.setattr(run, "read_document", counting)
     assert search_ids(project, "replacementword") == ["docs:beta.md#beta"]
     assert read == ["beta.md"]
+
+
+def test_tables_an_update_wrote_are_read_back_from_memory_as_they_are_on_disk(
+        project, tmp_path):
+    """A long-lived process reads the partition and global tables the last update wrote
+    from memory: they must be the files' content, metadata and all; a full build keeps
+    none, and only the newest generation's are kept."""
+    import pyarrow.parquet as pq
+
+    from ra.pipeline import partitions, update
+
+    run.build(project)
+    assert not partitions._WRITTEN
+    write(tmp_path / "docs/beta.md", "# Beta\n\nreplacementword\n", bump=5)
+    assert refresh_index(project).startswith("indexed 1 changed file")
+    gen = project.index_dir / generations.current_name(project.index_dir)
+    kept = dict(partitions._WRITTEN)
+    assert {g for g, _ in kept} == {generations.generation_id(gen)}
+    assert {"terms.parquet", "words.parquet", "chunks/part-0000.parquet"} <= {f for _, f in kept}
+    for (_, within), table in kept.items():
+        disk = pq.ParquetFile(gen / within).read()  # lists' items are named "element" there
+        assert table.equals(disk) and table.schema.metadata == disk.schema.metadata
+        assert [f.metadata for f in table.schema] == [f.metadata for f in disk.schema]
+        assert partitions.read_table(gen / within) is table
+    write(tmp_path / "docs/alpha.md", "# Alpha\n\nanotherword\n", bump=5)
+    assert search_ids(project, "anotherword") == ["docs:alpha.md#alpha"]
+    assert search_ids(project, "replacementword") == ["docs:beta.md#beta"]
+    newest = generations.generation_id(
+        project.index_dir / generations.current_name(project.index_dir))
+    assert {g for g, _ in partitions._WRITTEN} == {newest}
+    update.rehearse(project.index_dir / generations.current_name(project.index_dir))
+    assert search_ids(project, "secondword") == []  # rehearsing changes nothing

@@ -144,21 +144,21 @@ _RECORDS: dict[str, FileRecord] = {}
 _RECORDS_KEPT = 2
 
 
-def _generation_id(path: Path) -> str:
+def generation_id(path: Path) -> str:
     """The id shared by a build folder and the generation it is published as."""
     return path.name.removeprefix("gen-").removeprefix(".build-")
 
 
 def remember_fingerprints(path: Path, record: FileRecord) -> None:
     """Keep ``record``, just written into build or generation folder ``path``."""
-    _RECORDS[_generation_id(path)] = record
+    _RECORDS[generation_id(path)] = record
     while len(_RECORDS) > _RECORDS_KEPT:
         del _RECORDS[next(iter(_RECORDS))]
 
 
 def read_fingerprints(path: Path) -> FileRecord:
     """The record of a generation directory's files; IndexStateError if unreadable."""
-    known = _RECORDS.get(_generation_id(path))
+    known = _RECORDS.get(generation_id(path))
     if known is not None:
         return known
     try:

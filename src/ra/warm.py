@@ -458,7 +458,7 @@ class WarmIndex:
                     self._retire()
                     self._reader, reader = reader, None
                     self._warmed.notify_all()
-            _prepare_writer()
+            _prepare_writer(job.path)
             read_fingerprints(job.path)  # kept: the first hinted check compares with it
         except Exception as exc:  # cold readers go on answering
             if not job.cancelled:
@@ -487,10 +487,12 @@ def _tidy(index_dir: Path) -> None:
 _writer_ready = False
 
 
-def _prepare_writer() -> None:
+def _prepare_writer(generation: Path | None = None) -> None:
     """Import and initialise what an update runs (pyarrow and its dataset reader,
-    mistletoe and its tables, YAML, the cl100k ranks: about a second), once per process
-    and while it is idle, so that the first edit is indexed as fast as the next ones."""
+    mistletoe and its tables, YAML, the cl100k ranks: about a second), and rehearse an
+    update of ``generation`` (``ra.pipeline.update.rehearse``: pyarrow's first Parquet
+    read and write), once per process and while it is idle, so that the first edit is
+    indexed as fast as the next ones."""
     global _writer_ready
     if _writer_ready:
         return
@@ -499,9 +501,14 @@ def _prepare_writer() -> None:
     import pyarrow.acero  # noqa: F401  (table joins and group-bys run on it)
     import pyarrow.dataset  # noqa: F401  (pyarrow.parquet reads a table through it)
 
-    import ra.pipeline.update  # noqa: F401  (pyarrow and the stages)
+    import ra.pipeline.update  # pyarrow and the stages
     from ra.document import parse_document
     from ra.tokens import count_tokens
 
     parse_document("---\ntitle: Warm\n---\n# Warm\n\nSome *text*.\n", "warm", "warm.md")
     count_tokens("warm")
+    if generation is not None:
+        try:
+            ra.pipeline.update.rehearse(generation)
+        except Exception as exc:  # e.g. published over and removed meanwhile: harmless
+            log.info("rehearsing an update: %s", exc)

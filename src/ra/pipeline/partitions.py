@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ import pyarrow.parquet as pq
 
 from ra import __version__
 from ra.artifacts import SCHEMAS
-from ra.generations import FileRecord, remember_fingerprints
+from ra.generations import FileRecord, generation_id, remember_fingerprints
 from ra.layout import FINGERPRINTS, GLOBAL, MANIFEST, PARTITIONED, SCHEMA_VERSION, part_name
 from ra.pipeline.discover import fingerprint_digest
 
@@ -61,28 +62,69 @@ class Part:
 
 
 def write_table(table: pa.Table, path: Path, row_group: int | None = None,
-                dictionary: bool = True) -> None:
+                dictionary: bool = True, *, keep: bool = False) -> None:
     """Write one Parquet file; column descriptions go into its key/value metadata
-    (``ra.columns``), where plain DuckDB sees them: ``parquet_kv_metadata(file)``."""
+    (``ra.columns``), where plain DuckDB sees them: ``parquet_kv_metadata(file)``.
+    ``keep``: remember the table for ``read_table`` of the generation (``_WRITTEN``)."""
     docs = {f.name: (f.metadata or {}).get(b"description", b"").decode()
             for f in table.schema}
     meta = {**(table.schema.metadata or {}), b"ra.columns": json.dumps(docs).encode()}
+    table = table.replace_schema_metadata(meta)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table.replace_schema_metadata(meta), path, compression="zstd",
-                   row_group_size=row_group, use_dictionary=dictionary)
+    pq.write_table(table, path, compression="zstd", row_group_size=row_group,
+                   use_dictionary=dictionary)
+    if keep:
+        _remember(path, table)
 
 
-def write_part(out: Path, part: Part) -> None:
+def write_part(out: Path, part: Part, *, keep: bool = False) -> None:
     for name in PARTITIONED:
         table = getattr(part, name)
         write_table(table.cast(SCHEMAS[name]), out / name / part_name(part.id),
-                    ROW_GROUPS.get(name))
+                    ROW_GROUPS.get(name), keep=keep)
 
 
-def read_table(path: Path) -> pa.Table:
-    """One whole Parquet file. (``pq.read_table`` goes through ``pyarrow.dataset``, whose
-    import alone costs a fresh process 30 ms.)"""
-    return pq.ParquetFile(path).read()
+#: The tables the last incremental update wrote, by generation id and file within the
+#: generation: the next update reads them again (the partition of a file edited twice,
+#: the global term and word tables), and a long-lived process (``ra.warm``) then takes
+#: them from memory instead of decoding Parquet, about 90 ms of a one-file update on
+#: cpp-docs (``ra.pipeline.update.rehearse`` keeps the global tables of a generation
+#: loaded afresh). Generations never change, so a table kept is the file's content; only
+#: the newest generation's are kept (a full build keeps none: it would hold the index).
+_WRITTEN: dict[tuple[str, str], pa.Table] = {}
+_WRITTEN_LOCK = threading.Lock()  # an update and a rehearsal may run on two threads
+
+
+def _remember(path: Path, table: pa.Table) -> None:
+    gen = generation_id(path.parent.parent if path.parent.name in PARTITIONED
+                        else path.parent)
+    with _WRITTEN_LOCK:
+        for key in [k for k in _WRITTEN if k[0] != gen]:
+            del _WRITTEN[key]
+        _WRITTEN[(gen, _within(path))] = table
+
+
+def forget_written() -> None:
+    """Drop the tables kept (a full build starts a new lineage of generations)."""
+    with _WRITTEN_LOCK:
+        _WRITTEN.clear()
+
+
+def _within(path: Path) -> str:
+    return f"{path.parent.name}/{path.name}" if path.parent.name in PARTITIONED else path.name
+
+
+def read_table(path: Path, *, keep: bool = False) -> pa.Table:
+    """One whole Parquet file (a generation's, from memory if this process wrote it:
+    ``_WRITTEN``; ``keep``: remember it too). (``pq.read_table`` goes through
+    ``pyarrow.dataset``, whose import alone costs a fresh process 30 ms.)"""
+    gen = path.parent.parent if path.parent.name in PARTITIONED else path.parent
+    table = _WRITTEN.get((generation_id(gen), _within(path)))
+    if table is None:
+        table = pq.ParquetFile(path).read()
+        if keep:
+            _remember(path, table)
+    return table
 
 
 def read_part(gen: Path, pid: int) -> Part:
@@ -99,12 +141,13 @@ def link_parts(src: Path, out: Path, pids: list[int]) -> None:
             os.link(os.path.join(source, file), os.path.join(target, file))
 
 
-def write_globals(out: Path, terms: pa.Table, words: pa.Table) -> None:
+def write_globals(out: Path, terms: pa.Table, words: pa.Table, *, keep: bool = False
+                  ) -> None:
     """The global tables, without dictionary encoding: their strings are all distinct
     (terms, words) or nearly so, and building the dictionaries took half the time of
     writing them (rewritten by every update), for files 10% larger."""
     for name, table in zip(GLOBAL, (terms, words), strict=True):
-        write_table(table, out / f"{name}.parquet", dictionary=False)
+        write_table(table, out / f"{name}.parquet", dictionary=False, keep=keep)
 
 
 def write_manifest(out: Path, *, config_hash: str, stats: dict, files: dict, binary: dict,

@@ -35,6 +35,7 @@ from ra.pipeline.partitions import (
     PART_FILES,
     Part,
     files_rows,
+    forget_written,
     write_globals,
     write_manifest,
     write_part,
@@ -211,6 +212,7 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
                      problems: list[str]) -> BuildReport:
     """Terms, words and postings of complete partitions, written with their manifest."""
     t0 = time.perf_counter()
+    forget_written()
     analyzed = pa.concat_tables([p.analyzed for p in parts])
     terms = terms_of(analyzed)
     words = words_of(pa.concat_tables([p.surface for p in parts]), terms)
