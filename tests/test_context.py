@@ -39,16 +39,17 @@ from ra.globs import translate
 from ra.query import disjunction
 from ra.query.ast import to_query_string
 from ra.query.bm25f import Filters, bm25f_sql
-from ra.query.context import (
+from ra.query.context import ContextOptions, context_search, likethis
+from ra.query.parser import parse
+from ra.query.plan import PlanOptions, plan_query
+from ra.query.search import Searcher
+from ra.query.signals import (
     RULE_BOOST,
     ContextError,
-    ContextOptions,
     ContextTerm,
     content_words,
-    context_search,
     extract_signals,
     is_markdown,
-    likethis,
     path_terms,
     project_path,
     query_node,
@@ -56,9 +57,6 @@ from ra.query.context import (
     tally,
     tokenize,
 )
-from ra.query.parser import parse
-from ra.query.plan import PlanOptions, plan_query
-from ra.query.search import Searcher
 from ra.stopwords import STOPWORDS, for_file, is_stopword
 
 

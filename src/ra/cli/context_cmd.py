@@ -142,7 +142,7 @@ def inspect_ctx(
     terms: int | None = typer.Option(None, "--terms", min=1, help="Terms in the query."),
     tree: list[str] = typer.Option([], "--tree", "-t", help="Rank against these trees."),
 ) -> None:
-    from ra.query.context import extract_signals
+    from ra.query.signals import extract_signals
 
     config = load()
     if config.index_dir is None or not config.trees:
