@@ -17,15 +17,16 @@ from hypothesis import strategies as st
 
 from conftest import CORPORA, REPO, conformance
 from ra import document as D
+from ra import headings as H
 from ra.document import (
     Slugifier,
     breadcrumb,
     build_chunk_tree,
-    extract_headings,
     parse_document,
     parse_frontmatter,
     slugify,
 )
+from ra.headings import extract_headings
 
 LOSSLESS = ("ra keeps the lines of dropped headings in the body before them, so no text of "
             "a file is lost from the index (tests/test_pipeline.py checks every line lands "
@@ -486,7 +487,7 @@ def _reference():
     from mistletoe import block_token as bt
     from mistletoe import block_tokenizer
 
-    fast = D._mistletoe()
+    fast = H._mistletoe()
     return SimpleNamespace(**{
         **vars(fast), "Heading": bt.Heading, "tokenize_block": block_tokenizer.tokenize_block,
         "block_types": [bt.HtmlBlock, bt.BlockCode, bt.Heading, bt.Quote, bt.CodeFence,
@@ -494,16 +495,16 @@ def _reference():
 
 
 def _headings_with(namespace, text: str):
-    lines = D._Lines(text)
+    lines = H.Lines(text)
     found = []
-    with D._mistletoe_session(namespace):
-        D._collect(namespace.tokenize_block(lines.lines, namespace.block_types), namespace,
+    with H._mistletoe_session(namespace):
+        H._collect(namespace.tokenize_block(lines.lines, namespace.block_types), namespace,
                    lines, found)
     return sorted((h.first, h.stop, h.level, h.text) for h in found)
 
 
 def _fast_headings(text: str):
-    return [(h.first, h.stop, h.level, h.text) for h in D._scan_headings(D._Lines(text))[0]]
+    return [(h.first, h.stop, h.level, h.text) for h in H.scan_headings(H.Lines(text))[0]]
 
 
 @settings(max_examples=300, deadline=None)
@@ -524,9 +525,9 @@ INLINE_PIECES = ["`", "``", "a", "b1", "é", " ", "_", "__", "*", "[", "]", "(",
        | st.text(alphabet="`a _*[]()<>&;!\\~x", max_size=20))
 @example('<a name="read"></a> CAtlFile::m_read `x_y`')
 def test_fast_heading_text_equals_mistletoe_inline_parse(content):
-    m = D._mistletoe()
-    with D._mistletoe_session(m):
-        assert D._inline_text(content, m) == D._plain(m.span_token.tokenize_inner(content), m)
+    m = H._mistletoe()
+    with H._mistletoe_session(m):
+        assert H._inline_text(content, m) == H._plain(m.span_token.tokenize_inner(content), m)
 
 
 @pytest.mark.slow

@@ -133,7 +133,8 @@ def is_markdown(path: str | Path) -> bool:
 def markdown_pieces(text: str) -> list[tuple[str, str, float]]:
     """``(text, source, weight)``: each heading by level, then the body without them;
     YAML frontmatter is dropped first."""
-    from ra.document import extract_headings, parse_frontmatter
+    from ra.document import parse_frontmatter
+    from ra.headings import extract_headings
 
     _, body, _ = parse_frontmatter(text)
     raw, pos, rest, pieces = body.encode("utf-8"), 0, [], []
