@@ -122,34 +122,6 @@ def _load_store(cursor, batch: int = 16384) -> ChunkStore:
     return store
 
 
-def _part_files(generation: generations.Generation, manifest: dict, parts: list[int],
-                artifact: str = "chunks") -> str:
-    """The quoted ``artifact`` files of those of ``parts`` that ``generation`` has."""
-    held = set(manifest.get("partitions") or ())
-    return ", ".join(_quote(generation.path / artifact / part_name(p)) for p in parts
-                     if p in held)
-
-
-_FILE_KEY = "tree || ':' || path"  # a file of the knowledge base, as a chunk row names it
-
-
-class _ClosedConnection:
-    """What a reader whose connection moved to its successor holds: every use fails as
-    on a closed DuckDB connection; closing it again does nothing. (A real connection,
-    opened and closed, costs a DuckDB instance: about 35 ms on the edit path.)"""
-
-    def close(self) -> None:
-        pass
-
-    def interrupt(self) -> None:
-        pass
-
-    def __getattr__(self, name: str):
-        import duckdb
-
-        raise duckdb.ConnectionException("Connection already closed!")
-
-
 def _quote(path: Path) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
@@ -255,117 +227,9 @@ class IndexReader:
         None, and nothing changed, when this cannot be done: this reader is not in
         memory, another thread holds it, or ``generation`` follows another generation.
         A failure midway closes this reader and raises."""
-        update = generation.manifest.get("update") or {}
-        if (self._vocab is None or update.get("base") != self.generation.path.name
-                or generation.manifest.get("config_hash") != self.manifest.get("config_hash")):
-            return None
-        if not self.lock.acquire(blocking=False):
-            return None
-        try:
-            touched = [p for p in update.get("partitions", [])
-                       if p in generation.manifest["partitions"]]
-            _check_files(generation, touched)  # the others are links to checked files
-            new = IndexReader.__new__(IndexReader)
-            new.__dict__.update(self.__dict__)
-            new.lock, new.generation = threading.RLock(), generation
-            new.manifest, new.stats = generation.manifest, _stats_of(generation.manifest)
-            try:
-                new._patch(self.generation, self.manifest, update.get("partitions", []))
-            except BaseException:
-                self.con.close()
-                raise
-            self.con = _ClosedConnection()
-            self.generation.close()
-            self._vocab, self._store = None, None
-            return new
-        finally:
-            self.lock.release()
+        from ra.query.successor import carry_over
 
-    def _patch(self, old: generations.Generation, old_manifest: dict, touched: list[int]
-               ) -> None:
-        """Turn the tables of ``old`` into those of ``self.generation`` (``successor``)."""
-        since = int(old_manifest["next_ord"])
-        before = _part_files(old, old_manifest, touched)
-        after = _part_files(self.generation, self.manifest, touched)
-        ords = "SELECT ord FROM read_parquet([{}])"
-        gone = {o for (o,) in self.con.execute(ords.format(before)).fetchall()} if before else set()
-        if after:
-            gone -= {o for (o,) in self.con.execute(ords.format(after)).fetchall()}
-        self.con.execute("CREATE OR REPLACE TEMP TABLE gone AS "
-                         "SELECT unnest($o::INTEGER[]) AS ord", {"o": sorted(gone)})
-        changed_terms = {i for (i,) in self.con.execute(
-            "SELECT DISTINCT term_id FROM tf_postings WHERE ord IN (SELECT ord FROM gone)"
-        ).fetchall()}
-        gone_files = [k for (k,) in self.con.execute(
-            f"SELECT DISTINCT {_FILE_KEY} FROM meta WHERE ord IN (SELECT ord FROM gone)"
-        ).fetchall()]
-        for name in RESIDENT:
-            self.con.execute(f"DELETE FROM {name} WHERE ord IN (SELECT ord FROM gone)")
-        self.con.execute("DROP TABLE gone")
-        self.con.execute("DROP TABLE IF EXISTS tf_norm")
-        self._normalised, self.patched = None, True
-        added: list[tuple] = []
-        if after:  # the new chunks: read from the update's partitions only
-            self._point_views(touched)
-            for name, body, order in RELATIONS:
-                if name in RESIDENT:
-                    self.con.execute(f"INSERT INTO {name} SELECT * FROM ({body}) "
-                                     f"WHERE ord >= $since ORDER BY {order}", {"since": since})
-            added = self.con.execute(STORE_SQL + " WHERE m.ord >= $since ORDER BY m.ord",
-                                     {"since": since}).fetchall()
-            changed_terms.update(i for (i,) in self.con.execute(
-                "SELECT DISTINCT term_id FROM tf_postings WHERE ord >= $since",
-                {"since": since}).fetchall())
-            fresh_files = [k for (k,) in self.con.execute(
-                f"SELECT DISTINCT {_FILE_KEY} FROM meta WHERE ord >= $since",
-                {"since": since}).fetchall()]
-            new_words = {w for (w,) in self.con.execute(
-                f"SELECT DISTINCT word FROM surface WHERE {_FILE_KEY} = ANY($keys)",
-                {"keys": fresh_files}).fetchall()}
-        else:
-            new_words = set()
-        old_surface = _part_files(old, old_manifest, touched, "surface")
-        old_words = {w for (w,) in self.con.execute(
-            f"SELECT DISTINCT word FROM read_parquet([{old_surface}]) "
-            f"WHERE {_FILE_KEY} = ANY($keys)", {"keys": gone_files}).fetchall()
-        } if old_surface and gone_files else set()
-        self._point_views(partitioned=bool(after))  # the global ones did with the new chunks
-        self._store.drop(gone)  # first: a changed file's chunks come back with their ids
-        self._store.add(added)
-        self._near = {}
-        self._patch_vocabulary(changed_terms, old_words | new_words)
-
-    def _patch_vocabulary(self, term_ids: set[int], words: set[str]) -> None:
-        """Read again the terms ``term_ids`` (their df changed, or they are new or gone)
-        and the surface words ``words`` (of the files gone and added)."""
-        rows = self.con.execute("SELECT term, term_id, df FROM terms WHERE term_id = "
-                                "ANY($ids::INTEGER[])", {"ids": sorted(term_ids)}).fetchall()
-        for i in term_ids:
-            term, _ = self._term_info.pop(i, (None, 0))
-            if term is not None:
-                self._terms.pop(term, None)
-        for term, i, df in rows:
-            self._terms[term] = (i, df)
-            self._term_info[i] = (term, df)
-        present = self.con.execute("SELECT word, term_id FROM words WHERE word = "
-                                   "ANY($w::VARCHAR[])", {"w": sorted(words)}).fetchall()
-        self._vocab.replace(words, present)
-
-    def _point_views(self, parts: list[int] | None = None, partitioned: bool = False
-                     ) -> None:
-        """Point the artifact views at this reader's generation; with ``parts``, the
-        partitioned ones at those partitions only; ``partitioned``: only those."""
-        for name in VIEWS:
-            if partitioned and name not in PARTITIONED:
-                continue
-            if parts is not None and name in PARTITIONED:
-                files = ", ".join(_quote(self.generation.path / name / part_name(p))
-                                  for p in parts if p in self.manifest["partitions"])
-                source = f"[{files}]"
-            else:
-                source = _quote(self.generation.scan(name))
-            self.con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM "
-                             f"read_parquet({source})")
+        return carry_over(self, generation)
 
     def _create_views(self) -> None:
         # A generation's files never change, so their Parquet footers can be cached.
