@@ -122,6 +122,11 @@ class Analyzer:
         self.language = normalize_language(self.language)
         self._stem = _make_stem(self.language)
 
+    @property
+    def cached_stems(self) -> dict[str, str]:
+        """The stem cache, ``word → term``, for callers that look up many words."""
+        return self._cache
+
     def stem(self, word: str) -> str:
         """The index term for one lowercased surface word (CJK grams are not stemmed)."""
         term = self._cache.get(word)

@@ -75,11 +75,11 @@ def matcher(matches: Matches, analyzer: Analyzer | None = None) -> Callable[[str
     if callable(matches):
         accept = matches
         return lambda word: word if accept(word) else None
-    stem = (analyzer or analyzer_for("english")).stem
-    terms = matches
+    analyzer = analyzer or analyzer_for("english")
+    stem, stems, terms = analyzer.stem, analyzer.cached_stems, matches
 
     def key(word: str) -> str | None:
-        term = stem(word)
+        term = stems.get(word) or stem(word)  # the cache first: one call saved a word
         return term if term in terms else None
 
     return key
@@ -109,6 +109,10 @@ def match_spans(text: str, key: Callable[[str], str | None]) -> list[Span]:
     ``_WORD`` finds words), so no Python loop runs over every word of a long text."""
     hits: dict[str, list[tuple[int, int, str]]] = {}
     for word in set(_WORD.findall(text)):
+        if word.isascii():  # the common case: one piece (``_pieces``), looked at directly
+            if len(word) < MAX_TOKEN_BYTES and (k := key(word.lower())):
+                hits[word] = [(0, len(word), k)]
+            continue
         found = [(a, b, k) for a, b, p in _pieces(word) if (k := key(p))]
         if found:
             hits[word] = found
