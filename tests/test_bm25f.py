@@ -3,12 +3,14 @@
 The reference below does not import ``ra.query.bm25f``'s scoring: it reads the formula
 from DESIGN.md ("Scoring and ranking") and the bm25f.py docstring and computes, for every
 chunk of a small corpus, the four fields (title = breadcrumb, tags joined, path without
-extension, body with the frontmatter description prepended on document nodes), their
-lengths, df over chunks and the field-weighted, length-normalised tf summed *before*
-saturation. It tokenises with ``ra.analysis`` (one analyzer serves indexing and querying)
-and takes the chunk tree (breadcrumbs, bodies, parents) from ``chunks.parquet``, whose
-construction is tested elsewhere; tags, paths and descriptions come from the corpus
-written here, not from the index.
+extension, body with the frontmatter description prepended on document nodes; none at
+all for a chunk with sections below it and no words of its own), their lengths, N and df
+over the chunks with words, average lengths over the chunks that have the field, and the
+field-weighted, length-normalised tf summed *before* saturation. It tokenises with
+``ra.analysis`` (one analyzer serves indexing and querying) and takes the chunk tree
+(breadcrumbs, bodies, parents) from ``chunks.parquet``, whose construction is tested
+elsewhere; tags, paths and descriptions come from the corpus written here, not from the
+index.
 
 DuckDB's scores must equal the reference to 1e-9 for every matching chunk, and the
 matching sets must be equal. Then fuzzy expansions (``fuzzy_weight`` × the BM25F of the
@@ -210,8 +212,11 @@ class Reference:
     def __init__(self, chunks: list[RefChunk], analyzer: Analyzer) -> None:
         self.chunks = chunks
         self.analyzer = analyzer
-        self.n = len(chunks)
-        self.avg = {f: sum(len(c.fields[f]) for c in chunks) / self.n for f in FIELD_NAMES}
+        # N counts the chunks with words (one with sections below it and no words of its
+        # own has no fields); a field's average length is over the chunks that have it
+        self.n = sum(1 for c in chunks if any(c.fields.values()))
+        self.avg = {f: sum(len(c.fields[f]) for c in chunks)
+                    / sum(1 for c in chunks if c.fields[f]) for f in FIELD_NAMES}
         self.df: dict[str, int] = {}
         for c in chunks:
             for term in {t for f in FIELD_NAMES for t in c.fields[f]}:
@@ -458,18 +463,20 @@ def setup(tmp_path_factory) -> Setup:
         config = ra.config.load_config(root, home=home)
         reader, _ = ra.freshness.open_index(config)
     analyzer = Analyzer("english")
-    rows = reader.query("SELECT ord, id, parent_id, tree, path, breadcrumb, body, is_global "
-                        "FROM chunks ORDER BY ord")
+    rows = reader.query("SELECT ord, id, parent_id, tree, path, breadcrumb, body, is_global, "
+                        "descendants FROM chunks ORDER BY ord")
     corpus = {("docs", k): v for k, v in LOCAL.items()} | {("notes", k): v
                                                            for k, v in GLOBAL.items()}
     chunks, surface, trees = [], {}, {}
-    for ord_, cid, parent, tree, path, breadcrumb, body, is_global in rows:
+    for ord_, cid, parent, tree, path, breadcrumb, body, is_global, below in rows:
         tags, description, _ = corpus[(tree, path)]
         tag_list = tags if isinstance(tags, list) else [t.strip() for t in tags.split(",")]
         if parent is None and description:
             body = f"{description}\n{body}"
         texts = {"title": breadcrumb, "tags": " ".join(tag_list),
                  "path": str(PurePosixPath(path).with_suffix("")), "body": body}
+        if below and not split_words(body):  # sections below, no words of its own
+            texts = dict.fromkeys(texts, "")
         for text in texts.values():
             surface.update((w, analyzer.stem(w)) for w in split_words(text))
         chunks.append(RefChunk(cid, ord_, parent, is_global,

@@ -12,6 +12,9 @@ Beyond", 2009, §3.7). For a term t and chunk d:
     s(t, d)   = idf(t) · tf~ · (k1 + 1) / (k1 + tf~)
     idf(t)    = ln(1 + (N − df + 0.5) / (df + 0.5))          (Lucene's non-negative idf)
 
+where N counts the indexed chunks and avglen_f averages over the chunks that have field f
+(``pipeline.postings.statistics``; ``pipeline.analyze`` says which chunks are indexed).
+
 Field weights and length normalisation combine *before* saturation, so a common word in
 a short title cannot outscore a body that matches the whole query. A clause scores the
 best of its alternatives (exact term, or a fuzzy expansion times its weight, with an idf
