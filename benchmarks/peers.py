@@ -2,7 +2,8 @@
 
 Every peer reads ra's own ``chunks.parquet`` of the current generation, so all systems
 rank exactly the same units, with the same field texts (``ra.pipeline.analyze.
-field_texts``: title = breadcrumb, tags, path without extension, body + description).
+field_texts``: title = breadcrumb, tags, path without extension, body + description;
+chunks ra does not index are left out).
 Each gets the closest equivalent of ra's configuration:
 
 - tantivy (tantivy-py): fields title/tags/path/body with the ``en_stem`` tokenizer
@@ -81,15 +82,17 @@ def export_chunks(reader, dest: Path) -> Path:
 
 
 def read_chunks(path: Path) -> list[Chunk]:
-    """Chunks of a ``chunks.parquet``, with ra's own field texts, in ord order."""
+    """The chunks ra indexes of a ``chunks.parquet``, with ra's own field texts, in ord
+    order (ra leaves out a chunk with sections below it and no words of its own)."""
     import pyarrow.parquet as pq
 
     from ra.pipeline.analyze import field_texts
 
-    cols = ["ord", "doc_id", "breadcrumb", "tags", "path", "body", "description"]
+    cols = ["ord", "doc_id", "breadcrumb", "tags", "path", "body", "description",
+            "descendants"]
     rows = pq.read_table(path, columns=cols).to_pylist()
-    return [Chunk(r["ord"], r["doc_id"], r["path"], field_texts(r))
-            for r in sorted(rows, key=lambda r: r["ord"])]
+    texts = [(r, field_texts(r)) for r in sorted(rows, key=lambda r: r["ord"])]
+    return [Chunk(r["ord"], r["doc_id"], r["path"], t) for r, t in texts if any(t.values())]
 
 
 def folder_bytes(folder: Path) -> int:

@@ -3,21 +3,24 @@
 The reference below does not import ``ra.query.bm25f``'s scoring: it reads the formula
 from DESIGN.md ("Scoring and ranking") and the bm25f.py docstring and computes, for every
 chunk of a small corpus, the four fields (title = breadcrumb, tags joined, path without
-extension, body with the frontmatter description prepended on document nodes), their
-lengths, df over chunks and the field-weighted, length-normalised tf summed *before*
-saturation. It tokenises with ``ra.analysis`` (one analyzer serves indexing and querying)
-and takes the chunk tree (breadcrumbs, bodies, parents) from ``chunks.parquet``, whose
-construction is tested elsewhere; tags, paths and descriptions come from the corpus
-written here, not from the index.
+extension, body with the frontmatter description prepended on document nodes; none at
+all for a chunk with sections below it and no words of its own), their lengths, N and df
+over the chunks with words, average lengths over the chunks that have the field, and the
+field-weighted, length-normalised tf summed *before* saturation. It tokenises with
+``ra.analysis`` (one analyzer serves indexing and querying) and takes the chunk tree
+(breadcrumbs, bodies, parents) from ``chunks.parquet``, whose construction is tested
+elsewhere; tags, paths and descriptions come from the corpus written here, not from the
+index.
 
 DuckDB's scores must equal the reference to 1e-9 for every matching chunk, and the
 matching sets must be equal. Then fuzzy expansions (``fuzzy_weight`` × the BM25F of the
-expanded term, best alternative wins), phrases (tf = occurrences, idf = sum of the words'
-idf), NOT, field restrictions, boosts, partial answers (score × share of the words
-matched) and ``local_boost`` (a global tree from ``~/.ra.toml`` is not boosted). The query
-plain plans take on a long-lived reader (``top_sql`` over ``tf_norm``) must give
-``bm25f_sql``'s rows bit for bit. Last, golden files pin the SQL text and parameters of
-hand-built plans; regenerate them with ``RA_UPDATE_GOLDEN=1``.
+expanded term, with the typed word's idf when that is lower, best alternative wins),
+phrases (tf = occurrences, idf = sum of the words' idf), NOT, field restrictions, boosts,
+partial answers (score × share of the words matched) and ``local_boost`` (a global tree
+from ``~/.ra.toml`` is not boosted). The query plain plans take on a long-lived reader
+(``top_sql`` over ``tf_norm``) must give ``bm25f_sql``'s rows bit for bit. Last, golden
+files pin the SQL text and parameters of hand-built plans; regenerate them with
+``RA_UPDATE_GOLDEN=1``.
 
 The corpus is written by this module; no third-party text is used here.
 """
@@ -35,7 +38,16 @@ import pytest
 import ra.config
 import ra.freshness
 from ra.analysis import Analyzer, split_words
-from ra.query.bm25f import Filters, Weights, bm25f_sql, is_plain, normalised_sql, top_sql
+from ra.query.bm25f import (
+    Filters,
+    Weights,
+    alternative_idf,
+    bm25f_sql,
+    idf,
+    is_plain,
+    normalised_sql,
+    top_sql,
+)
 from ra.query.index import IndexReader
 from ra.query.parser import parse
 from ra.query.plan import AllOf, Alt, AnyOf, Clause, NoneOf, Plan, PlanOptions, Ref, plan_query
@@ -200,8 +212,11 @@ class Reference:
     def __init__(self, chunks: list[RefChunk], analyzer: Analyzer) -> None:
         self.chunks = chunks
         self.analyzer = analyzer
-        self.n = len(chunks)
-        self.avg = {f: sum(len(c.fields[f]) for c in chunks) / self.n for f in FIELD_NAMES}
+        # N counts the chunks with words (one with sections below it and no words of its
+        # own has no fields); a field's average length is over the chunks that have it
+        self.n = sum(1 for c in chunks if any(c.fields.values()))
+        self.avg = {f: sum(len(c.fields[f]) for c in chunks)
+                    / sum(1 for c in chunks if c.fields[f]) for f in FIELD_NAMES}
         self.df: dict[str, int] = {}
         for c in chunks:
             for term in {t for f in FIELD_NAMES for t in c.fields[f]}:
@@ -223,10 +238,16 @@ class Reference:
                 total += W[f] * tf / norm
         return total
 
-    def term(self, chunk: RefChunk, term: str, fields=FIELD_NAMES) -> float | None:
-        """BM25F of one term in one chunk; None when it does not occur in ``fields``."""
+    def term(self, chunk: RefChunk, term: str, fields=FIELD_NAMES,
+             typed: str | None = None) -> float | None:
+        """BM25F of one term in one chunk; None when it does not occur in ``fields``.
+        ``typed``: the term is a fuzzy expansion of that one, and when that is in the
+        vocabulary the expansion scores with the lower of the two idfs."""
         tft = self.tf_tilde(chunk, lambda terms: terms.count(term), fields)
-        return self.saturate(self.idf(term), tft) if tft else None
+        term_idf = self.idf(term)
+        if typed is not None and typed in self.df:
+            term_idf = min(term_idf, self.idf(typed))
+        return self.saturate(term_idf, tft) if tft else None
 
     def phrase(self, chunk: RefChunk, terms: list[str], fields=FIELD_NAMES) -> float | None:
         """tf = occurrences of the adjacent sequence in a field; idf = Σ idf of its words."""
@@ -327,8 +348,12 @@ class Evaluator:
             terms = [self.ref.analyzer.stem(w) for w in leaf.words]
             score = self.ref.phrase(chunk, terms, leaf.fields)
             return None if score is None else leaf.boost * score
-        scores = [weight * s for term, weight in self.alternatives(leaf).items()
-                  if (s := self.ref.term(chunk, term, leaf.fields)) is not None]
+        alts = self.alternatives(leaf)
+        # a word's exact stem comes first, its fuzzy expansions after it
+        typed = next(iter(alts)) if isinstance(leaf, T) else None
+        scores = [weight * s for term, weight in alts.items()
+                  if (s := self.ref.term(chunk, term, leaf.fields,
+                                         None if term == typed else typed)) is not None]
         boost = getattr(leaf, "boost", 1.0)
         return boost * max(scores) if scores else None
 
@@ -438,18 +463,20 @@ def setup(tmp_path_factory) -> Setup:
         config = ra.config.load_config(root, home=home)
         reader, _ = ra.freshness.open_index(config)
     analyzer = Analyzer("english")
-    rows = reader.query("SELECT ord, id, parent_id, tree, path, breadcrumb, body, is_global "
-                        "FROM chunks ORDER BY ord")
+    rows = reader.query("SELECT ord, id, parent_id, tree, path, breadcrumb, body, is_global, "
+                        "descendants FROM chunks ORDER BY ord")
     corpus = {("docs", k): v for k, v in LOCAL.items()} | {("notes", k): v
                                                            for k, v in GLOBAL.items()}
     chunks, surface, trees = [], {}, {}
-    for ord_, cid, parent, tree, path, breadcrumb, body, is_global in rows:
+    for ord_, cid, parent, tree, path, breadcrumb, body, is_global, below in rows:
         tags, description, _ = corpus[(tree, path)]
         tag_list = tags if isinstance(tags, list) else [t.strip() for t in tags.split(",")]
         if parent is None and description:
             body = f"{description}\n{body}"
         texts = {"title": breadcrumb, "tags": " ".join(tag_list),
                  "path": str(PurePosixPath(path).with_suffix("")), "body": body}
+        if below and not split_words(body):  # sections below, no words of its own
+            texts = dict.fromkeys(texts, "")
         for text in texts.values():
             surface.update((w, analyzer.stem(w)) for w in split_words(text))
         chunks.append(RefChunk(cid, ord_, parent, is_global,
@@ -628,13 +655,27 @@ def test_fields_expands_to_yield_at_half_weight_and_the_best_alternative_wins(se
     got, _ = duck(setup, "fields", fuzzy=True)
     ref = setup.ref
     for c in ref.chunks:
-        exact, near = ref.term(c, "field"), ref.term(c, "yield")
+        exact, near = ref.term(c, "field"), ref.term(c, "yield", typed="field")
         if exact is None and near is None:
             assert c.id not in got
             continue
         best = max(s for s in (exact, None if near is None else 0.5 * near) if s is not None)
         assert got[c.id] == pytest.approx(ref.boosted(c, best), rel=1e-9)
     assert any(ref.term(c, "field") is None for c in ref.chunks if c.id in got)
+
+
+def test_an_expansion_is_never_rarer_than_the_word_typed():
+    """A fuzzy expansion of a word in the vocabulary scores with the word's idf when its
+    own is higher; one of a word not in the vocabulary, and every prefix alternative,
+    keep their own."""
+    clause = _term(0, "store", 1, 100, Alt("score", 2, 3, 0.5, 1, "score"),
+                   Alt("stores", 3, 200, 0.5, 1, "stores"))
+    assert [alternative_idf(1000, clause, a) for a in clause.alts] == [
+        idf(1000, 100), idf(1000, 100), idf(1000, 200)]
+    typo = _term(0, "stroe", None, 0, Alt("store", 1, 100, 0.5, 1, "store"))
+    assert alternative_idf(1000, typo, typo.alts[1]) == idf(1000, 100)
+    prefix = Clause(0, "term", "sto*", alts=(Alt("store", 1, 100), Alt("stori", 4, 2)))
+    assert alternative_idf(1000, prefix, prefix.alts[1]) == idf(1000, 2)
 
 
 def test_configured_fuzzy_weight_is_used(setup):

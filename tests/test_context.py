@@ -265,9 +265,13 @@ def small(tmp_path_factory):
 
 
 def _df_by_hand(reader, term: str, trees: tuple[str, ...]) -> tuple[int, int]:
-    """(df, N) counted in Python from the chunk texts, independently of the postings."""
+    """(df, N) counted in Python from the chunk texts, independently of the postings,
+    over the indexed chunks: not those with sections below them and no words of their
+    own (``ra.pipeline.analyze``)."""
     analyzer = Analyzer()
-    rows = reader.query("SELECT c.tree, c.title, c.breadcrumb, c.path, c.body FROM chunks c")
+    rows = reader.query("SELECT c.tree, c.title, c.breadcrumb, c.path, c.body FROM chunks c "
+                        "WHERE c.descendants = 0 "
+                        "OR regexp_matches(coalesce(c.description, '') || c.body, '\\w')")
     rows = [r for r in rows if r[0] in trees]
     df = sum(term in analyzer.terms(" ".join(str(x) for x in r[1:])) for r in rows)
     return df, len(rows)

@@ -23,7 +23,13 @@ from ra.layout import ARTIFACTS, FIELD_CODE, FIELDS, artifact_path
 from ra.pipeline import run
 from ra.pipeline.analyze import analyze
 from ra.pipeline.chunk import SourceDoc, chunk, docs_table
-from ra.pipeline.postings import postings
+from ra.pipeline.postings import (
+    field_chunks,
+    indexed_chunks,
+    length_sums,
+    postings,
+    statistics,
+)
 from ra.query.search import Searcher
 
 DOCS_TOML = '[tree.docs]\npath = "./docs"\n'
@@ -330,6 +336,35 @@ def test_title_tags_path_and_body_fields():
     assert fields[(1, "path")] == {"guid", "setup", "note"}
     assert fields[(1, "body")] == {"bodi"}
     assert {"lengthi", "summari"} <= fields[(0, "body")]  # description on the document node
+
+
+def test_a_chunk_with_sections_and_no_words_of_its_own_is_not_indexed():
+    """The document node of a file that starts with its h1, and a heading followed at once
+    by subheadings, hold nothing their sections do not (breadcrumbs carry their titles):
+    they get no postings and zero lengths. A chunk with no sections is indexed whatever it
+    holds, and so is one whose own text is only a frontmatter description."""
+    texts = {"a.md": "# Guide\n\n## Part\n\n### Step\n\nwords here\n",
+             "b.md": "---\ntitle: Lone\n---\n",
+             "c.md": "---\ndescription: summary\n---\n# Head\n\ntext\n"}
+    docs = [SourceDoc("docs", p, t, 1, False) for p, t in texts.items()]
+    chunks, _ = chunk(docs_table(docs))
+    analyzed, lengths, _ = analyze(chunks)
+    indexed = set(analyzed["ord"].to_pylist())
+    ids = dict(zip(chunks["ord"].to_pylist(), chunks["id"].to_pylist(), strict=True))
+    assert sorted(ids[o] for o in indexed) == [
+        "docs:a.md#step", "docs:b.md", "docs:c.md", "docs:c.md#head"]
+    for row in lengths.to_pylist():
+        assert any(row[f] for f in FIELDS) == (row["ord"] in indexed)
+    assert indexed_chunks(lengths) == 4
+
+
+def test_statistics_average_each_field_over_the_chunks_that_have_it():
+    lengths = pa.table({"ord": [0, 1, 2, 3], "title": [2, 4, 0, 3], "tags": [0, 0, 0, 6],
+                        "path": [1, 1, 0, 1], "body": [0, 10, 0, 30]})
+    stats = statistics(indexed_chunks(lengths), length_sums(lengths), field_chunks(lengths))
+    assert stats["chunks"] == 3
+    assert stats["field_chunks"] == {"title": 3, "tags": 1, "path": 3, "body": 2}
+    assert stats["avg_length"] == {"title": 3.0, "tags": 6.0, "path": 1.0, "body": 20.0}
 
 
 # --- (c) artifacts readable with plain DuckDB --------------------------------------------

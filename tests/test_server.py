@@ -294,7 +294,8 @@ async def test_a_changed_ra_toml_applies_from_the_next_call(project):
         after = await client.call_tool("search", {"queries": "pangolins", "trees": ["more"]})
         sources = await client.call_tool("list_sources", {})
     assert before.is_error and "no tree named 'more'" in text(before)
-    assert after.structured_content["queries"][0]["results"][0]["id"] == "more:extra.md"
+    assert after.structured_content["queries"][0]["results"][0]["id"] == (
+        "more:extra.md#pangolins")
     assert [t["name"] for t in sources.structured_content["trees"]] == ["docs", "more"]
 
 

@@ -6,7 +6,7 @@ The query path imports this (not ``ra.artifacts``, which needs pyarrow) so that
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: BM25F fields, in the order of their numeric codes in ``postings.field``.
 FIELDS = ("title", "tags", "path", "body")

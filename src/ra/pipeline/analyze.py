@@ -9,6 +9,15 @@ Each chunk contributes four BM25F fields, analysed with ``ra.analysis``:
   file name);
 - body: the chunk's own text; the document node adds the frontmatter description.
 
+A chunk with sections below it but no words of its own (a file that starts with its h1
+leaves the document node empty; so does a heading followed at once by subheadings) is
+not indexed at all: its title, tags and path are in every one of its sections, whose
+breadcrumbs carry its title, so it holds no word they do not. Indexing it would count one
+more chunk in N and one more in the df of each word of its title (a one-section document
+would count its title words twice and its text once), and its empty body would pull the
+average body length down. It still stands for its sections in ranking, when they
+aggregate into it.
+
 Output: one row per (chunk, field, term) with the term frequency and positions, the
 analysed length of each field, and the surface words with the terms they stem to (the
 query layer matches typos against surface words). Pure: tables in, tables out.
@@ -25,14 +34,19 @@ from ra.analysis import Analyzer, analyzer_for, split_words
 from ra.artifacts import ANALYZED, LENGTHS, SURFACE
 from ra.layout import FIELD_CODE
 
-_COLUMNS = ("ord", "tree", "breadcrumb", "tags", "path", "body", "description")
+_COLUMNS = ("ord", "tree", "breadcrumb", "tags", "path", "body", "description",
+            "descendants")
+_NO_FIELDS = {"title": "", "tags": "", "path": "", "body": ""}
 
 
 def field_texts(row: dict) -> dict[str, str]:
-    """The text of each field of one chunk row."""
+    """The text of each field of one chunk row; none for a chunk with sections below it
+    and no words of its own (see the module docstring)."""
     body = row["body"]
     if row["description"]:
         body = f"{row['description']}\n{body}"
+    if row["descendants"] and not split_words(body):
+        return _NO_FIELDS
     return {
         "title": row["breadcrumb"],
         "tags": " ".join(row["tags"] or ()),

@@ -162,7 +162,31 @@ def length_sums(lengths: pa.Table) -> dict[str, int]:
     return {f: int(pc.sum(lengths[f]).as_py() or 0) for f in FIELDS}
 
 
-def statistics(chunks: int, sums: dict[str, int]) -> dict:
-    """Collection statistics BM25F needs: chunk count, length sums and averages."""
-    avg = {f: (sums.get(f, 0) / chunks if chunks else 0.0) for f in FIELDS}
-    return {"chunks": chunks, "length_sums": sums, "avg_length": avg}
+def field_chunks(lengths: pa.Table) -> dict[str, int]:
+    """How many ``lengths`` rows hold at least one token in each field."""
+    import pyarrow.compute as pc
+
+    return {f: int(pc.sum(pc.greater(lengths[f], 0)).as_py() or 0) for f in FIELDS}
+
+
+def indexed_chunks(lengths: pa.Table) -> int:
+    """How many ``lengths`` rows hold at least one token in some field: the chunks that
+    are indexed (``analyze`` leaves out those with no words of their own)."""
+    import pyarrow.compute as pc
+
+    total = lengths[FIELDS[0]]
+    for f in FIELDS[1:]:
+        total = pc.add(total, lengths[f])
+    return int(pc.sum(pc.greater(total, 0)).as_py() or 0)
+
+
+def statistics(chunks: int, sums: dict[str, int], present: dict[str, int]) -> dict:
+    """Collection statistics BM25F needs: the number of indexed chunks (N), length sums
+    and averages.
+
+    A field's average length is over the chunks that have the field (``present``), as
+    Lucene's is (sumTotalTermFreq / docCount): most chunks have no tags, and averaging
+    over them would make every tag list look long and damp it."""
+    avg = {f: (sums.get(f, 0) / present[f] if present.get(f) else 0.0) for f in FIELDS}
+    return {"chunks": chunks, "length_sums": sums, "field_chunks": present,
+            "avg_length": avg}

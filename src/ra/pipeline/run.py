@@ -40,7 +40,15 @@ from ra.pipeline.partitions import (
     write_manifest,
     write_part,
 )
-from ra.pipeline.postings import length_sums, postings_of, statistics, terms_of, words_of
+from ra.pipeline.postings import (
+    field_chunks,
+    indexed_chunks,
+    length_sums,
+    postings_of,
+    statistics,
+    terms_of,
+    words_of,
+)
 
 Progress = Callable[[int, int], None]
 
@@ -228,11 +236,12 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
         postings=sum(p.postings.num_rows for p in parts), problems=sorted(problems),
         oversized=oversized(chunks, config.settings.max_chunk_size))
     report.stage_seconds = {"postings": t1 - t0, "write": time.perf_counter() - t1}
-    sums = length_sums(pa.concat_tables([p.lengths for p in parts]))
+    lengths = pa.concat_tables([p.lengths for p in parts])
     finish_manifest(out, config, report, fingerprints_of(found.files),
                     fingerprints_of(found.binary), {p.id: p.keys() for p in parts},
-                    statistics(chunks.num_rows, sums), next_ord=chunks.num_rows,
-                    update={"kind": "full"})
+                    statistics(indexed_chunks(lengths), length_sums(lengths),
+                               field_chunks(lengths)),
+                    next_ord=chunks.num_rows, update={"kind": "full"})
     return report
 
 

@@ -43,6 +43,8 @@ from ra.pipeline.partitions import (
 )
 from ra.pipeline.postings import (
     POSTINGS_ORDER,
+    field_chunks,
+    indexed_chunks,
     length_sums,
     postings_of,
     statistics,
@@ -268,7 +270,7 @@ def _problem_key(problem: str, keys: set[str]) -> str | None:
 def _report(manifest: dict, changes: Changes, terms: pa.Table, new: Part,
             dropped: list[Part], added: list[Part], problems: list[str],
             config) -> BuildReport:
-    n_chunks = (manifest["stats"]["chunks"] - sum(p.chunks.num_rows for p in dropped)
+    n_chunks = (manifest["counts"]["chunks"] - sum(p.chunks.num_rows for p in dropped)
                 + sum(p.chunks.num_rows for p in added))
     counts = manifest["counts"]
     postings = (counts["postings"] - sum(p.analyzed.num_rows for p in dropped)
@@ -280,12 +282,15 @@ def _report(manifest: dict, changes: Changes, terms: pa.Table, new: Part,
 
 
 def _stats(manifest: dict, dropped: list[Part], added: list[Part]) -> dict:
-    """Chunk count and length sums, adjusted by exactly the rows removed and added."""
+    """Indexed chunks, length sums and chunks per field, adjusted by exactly the rows
+    removed and added."""
     sums = dict(manifest["stats"]["length_sums"])
+    present = dict(manifest["stats"]["field_chunks"])
+    n = manifest["stats"]["chunks"]
     for sign, parts in ((-1, dropped), (1, added)):
         for part in parts:
-            for field_, value in length_sums(part.lengths).items():
-                sums[field_] = sums.get(field_, 0) + sign * value
-    n = (manifest["stats"]["chunks"] - sum(p.chunks.num_rows for p in dropped)
-         + sum(p.chunks.num_rows for p in added))
-    return statistics(n, sums)
+            for totals, of in ((sums, length_sums), (present, field_chunks)):
+                for field_, value in of(part.lengths).items():
+                    totals[field_] = totals.get(field_, 0) + sign * value
+            n += sign * indexed_chunks(part.lengths)
+    return statistics(n, sums, present)

@@ -12,11 +12,15 @@ Beyond", 2009, §3.7). For a term t and chunk d:
     s(t, d)   = idf(t) · tf~ · (k1 + 1) / (k1 + tf~)
     idf(t)    = ln(1 + (N − df + 0.5) / (df + 0.5))          (Lucene's non-negative idf)
 
+where N counts the indexed chunks and avglen_f averages over the chunks that have field f
+(``pipeline.postings.statistics``; ``pipeline.analyze`` says which chunks are indexed).
+
 Field weights and length normalisation combine *before* saturation, so a common word in
 a short title cannot outscore a body that matches the whole query. A clause scores the
-best of its alternatives (exact term, or a fuzzy expansion times its weight); a phrase
-scores like a term whose tf is the number of phrase occurrences and whose idf is the sum
-of its words'. A chunk's score is the sum of its matching positive clauses, times
+best of its alternatives (exact term, or a fuzzy expansion times its weight, with an idf
+no higher than the typed word's when that is in the vocabulary: ``alternative_idf``); a
+phrase scores like a term whose tf is the number of phrase occurrences and whose idf is
+the sum of its words'. A chunk's score is the sum of its matching positive clauses, times
 ``local_boost`` for local trees.
 
 When no chunk satisfies the whole boolean expression the same query answers *partially*:
@@ -42,7 +46,7 @@ from dataclasses import astuple, dataclass, field
 from ra.config import FieldBoosts, SearchSettings, Settings
 from ra.layout import FIELDS
 from ra.query.index import META_COLUMNS, field_length
-from ra.query.plan import AllOf, AnyOf, NoneOf, Plan, Ref
+from ra.query.plan import AllOf, Alt, AnyOf, Clause, NoneOf, Plan, Ref
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,18 @@ class Sql:
 def idf(n_chunks: int, df: int) -> float:
     """Lucene's BM25 idf: ln(1 + (N − df + 0.5) / (df + 0.5))."""
     return math.log(1.0 + (n_chunks - df + 0.5) / (df + 0.5))
+
+
+def alternative_idf(n_chunks: int, clause: Clause, alt: Alt) -> float:
+    """The idf ``alt`` scores with: its own, except that a fuzzy expansion of a word that
+    is itself in the vocabulary is never rarer than that word (its df is at least the
+    word's). An expansion stands in for the word typed; were it scored with its own idf,
+    a rare near-miss (``store`` → ``score``) would outscore the word itself even at half
+    weight. Lucene's fuzzy queries blend the df of their terms for the same reason."""
+    if alt.distance == 0:
+        return idf(n_chunks, alt.df)
+    typed = next((a.df for a in clause.alts if a.distance == 0 and a.term_id is not None), 0)
+    return idf(n_chunks, max(alt.df, typed))
 
 
 def bm25f_sql(plan: Plan, n_chunks: int, avg_length: dict[str, float], weights: Weights,
@@ -225,7 +241,8 @@ def _alternatives(plan: Plan, sql: Sql, n: int, *, masks: bool = True) -> str:
         for a in c.alts:
             if a.term_id is not None:
                 for name, value in zip(cols, (c.index, a.term_id, a.weight * c.boost,
-                                              idf(n, a.df), c.field_mask), strict=True):
+                                              alternative_idf(n, c, a), c.field_mask),
+                                       strict=True):
                     cols[name].append(value)
     if not masks:
         del cols["mask"]

@@ -268,9 +268,11 @@ class Vocabulary:
         if not trees or set(self.all_trees()) <= set(trees):
             return {t: df for t, (_, df) in found.items()}, self.reader.stats.chunks
         marks = ", ".join("?" * len(trees))
-        if trees not in self._n:
+        if trees not in self._n:  # N counts indexed chunks, as the index's statistics do
             self._n[trees] = self.reader.query(
-                f"SELECT count(*) FROM meta WHERE tree IN ({marks})", list(trees))[0][0]
+                "SELECT count(*) FROM meta m JOIN field_lengths l ON l.ord = m.ord WHERE "
+                f"m.tree IN ({marks}) AND l.len_title + l.len_tags + l.len_path + l.len_body "
+                "> 0", list(trees))[0][0]
         if not found:
             return {}, self._n[trees]
         ids = {term_id: t for t, (term_id, _) in found.items()}
