@@ -96,12 +96,11 @@ _WRITTEN_LOCK = threading.Lock()  # an update and a rehearsal may run on two thr
 
 
 def _remember(path: Path, table: pa.Table) -> None:
-    gen = generation_id(path.parent.parent if path.parent.name in PARTITIONED
-                        else path.parent)
+    key = _key(path)
     with _WRITTEN_LOCK:
-        for key in [k for k in _WRITTEN if k[0] != gen]:
-            del _WRITTEN[key]
-        _WRITTEN[(gen, _within(path))] = table
+        for old in [k for k in _WRITTEN if k[0] != key[0]]:
+            del _WRITTEN[old]
+        _WRITTEN[key] = table
 
 
 def forget_written() -> None:
@@ -110,16 +109,18 @@ def forget_written() -> None:
         _WRITTEN.clear()
 
 
-def _within(path: Path) -> str:
-    return f"{path.parent.name}/{path.name}" if path.parent.name in PARTITIONED else path.name
+def _key(path: Path) -> tuple[str, str]:
+    """``(generation id, file within the generation)`` of an artifact file."""
+    if path.parent.name in PARTITIONED:  # gen/chunks/part-0003.parquet
+        return generation_id(path.parent.parent), f"{path.parent.name}/{path.name}"
+    return generation_id(path.parent), path.name  # gen/terms.parquet
 
 
 def read_table(path: Path, *, keep: bool = False) -> pa.Table:
     """One whole Parquet file (a generation's, from memory if this process wrote it:
     ``_WRITTEN``; ``keep``: remember it too). (``pq.read_table`` goes through
     ``pyarrow.dataset``, whose import alone costs a fresh process 30 ms.)"""
-    gen = path.parent.parent if path.parent.name in PARTITIONED else path.parent
-    table = _WRITTEN.get((generation_id(gen), _within(path)))
+    table = _WRITTEN.get(_key(path))
     if table is None:
         table = pq.ParquetFile(path).read()
         if keep:
