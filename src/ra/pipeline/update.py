@@ -201,11 +201,16 @@ def rehearse(prev: Path) -> None:
                           gone.analyzed)
     words = updated_words(read_table(prev / "words.parquet", keep=True), gone.surface,
                           gone.surface, terms)
-    both = pa.concat_tables([kept.postings, postings_of(gone.analyzed, terms)])
-    kept.postings = both.sort_by(POSTINGS_ORDER)
+    kept.postings = _postings_with(kept, gone.analyzed, terms)
     with tempfile.TemporaryDirectory(prefix="ra-rehearsal-") as tmp:
         write_part(Path(tmp), kept)
         write_globals(Path(tmp), terms, words)
+
+
+def _postings_with(part: Part, analyzed: pa.Table, terms: pa.Table) -> pa.Table:
+    """The postings of ``part`` plus those of the new rows ``analyzed``, in term order."""
+    both = pa.concat_tables([part.postings, postings_of(analyzed, terms)])
+    return both.sort_by(POSTINGS_ORDER)
 
 
 def _rows_for(new: Part, keys: list[str]) -> Part:
@@ -237,8 +242,7 @@ def _write_parts(out: Path, prev: Path, where: dict[str, int], rewritten: list[P
     for part, mine in zip(rewritten, added, strict=True):
         if not part.files.num_rows:
             continue
-        both = pa.concat_tables([part.postings, postings_of(mine.analyzed, terms)])
-        part.postings = both.sort_by(POSTINGS_ORDER)
+        part.postings = _postings_with(part, mine.analyzed, terms)
         write_part(out, part, keep=True)
         partitions[part.id] = part.keys()
     if not partitions:
