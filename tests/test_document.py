@@ -333,7 +333,8 @@ def test_chunk_at_headings_false_keeps_one_node_with_the_title():
 
 def test_markdown_suffixes():
     assert parse_document("# A\n\nx", "d", "A.MARKDOWN").kind == "markdown"
-    assert parse_document("# A\n\nx", "d", "a.mdx").kind == "text"
+    assert parse_document("# A\n\nx", "d", "a.mdx").kind == "markdown"  # MDX (Docusaurus)
+    assert parse_document("# A\n\nx", "d", "a.mdown").kind == "text"
 
 
 def test_byte_offsets_are_utf8_offsets():

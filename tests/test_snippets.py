@@ -20,6 +20,7 @@ from ra.query.snippets import (
     merge_ranges,
     snippet,
     strip_markdown,
+    strip_syntax,
 )
 
 PLAIN = Analyzer("none")  # terms are the lowercased words: expectations stay readable
@@ -186,7 +187,7 @@ def test_match_spans_equal_a_word_by_word_scan(parts):
 
 _LINE_START = [(re.compile(r"^[ \t]*(?:```|~~~).*$", re.M), ""),
                (re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.M), ""),
-               (re.compile(r"^[ \t]*>[ \t]?", re.M), ""),
+               (re.compile(r"^[ \t]*(?:>[ \t]?)+", re.M), ""),
                (re.compile(r"^[ \t]*(?:[-+*]|\d{1,9}[.)])[ \t]+", re.M), ""),
                (re.compile(r"!?\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])"), r"\1"),
                (re.compile(r"\*+|~~|`+|(?<![^\W_])_+|_+(?![^\W_])"), ""),
@@ -203,4 +204,4 @@ def test_strip_markdown_equals_the_line_anchored_patterns(parts):
     want = text
     for pattern, replacement in _LINE_START:
         want = pattern.sub(replacement, want)
-    assert strip_markdown(text) == want.strip()
+    assert strip_syntax(text) == want.strip()

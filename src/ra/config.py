@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 CONFIG_NAME = ".ra.toml"
-DEFAULT_INCLUDE = ("**/*.md", "**/*.markdown", "**/*.txt")
+DEFAULT_INCLUDE = ("**/*.md", "**/*.markdown", "**/*.mdx", "**/*.txt")
 
 
 # --- the configuration objects ----------------------------------------------------------

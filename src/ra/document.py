@@ -14,7 +14,16 @@ The phases run in this order, and the order matters:
    is empty are dropped. The parent of a heading is the nearest preceding surviving
    heading of a lower level, else the document node, so spans nest.
 4. **Slugs** are GitHub-style and keep Unicode letters (deviation 6); every heading gets
-   one in document order, like GitHub anchors, and no slug repeats within a document.
+   one in document order, like GitHub anchors, and no slug repeats within a document. A
+   heading that declares its id (``## Title { #id }``: mkdocs, pandoc, kramdown, Hugo,
+   Docusaurus) gets that id, so ``tree:path#id`` is the anchor the page itself declares;
+   declared ids are reserved first, and a repeated one is numbered like any slug.
+
+Markdown as written for site generators and note apps is read for its text
+(``ra.markup``): a ``#`` line inside an Obsidian ``%%`` comment or an MDX ``{/* */}``
+comment is no heading, inline ``#tags`` join the frontmatter tags, and Hugo's TOML
+frontmatter (``+++``) and MultiMarkdown's unfenced ``key: value`` block (Python-Markdown's
+``meta`` extension) are read like YAML frontmatter.
 
 A node's ``heading`` is its heading line(s) and the blank line the span skips; its
 ``body`` runs from the span start to the next surviving heading of any level (so a
@@ -36,9 +45,9 @@ from typing import Any
 
 from ra.headings import Found, Lines, byte_offsets, first_h1, scan_headings, utf8_len
 from ra.ids import format_chunk_id, format_doc_id
+from ra.markup import inline_tags, is_markdown, mask_comments
 
 BREADCRUMB_SEPARATOR = " › "
-MARKDOWN_SUFFIXES = (".md", ".markdown")
 
 
 @dataclass(frozen=True)
@@ -90,31 +99,34 @@ class Document:
 def parse_document(text: str, tree: str, path: str, *,
                    chunk_at_headings: bool = True) -> Document:
     """Parse a file's text; never raises. ``.md``/``.markdown`` are markdown, all else text."""
-    if not path.lower().endswith(MARKDOWN_SUFFIXES):
+    if not is_markdown(path):
         title = _stem(path)
         nodes = build_chunk_tree(text, tree, path, title, headings=[])
         return Document(tree, path, "text", title, (), None, None, {}, nodes)
     data, body_at, problems = _split_frontmatter(text)
     body = text[body_at:]
-    lines = Lines(body)
+    lines = Lines(mask_comments(body))  # the same lines, comments blanked
     headings, scan_problems = scan_headings(lines)
     meta = _metadata(data or {})
     title = meta["title"] or first_h1(headings) or _stem(path)
     nodes = build_chunk_tree(body, tree, path, title, base=utf8_len(text[:body_at]),
                              headings=headings if chunk_at_headings else [], lines=lines)
-    return Document(tree, path, "markdown", title, meta["tags"], meta["description"],
+    tags = tuple(dict.fromkeys([*meta["tags"], *inline_tags(body)]))
+    return Document(tree, path, "markdown", title, tags, meta["description"],
                     meta["status"], data or {}, nodes, tuple(problems + scan_problems))
 
 
 # --------------------------------------------------------------------------- frontmatter
 
-_FENCE_OPEN = re.compile(r"---[ \t]*\r?\n")
-_FENCE_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
+_FENCE_OPEN = re.compile(r"(---|\+\+\+)[ \t]*\r?\n")  # YAML, or TOML (Hugo, Zola)
+_FENCE_CLOSE = {"---": re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.MULTILINE),
+                "+++": re.compile(r"^\+\+\+[ \t]*(?:\r?\n|\Z)", re.MULTILINE)}
 _BLANK_LINES = re.compile(r"(?:[ \t]*\r?\n)*")
 
 
 def parse_frontmatter(text: str) -> tuple[dict | None, str, list[str]]:
-    """Split YAML frontmatter off ``text``: (mapping or None, remaining text, problems).
+    """Split YAML (or ``+++`` TOML) frontmatter off ``text``: (mapping or None, remaining
+    text, problems).
 
     Without a frontmatter block the text comes back unchanged. A block whose YAML is
     broken yields None and a problem, and is still removed from the remaining text.
@@ -128,12 +140,14 @@ def _split_frontmatter(text: str) -> tuple[dict | None, int, list[str]]:
     start = 1 if text.startswith("\ufeff") else 0
     opening = _FENCE_OPEN.match(text, start)
     if not opening:
-        return None, 0, []
-    closing = _FENCE_CLOSE.search(text, opening.end())
+        return _meta_block(text, start)
+    closing = _FENCE_CLOSE[opening.group(1)].search(text, opening.end())
     if not closing:
         return None, 0, []
     source = text[opening.end() : closing.start()]
     body_at = _BLANK_LINES.match(text, closing.end()).end()
+    if opening.group(1) == "+++":
+        return _toml_frontmatter(source, body_at)
     try:
         data = _load_yaml(source)
     except Exception as error:  # noqa: BLE001 - any YAML failure is a problem, not a crash
@@ -143,6 +157,45 @@ def _split_frontmatter(text: str) -> tuple[dict | None, int, list[str]]:
     if not isinstance(data, dict):
         return None, 0, []  # `---` rules around prose, not frontmatter
     return data, body_at, []
+
+
+_META_LINE = re.compile(r"([A-Za-z][\w -]*?)[ \t]*:[ \t]*(.*)")
+_META_KEYS = {"title", "tags", "summary", "description"}
+
+
+def _meta_block(text: str, start: int) -> tuple[dict | None, int, list[str]]:
+    """MultiMarkdown metadata (Python-Markdown's ``meta`` extension, used by its own
+    docs): ``key: value`` lines from the first line to a blank line, no fences. Taken
+    only when every line of the block is one (or an indented continuation) and one key
+    is title, tags, summary or description, so prose that opens with "Note: …" stays."""
+    end = text.find("\n\n", start)
+    if end < 0 or not _META_LINE.match(text, start):
+        return None, 0, []
+    data: dict[str, str] = {}
+    key = None
+    for line in text[start:end].split("\n"):
+        found = _META_LINE.fullmatch(line.rstrip("\r"))
+        if found:
+            key = found.group(1).strip().lower()
+            data[key] = found.group(2).strip()
+        elif key and line.startswith(("    ", "\t")):
+            data[key] = f"{data[key]} {line.strip()}".strip()
+        else:
+            return None, 0, []
+    if not _META_KEYS & data.keys():
+        return None, 0, []
+    return data, _BLANK_LINES.match(text, end + 1).end(), []
+
+
+def _toml_frontmatter(source: str, body_at: int) -> tuple[dict | None, int, list[str]]:
+    import tomllib
+
+    try:
+        return tomllib.loads(source), body_at, []
+    except tomllib.TOMLDecodeError as error:
+        found = re.search(r"at line (\d+)", str(error))
+        where = f" (line {int(found.group(1)) + 1})" if found else ""  # +1 for '+++'
+        return None, body_at, [f"frontmatter: invalid TOML{where}"]
 
 
 def _load_yaml(source: str) -> Any:
@@ -224,7 +277,11 @@ class Slugifier:
         self._used.add(slug)
 
     def slug(self, heading_text: str) -> str:
-        base = slug = slugify(heading_text)
+        return self.unique(slugify(heading_text))
+
+    def unique(self, base: str) -> str:
+        """``base``, or ``base-N`` with the first free N."""
+        slug = base
         n = self._next.get(base, 0)
         while slug in self._used:
             n += 1
@@ -277,8 +334,11 @@ def build_chunk_tree(text: str, tree: str, path: str, doc_title: str, *, base: i
     spans = _spans(headings, lines or Lines(text)) if headings else []
     root = _Draft(doc, None, None, 0, doc_title, [doc_title], 0, 0, size)
     drafts, stack, slugger = [root], [root], Slugifier()
-    for found, (heading_start, start, end) in zip(headings, spans, strict=True):
-        slug = slugger.slug(found.text)  # dropped headings keep their slug, like anchors
+    declared = _declared(headings, slugger)
+    for i, (found, (heading_start, start, end)) in enumerate(zip(headings, spans, strict=True)):
+        # dropped headings keep their slug, like anchors
+        slug = (found.anchor if declared.get(found.anchor) == i
+                else slugger.unique(found.anchor) if found.anchor else slugger.slug(found.text))
         if start >= end:
             continue  # empty span: the heading is dropped
         while stack[-1].depth >= found.level:
@@ -291,6 +351,16 @@ def build_chunk_tree(text: str, tree: str, path: str, doc_title: str, *, base: i
         drafts.append(draft)
         stack.append(draft)
     return _freeze(drafts, text, base)
+
+
+def _declared(headings: list[Found], slugger: Slugifier) -> dict[str, int]:
+    """Reserve each declared id for the first heading that declares it: ``id → index``."""
+    first: dict[str, int] = {}
+    for i, found in enumerate(headings):
+        if found.anchor and found.anchor not in first:
+            first[found.anchor] = i
+            slugger.reserve(found.anchor)
+    return first
 
 
 def _spans(headings: list[Found], lines: Lines) -> list[tuple[int, int, int]]:

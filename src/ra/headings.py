@@ -5,8 +5,10 @@ headings are, and headings inside block quotes and list items count as pulldown-
 (the original's parser) counts them. Only the *block* pass runs: inline parsing is what
 makes a full mistletoe parse slow (about 0.5 MB/s), and only heading text needs it. A few
 token classes get a cheap pre-check so that ordinary prose lines skip a dozen regexes;
-they decide exactly as mistletoe does (see ``_mistletoe``). ``ra.document`` builds the
-chunk tree from what ``scan_headings`` finds.
+they decide exactly as mistletoe does (see ``_mistletoe``). A heading's trailing attribute
+list (``## Title { #id .class }``) leaves its text and gives its declared id
+(``ra.markup.heading_anchor``). ``ra.document`` builds the chunk tree from what
+``scan_headings`` finds.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from functools import cache
 from itertools import accumulate
 from types import SimpleNamespace
 from typing import Any
+
+from ra.markup import heading_anchor
 
 
 @dataclass(frozen=True)
@@ -54,9 +58,19 @@ class Lines:
 @dataclass(frozen=True)
 class Found:
     level: int
-    text: str
+    text: str  # without a trailing attribute list (``{ #id .class }``)
     first: int  # index of the first heading line
     stop: int  # index after the last heading line
+    anchor: str | None = None  # the id the attribute list declares
+
+
+def _found(level: int, text: str, first: int, stop: int) -> Found:
+    """A heading whose attribute list, if any, is split off its text (``ra.markup``)."""
+    text = _clean(text)
+    if text.endswith("}"):
+        title, anchor = heading_anchor(text)
+        return Found(level, title, first, stop, anchor)
+    return Found(level, text, first, stop)
 
 
 def extract_headings(text: str) -> list[Heading]:
@@ -99,10 +113,10 @@ def _collect(buffer: Iterable, m: SimpleNamespace, lines: Lines, out: list[Found
         first = line_number - 1 + shift
         if kind is m.Heading:
             level, content, _ = result
-            out.append(Found(level, _clean(_inline_text(content, m)), first, first + 1))
+            out.append(_found(level, _inline_text(content, m), first, first + 1))
         elif isinstance(result, m.SetextHeading):
             stop = _setext_stop(lines, first)
-            out.append(Found(result.level, _clean(_plain(result.children, m)), first, stop))
+            out.append(_found(result.level, _plain(result.children, m), first, stop))
         elif kind is m.Quote:
             _collect(result, m, lines, out, shift)
         elif kind is m.List:

@@ -87,7 +87,7 @@ def _check_tree(tree) -> list[tuple[str, str]]:
     rels = [rel for rel, _ in walk_tree(Path(tree.path))]
     unused = [p for p in tree.include if not any(compile_glob(p).match(r) for r in rels)]
     if tuple(tree.include) == DEFAULT_INCLUDE:  # defaults: only say when none matched
-        return [("warning", f"tree {tree.name}: no .md, .markdown or .txt files")] \
+        return [("warning", f"tree {tree.name}: no .md, .markdown, .mdx or .txt files")] \
             if len(unused) == len(tree.include) else []
     return [("warning", f"tree {tree.name}: include pattern {p!r} matches no file")
             for p in unused]

@@ -43,7 +43,7 @@ STARTER = """\
 
 [tree.docs]
 path = "./docs"
-# include = ["**/*.md", "**/*.markdown", "**/*.txt"]   # the default
+# include = ["**/*.md", "**/*.markdown", "**/*.mdx", "**/*.txt"]   # the default
 # exclude = ["**/drafts/**"]
 
 # [settings]

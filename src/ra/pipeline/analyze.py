@@ -7,7 +7,9 @@ Each chunk contributes four BM25F fields, analysed with ``ra.analysis``:
 - tags: the document's tags;
 - path: the tree-relative path without its extension (its folders and the words of its
   file name);
-- body: the chunk's own text; the document node adds the frontmatter description.
+- body: the chunk's own text as a reader sees it (``ra.markup.plain_text``: code as
+  written, comments and the markup of site generators and note apps gone); the document
+  node adds the frontmatter description.
 
 A chunk with sections below it but no words of its own (a file that starts with its h1
 leaves the document node empty; so does a heading followed at once by subheadings) is
@@ -33,6 +35,7 @@ import pyarrow as pa
 from ra.analysis import Analyzer, analyzer_for, split_words
 from ra.artifacts import ANALYZED, LENGTHS, SURFACE
 from ra.layout import FIELD_CODE
+from ra.markup import is_markdown, plain_text
 
 _COLUMNS = ("ord", "tree", "breadcrumb", "tags", "path", "body", "description",
             "descendants")
@@ -42,7 +45,7 @@ _NO_FIELDS = {"title": "", "tags": "", "path": "", "body": ""}
 def field_texts(row: dict) -> dict[str, str]:
     """The text of each field of one chunk row; none for a chunk with sections below it
     and no words of its own (see the module docstring)."""
-    body = row["body"]
+    body = plain_text(row["body"]) if is_markdown(row["path"]) else row["body"]
     if row["description"]:
         body = f"{row['description']}\n{body}"
     if row["descendants"] and not split_words(body):

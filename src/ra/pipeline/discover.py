@@ -24,7 +24,7 @@ from stat import S_ISREG
 from ra.globs import glob_set
 
 SNIFF_BYTES = 8192
-TEXT_KINDS = {".md": "markdown", ".markdown": "markdown"}
+TEXT_KINDS = {".md": "markdown", ".markdown": "markdown", ".mdx": "markdown"}
 
 
 @dataclass(frozen=True)

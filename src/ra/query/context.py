@@ -301,6 +301,7 @@ def _included(searcher: Searcher, includes: list[str], terms: _Terms, warnings: 
     """Results for a rule's ``include`` ids, scored as the best result so they lead."""
     if not includes:
         return []
+    from ra.markup import is_markdown
     from ra.query.get import get_chunk
     from ra.query.snippets import snippet
 
@@ -314,7 +315,8 @@ def _included(searcher: Searcher, includes: list[str], terms: _Terms, warnings: 
             continue
         meta = searcher.reader.meta(chunk.id)
         out.append(Result(chunk.id, chunk.tree, chunk.path, chunk.title, chunk.breadcrumb,
-                          top, snippet(chunk.content, set(terms.items), searcher.analyzer),
+                          top, snippet(chunk.content, set(terms.items), searcher.analyzer,
+                                       markdown=is_markdown(chunk.path)),
                           chunk.content, chunk.tokens, line=meta.line, ord=meta.ord,
                           descendants=meta.descendants))
     return out

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from ra.analysis import analyzer_for
 from ra.errors import QueryError
+from ra.markup import is_markdown
 from ra.query import rank as ranking
 from ra.query.bm25f import Filters, Weights, bm25f_sql, is_plain, top_sql
 from ra.query.budget import estimate_tokens, list_entry_tokens, pack
@@ -277,7 +278,8 @@ class Searcher:
             content = texts.get(meta.ord, "")
             out.append(Result(
                 meta.id, meta.tree, meta.path, meta.title, meta.breadcrumb, cand.score,
-                make_snippet(content, terms, self.analyzer), content,
+                make_snippet(content, terms, self.analyzer, markdown=is_markdown(meta.path)),
+                content,
                 meta.tokens or estimate_tokens(content),
                 constituents=tuple(c for c in cand.constituents if c != meta.id),
                 line=meta.line, ord=meta.ord, descendants=meta.descendants))

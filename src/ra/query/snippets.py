@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 
 from ra.analysis import MAX_TOKEN_BYTES, Analyzer, analyzer_for, split_words
+from ra.markup import plain_text
 
 #: Which words match: a set of index terms, or a predicate on a lowercased surface word.
 Matches = Callable[[str], bool] | AbstractSet[str]
@@ -45,7 +46,7 @@ _WORD = re.compile(r"[^\W_]+")  # the analyser's word pattern (ra.analysis.split
 _MARKDOWN = [
     (re.compile(r"\n[ \t]*(?:```|~~~)[^\n]*"), "\n"),  # code fence lines
     (re.compile(r"\n[ \t]{0,3}#{1,6}[ \t]+"), "\n"),  # heading hashes
-    (re.compile(r"\n[ \t]*>[ \t]?"), "\n"),  # blockquote markers
+    (re.compile(r"\n[ \t]*(?:>[ \t]?)+"), "\n"),  # blockquote markers, nested too
     (re.compile(r"\n[ \t]*(?:[-+*]|\d{1,9}[.)])[ \t]+"), "\n"),  # list bullets
     (re.compile(r"!?\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])"), r"\1"),  # link targets
     # emphasis, inline code (the lookahead fails fast where no marker starts: 7x faster)
@@ -66,9 +67,17 @@ def merge_ranges(a: Sequence[Sequence[int]],
     return merged
 
 
-def strip_markdown(text: str) -> str:
-    """``text`` as one line of plain text: heading hashes, emphasis, link targets, code
-    fences, quote and list markers removed; whitespace collapsed."""
+def strip_markdown(text: str, markdown: bool = True) -> str:
+    """``text`` as one line of plain text: what a reader sees of it (``ra.markup``:
+    comments, attribute lists, admonition and shortcode syntax, HTML tags and the like
+    removed), then heading hashes, emphasis, link targets, code fences, quote and list
+    markers removed; whitespace collapsed. ``markdown=False`` (a plain text file) only
+    collapses whitespace."""
+    return strip_syntax(plain_text(text)) if markdown else " ".join(text.split())
+
+
+def strip_syntax(text: str) -> str:
+    """``text`` with CommonMark's own syntax stripped (``_MARKDOWN``), as one line."""
     text = "\n" + text
     for pattern, replacement in _MARKDOWN:
         text = pattern.sub(replacement, text)
@@ -211,7 +220,7 @@ def _marked(text: str, spans: Sequence[Span], left: int, right: int,
 
 
 def snippet(text: str, matches: Matches, analyzer: Analyzer | None = None, width: int = 150,
-            mark: tuple[str, str] = DEFAULT_MARK) -> str:
+            mark: tuple[str, str] = DEFAULT_MARK, markdown: bool = True) -> str:
     """About ``width`` characters of plain text around the densest cluster of matches,
     matches wrapped in ``mark``, ``…`` where the text was cut.
 
@@ -222,7 +231,7 @@ def snippet(text: str, matches: Matches, analyzer: Analyzer | None = None, width
     key = matcher(matches, analyzer)
     first = None
     for start, end in _blocks(text, SCAN_CHARS):
-        plain = strip_markdown(text[start:end])
+        plain = strip_markdown(text[start:end], markdown)
         spans = match_spans(plain, key)
         first = first or (plain, spans, start, end)
         if spans:

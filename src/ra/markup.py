@@ -1,0 +1,402 @@
+"""Markdown as it is written in the wild, read for its text.
+
+Knowledge bases are written for site generators and note apps, each with syntax of its
+own on top of CommonMark: attribute lists on headings (``## Title { #id .class }``:
+mkdocs, pandoc, kramdown, Hugo, Docusaurus), admonitions and content tabs (mkdocs
+``!!! note "Title"``, ``=== "Tab"``, pymdownx ``/// tip``), MDX (``import`` and
+``export`` lines, JSX components, ``:::note`` admonitions, ``{/* comments */}``), Hugo
+shortcodes (``{{< … >}}``, ``{{% … %}}``), MyST/Sphinx directives and roles
+(```` ```{note} ````, ``:::{tip}``, ``{ref}`label```, ``(target)=``), Obsidian
+(``[[target|alias]]``, ``> [!note]`` callouts, inline ``#tags``, ``%%comments%%``), and
+plain HTML (comments, tags, entities), GFM tables and footnotes.
+
+:func:`plain_text` turns such a text into what a reader of the rendered page sees, so
+that ra indexes and quotes words, not markup: a heading's ``{ #use-corsmiddleware }``
+does not repeat in every snippet, an admonition is its title and its text, a wiki link
+is the text it shows, a comment is nothing. It works in two passes:
+
+1. ``_prepare`` walks the text once, from one event to the next (a fence line, a run of
+   backticks, a comment opener), so its cost follows the markup, not the length. Code —
+   fenced blocks and inline spans — is set aside behind placeholders (private-use
+   characters that no later pattern matches), so code examples stay exactly as written,
+   whatever syntax they show; comments are removed, whatever they hold (an Obsidian
+   ``%%`` comment may hold a code fence). Fences whose content is markdown (MyST
+   directives, Docusaurus ``mdx-code-block``) are not code: their lines stay for pass 2.
+2. ``_CLEAN`` rewrites what is left, pattern by pattern; each pattern runs only when a
+   cheap substring test says its syntax is present, so a plain document costs a few
+   ``in`` tests. Then the code comes back.
+
+:func:`heading_anchor` splits a heading's attribute list off its text: the declared id
+becomes the heading's slug. :func:`inline_tags` finds Obsidian-style ``#tags`` outside
+code and comments. :func:`mask_comments` blanks ``%%`` and MDX comments (keeping every
+offset), so a ``#`` line inside one is not taken for a heading. The functions are pure
+and import nothing heavy: the chunk and analyze stages and the snippet code share them.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from functools import cache
+
+#: File suffixes read as markdown (everything else indexed is plain text).
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
+
+
+def is_markdown(path: str) -> bool:
+    return path.lower().endswith(MARKDOWN_SUFFIXES)
+
+# --------------------------------------------------------------------------- headings
+
+_ATTR = r"(?:#[^\s{}#]+|\.[\w-]+|[\w-]+=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s{}\"']+))"
+_ATTRS = rf"\{{[ \t]*:?[ \t]*{_ATTR}(?:[ \t]+{_ATTR})*[ \t]*\}}"
+_ANY_ATTRS = re.compile(_ATTRS)
+_TRAILING_ATTRS = re.compile(rf"[ \t]*{_ATTRS}[ \t]*$")
+_ID = re.compile(r"(?:^|[\s{:])#([^\s{}#]+)")
+_ID_UNSAFE = re.compile(r"[\s/.#]+")  # an id may not hold what splits a chunk id
+
+
+def heading_anchor(title: str) -> tuple[str, str | None]:
+    """``(title, declared id or None)``: a trailing attribute list (``{#id}``,
+    ``{ #id .class key=val }``, kramdown's ``{: #id}``) leaves the title, and its
+    ``#id`` is returned. Characters a chunk id cannot hold (``/``, ``.``, ``#``,
+    spaces) become ``-``; an attribute list without an id yields None."""
+    found = _TRAILING_ATTRS.search(title)
+    if not found:
+        return title, None
+    declared = _ID.search(found.group())
+    anchor = _ID_UNSAFE.sub("-", declared.group(1)).strip("-") if declared else None
+    return title[: found.start()].rstrip(), anchor or None
+
+
+# ---------------------------------------------------------------- pass 1: code, comments
+
+_OPEN, _CLOSE = "\ue000", "\ue001"  # private use: no pattern below matches them
+_PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
+_EVENT = re.compile(r"`+|~{3,}|%%|<!--|\{/\*")  # literal first characters: a fast search
+_BLANK = re.compile(r"[^\n]")
+_ROLE = re.compile(r"\{[\w:.-]+\}")
+_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*([^\n]*)")
+#: a fence whose content is markdown: a MyST directive that is not code, Docusaurus'
+#: rendered MDX
+_MARKDOWN_FENCE = re.compile(r"\{(?!(?:code|code-block|code-cell|sourcecode|literalinclude|math"
+                             r"|eval-rst|raw|mermaid|graphviz|csv-table|toctree)\})[\w:.-]+\}"
+                             r"|mdx-code-block\b")
+_COMMENT_END = {"%%": "%%", "<!--": "-->", "{/*": "*/}"}
+_ROLE_TARGET = re.compile(r"\s*<[^<>]*>\s*$")  # {ref}`Text <label>` shows Text
+
+
+@cache
+def _run(char: str, length: int) -> re.Pattern:
+    """A run of exactly ``length`` ``char``: what closes a code span."""
+    c = re.escape(char)
+    return re.compile(f"(?<!{c}){c}{{{length}}}(?!{c})")
+
+
+@cache
+def _closing_fence(char: str, length: int, indent: int) -> re.Pattern:
+    """The line that closes a fence opened with ``length`` ``char`` after ``indent``
+    spaces: at most three spaces further in (CommonMark; mkdocs' SuperFences nests
+    fences in indented blocks, and an inner fence must not close the outer one)."""
+    return re.compile(rf"^ {{0,{indent + 3}}}{re.escape(char)}{{{length},}}[ \t]*$", re.M)
+
+
+def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list[str]]:
+    """``text`` with code behind placeholders and comments removed, and the code set
+    aside, in placeholder order. ``raw``: code is held as written (fences and backticks
+    included) and comments are blanked, so that restoring gives a text of the same
+    length, line for line. ``html=False`` leaves HTML comments alone."""
+    out: list[str] = []
+    codes: list[str] = []
+    pos = i = 0
+    markdown_fences: list[str] = []  # open fences whose content is markdown
+    while (m := _EVENT.search(text, i)) is not None:
+        start, token = m.start(), m.group()
+        if token[0] in "`~" and len(token) >= 3 and (begin := _line_start(text, start)) >= 0:
+            line = text.find("\n", start)
+            line = len(text) if line < 0 else line + 1
+            fence, info = _FENCE.match(text, start, line).groups()
+            if fence[0] == "~" or "`" not in info:
+                i, stop = _fence(text, fence, info.strip(), line, markdown_fences,
+                                 start - begin)
+                if stop is not None:  # a code block: text[line:i] up to its closing line
+                    out += [text[pos:begin],
+                            _hold(codes, text[begin:stop] if raw else text[line:i])]
+                    pos = i = stop
+                continue
+        if token[0] == "~":
+            i = m.end()
+        elif token[0] == "`":
+            close = _span_end(text, m.end(), len(token))
+            if close is None:
+                i = m.end()
+                continue
+            code = text[start:close[1]] if raw else text[m.end():close[0]]
+            if not raw and text.endswith("}", 0, start):
+                start, code = _role(text, start, code)
+            out += [text[pos:start], _hold(codes, code if raw else code.strip(" ") or code)]
+            pos = i = close[1]
+        elif token == "<!--" and not html:
+            i = m.end()
+        else:
+            end = text.find(_COMMENT_END[token], m.end())
+            if end < 0:  # an unclosed opener is text: a stray %% must not eat the rest
+                i = m.end()
+                continue
+            end += len(_COMMENT_END[token])
+            out += [text[pos:start], _BLANK.sub(" ", text[start:end]) if raw else ""]
+            pos = i = end
+    out.append(text[pos:])
+    return "".join(out), codes
+
+
+def _line_start(text: str, at: int) -> int:
+    """Where the line of ``at`` starts, when only spaces and tabs come before ``at`` on
+    it; else -1."""
+    begin = text.rfind("\n", 0, at) + 1
+    return begin if not text[begin:at].strip(" \t") else -1
+
+
+def _fence(text: str, fence: str, info: str, line: int, markdown: list[str],
+           indent: int) -> tuple[int, int | None]:
+    """A fence line ending at ``line``: ``(where to go on, end of a code block or
+    None)``. The lines of a fence whose content is markdown (a directive) stay as text,
+    to be cleaned in pass 2, and so does the bare fence that closes it."""
+    if markdown and not info and fence.startswith(markdown[-1]):
+        markdown.pop()
+        return line, None
+    if _MARKDOWN_FENCE.match(info):
+        markdown.append(fence)
+        return line, None
+    close = _closing_fence(fence[0], len(fence), indent).search(text, line)
+    return (close.start(), close.end()) if close else (len(text), len(text))
+
+
+def _span_end(text: str, after: int, length: int) -> tuple[int, int] | None:
+    """``(start, end)`` of the backtick run closing a code span opened by ``length``
+    backticks: on the same line, else within the paragraph."""
+    run = _run("`", length)
+    eol = text.find("\n", after)
+    close = run.search(text, after, len(text) if eol < 0 else eol)
+    if close is None and eol >= 0:
+        paragraph = text.find("\n\n", after)
+        close = run.search(text, eol, len(text) if paragraph < 0 else paragraph)
+    return close.span() if close else None
+
+
+def _role(text: str, start: int, code: str) -> tuple[int, str]:
+    """A MyST role (``{ref}`Text <label>```) shows its text: ``(start, text)``."""
+    role = text.rfind("{", 0, start)
+    if role >= 0 and _ROLE.fullmatch(text, role, start):
+        return role, _ROLE_TARGET.sub("", code) or code
+    return start, code
+
+
+def _hold(codes: list[str], code: str) -> str:
+    codes.append(code)
+    return f"{_OPEN}{len(codes) - 1}{_CLOSE}"
+
+
+def _restore(text: str, codes: list[str]) -> str:
+    if not codes:
+        return text
+    return _PLACEHOLDER.sub(lambda m: codes[int(m.group(1))], text)
+
+
+def mask_comments(text: str) -> str:
+    """``text`` with the content of ``%%`` and ``{/* */}`` comments blanked (newlines
+    kept, so every offset stays): a ``#`` line inside one is no heading. HTML comments
+    are CommonMark's own business and stay."""
+    if "%%" not in text and "{/*" not in text:
+        return text
+    masked, codes = _prepare(text, raw=True, html=False)
+    return _restore(masked, codes)
+
+
+# ----------------------------------------------------------------- pass 2: the patterns
+
+#: Directive and colon-fence names that render as an admonition titled by its kind
+#: (MyST, Sphinx, Docusaurus, sphinx-design); other names (``card``, ``tab-set``, a CSS
+#: class) show no title of their own.
+ADMONITIONS = frozenset(
+    "abstract admonition attention bug caution danger deprecated dropdown error example "
+    "failure hint important info note question quote secondary seealso success summary "
+    "tip tldr todo versionadded versionchanged warning".split())
+
+
+def _title(kind: str | None, title: str | None, named: bool = True) -> str:
+    """What an admonition shows as its title: the one given, else its kind (for a
+    directive only when the kind is an admonition's, ``named``)."""
+    if title is not None:
+        return title.strip().strip("\"'")
+    if not named and (kind or "").lower() not in ADMONITIONS:
+        return ""
+    return (kind or "").replace("-", " ").replace("_", " ").strip().capitalize()
+
+
+_SHOWN = r"title|label|caption|alt|summary"
+_SHOWN_ATTRS = re.compile(rf"\b(?:{_SHOWN})=(?:\"([^\"]*)\"|'([^']*)')")
+_ANCHOR_ATTRS = re.compile(rf"\b(?:{_SHOWN}|id|name)=(?:\"([^\"]*)\"|'([^']*)')")
+
+
+def _shown(m: re.Match) -> str:
+    """A tag or shortcode is markup, but its ``title``/``label``/``caption``/``alt``
+    attributes are text a reader sees. An anchor's ``id`` or ``name`` stays too: such
+    anchors keep the names of renamed sections (mdBook's ``<a id="old-heading">``, DocFX's
+    ``<a name>``), and searches for the old name should still find the section."""
+    pattern = _ANCHOR_ATTRS if m.group().startswith("<a ") else _SHOWN_ATTRS
+    shown = [a or b for a, b in pattern.findall(m.group())]
+    return " " + " ".join(shown) + " " if shown else " "
+
+
+_MEDIA = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|pdf|mp[34]|webm|mov|ogg|wav)$", re.I)
+
+
+def _wiki(m: re.Match) -> str:
+    """``[[target|alias]]`` shows the alias; ``[[Note#Heading]]`` shows both names;
+    an embedded image shows nothing."""
+    embed, target, alias = m.group(1), m.group(2).strip(), m.group(3)
+    if alias is not None and alias.strip():
+        return alias.strip()
+    if embed and _MEDIA.search(target.split("#")[0]):
+        return ""
+    return " ".join(part.strip() for part in target.replace("^", "#").split("#") if part.strip())
+
+
+_WS = r"[ \t]"
+_FENCE_OPENER = r"(?:`{3,}|~{3,})"
+_EOL = r"(?=\n)"  # the text is framed by newlines: a line pattern is "\n…" up to here
+_OPTIONS = rf"(?:\n{_WS}*:[\w-]+:[^\n]*{_EOL})*"  # `:class: tip` lines of a directive
+_LINK_TEXT = r"(?:[^\]\n]|\n(?![ \t]*\n))*"  # link text may wrap, not across a blank line
+#: (substrings one of which must be present, pattern, replacement), in order. Line
+#: patterns start with the newline before the line, not ``^`` in multiline mode: a
+#: literal first character lets the regex engine skip ahead (several times faster).
+_CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]] = [
+    # HTML that is not text: scripts and styles
+    (("<",), re.compile(r"<(script|style)\b[\s\S]*?</\1\s*>", re.I), " "),
+    # MDX: ESM imports and export blocks (to the next blank line)
+    (("\nimport",), re.compile(rf"\nimport\s+(?:[\w*${{}}\s,]+?\s+from\s+)?['\"][^'\"\n]+['\"];?"
+                             rf"{_WS}*{_EOL}"), "\n"),
+    (("\nexport",), re.compile(r"\nexport\s+(?:default\b|const\b|let\b|var\b|function\b|class\b"
+                             r"|async\b|\{)[\s\S]*?(?=\n[ \t]*\n|\n\Z)"), "\n"),
+    # MyST directive fences and their options (`:key: value` lines or a --- block)
+    (("{",), re.compile(rf"(\n{_WS}*){_FENCE_OPENER}{_WS}*\{{([\w:.-]+)\}}{_WS}*([^\n]*?){_WS}*"
+                        rf"{_EOL}(?:{_OPTIONS}|\n{_WS}*---\n[\s\S]*?\n{_WS}*---{_EOL})"),
+     lambda m: m.group(1) + _title(m.group(2), m.group(3) or None, named=False)),
+    (("mdx-code-block",), re.compile(rf"\n{_WS}*{_FENCE_OPENER}{_WS}*mdx-code-block[^\n]*{_EOL}"),
+     "\n"),
+    # colon fences: Docusaurus admonitions, MyST directives and containers
+    ((":::",), re.compile(rf"(\n{_WS}*):{{3,}}{_WS}*\{{?([\w-]+)\}}?(?:\[([^\]\n]*)\])?{_WS}*"
+                          rf"([^\n]*?){_WS}*{_EOL}{_OPTIONS}"),
+     lambda m: m.group(1) + _title(m.group(2), m.group(3) if m.group(3) is not None
+                                   else m.group(4) or None, named=False)),
+    ((":::",), re.compile(rf"\n{_WS}*:{{3,}}{_WS}*{_EOL}"), "\n"),
+    # bare fence lines left over: the ends of markdown fences
+    (("```", "~~~"), re.compile(rf"\n{_WS}*{_FENCE_OPENER}{_WS}*{_EOL}"), "\n"),
+    # mkdocs: admonitions, collapsible details, content tabs, pymdownx blocks
+    (("!!!", "???"), re.compile(rf"(\n{_WS}*)(?:!!!|\?\?\?)\+?{_WS}+([\w-]+)(?:{_WS}+[\w-]+)*?"
+                                rf"(?:{_WS}+\"([^\"\n]*)\")?{_WS}*{_EOL}"),
+     lambda m: m.group(1) + _title(m.group(2), m.group(3))),
+    (("===",), re.compile(rf"(\n{_WS}*)===\+?{_WS}+\"([^\"\n]*)\"{_WS}*{_EOL}"), r"\1\2"),
+    (("///",), re.compile(rf"(\n{_WS}*)/{{3,}}{_WS}+([\w-]+)(?:{_WS}*\|{_WS}*([^\n]*?))?{_WS}*"
+                          rf"{_EOL}"), lambda m: m.group(1) + _title(m.group(2), m.group(3))),
+    (("///",), re.compile(rf"\n{_WS}*/{{3,}}{_WS}*{_EOL}"), "\n"),
+    # includes of mkdocs snippets and FastAPI's docs: markup that pulls a file in
+    (("{*",), re.compile(rf"\n{_WS}*\{{\*[^\n]*\*\}}{_WS}*{_EOL}"), "\n"),
+    (("--8<--",), re.compile(rf"\n{_WS}*-{{2}}8<-{{2}}[^\n]*{_EOL}"), "\n"),
+    # MyST: targets `(label)=`, `% comment` lines, `+++` block breaks; substitutions
+    ((")=",), re.compile(rf"\n{_WS}*\([^()\n]+\)={_WS}*{_EOL}"), "\n"),
+    (("\n%",), re.compile(rf"\n%(?:{_WS}[^\n]*)?{_EOL}"), "\n"),
+    (("\n+++",), re.compile(rf"\n\+\+\+{_WS}*(?:\{{[^\n]*\}})?{_WS}*{_EOL}"), "\n"),
+    (("^^^",), re.compile(rf"\n{_WS}*\^{{3,}}{_WS}*{_EOL}"), "\n"),  # sphinx-design card header
+    (("{{",), re.compile(r"\{\{[ \t]*[\w.-]+[ \t]*\}\}"), " "),
+    # Obsidian callouts and GitHub alerts
+    (("[!",), re.compile(rf"(\n{_WS}*(?:>{_WS}*)+)\[!([\w-]+)\][+-]?{_WS}*([^\n]*?){_WS}*{_EOL}"),
+     lambda m: m.group(1) + _title(m.group(2), m.group(3) or None)),
+    # Hugo shortcodes (their title/caption attributes are text)
+    (("{{",), re.compile(r"\{\{[<%][\s\S]*?[%>]\}\}"), _shown),
+    # attribute lists, on headings and elsewhere (`{ .md-button }`)
+    (("{",), _ANY_ATTRS, ""),
+    # wiki links and embeds, then markdown links, images, footnote markers
+    (("[[",), re.compile(r"(!?)\[\[([^\]\n|]*)(?:\|([^\]\n]*))?\]\]"), _wiki),
+    (("[^",), re.compile(r"\n[ \t]{0,3}\[\^[^\]\n]+\]:[ \t]*"), "\n"),
+    (("[^",), re.compile(r"\[\^[^\]\n]+\]"), ""),
+    (("]:",), re.compile(rf"\n{_WS}{{0,3}}\[[^\]\n]+\]:{_WS}*\S+(?:{_WS}+(?:\"[^\"\n]*\"|'[^'\n]*'"
+                         rf"|\([^)\n]*\)))?{_WS}*{_EOL}"), "\n"),
+    (("](",), re.compile(rf"!?\[({_LINK_TEXT})\]\((?:[^()\n]|\([^()\n]*\))*\)"), r"\1"),
+    (("![",), re.compile(r"!\[([^\]\n]*)\](?!\()(?:\[[^\]\n]*\])?"), r"\1"),
+    (("][",), re.compile(rf"\[({_LINK_TEXT})\]\[[^\]\n]*\]"), r"\1"),
+    (("[",), re.compile(r"(?<![\w\]])\[([^\]\n]{2,})\](?![(\[:])"), r"\1"),  # [shortcut] link
+    # emoji shortcodes (`:heavy_check_mark:`) and mkdocs-material icons
+    ((":",), re.compile(r"(?<![^\s(\[]):[a-z][a-z0-9_+-]*:(?![\w/])"), ""),
+    # HTML and JSX tags (their title/label/alt attributes are text), autolinks
+    (("<",), re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>{}]|\{[^{}]*\})*?)?/?>"), _shown),
+    (("<",), re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>"), r"\1"),
+    # GFM tables: the delimiter row goes, pipes between cells become spaces
+    (("|",), re.compile(rf"\n{_WS}*\|?{_WS}*:?-+:?{_WS}*(?:\|{_WS}*:?-+:?{_WS}*)+\|?{_WS}*{_EOL}"),
+     "\n"),
+    (("|",), re.compile(r"(?<!\\)\|"), "  "),
+    # task list checkboxes, ==highlights== (Obsidian, mkdocs)
+    (("[",), re.compile(rf"(\n{_WS}*(?:[-+*]|\d{{1,9}}[.)]){_WS}+)\[[^\]\n]\]{_WS}"), r"\1"),
+    (("==",), re.compile(r"==(?=\S)([^=\n]*?\S)=="), r"\1"),
+    # setext underlines and thematic breaks
+    (("-", "=", "*", "_"), re.compile(
+        rf"\n{_WS}{{0,3}}(?:(?:-{_WS}*){{3,}}|=+{_WS}*|(?:\*{_WS}*){{3,}}|(?:_{_WS}*){{3,}}){_EOL}"),
+     "\n"),
+]
+
+_RARE_NEEDLES = frozenset(n for needles, _, _ in _CLEAN for n in needles if len(n) > 1
+                          and n not in ("](", "][", "]:", "{{", "![", "=="))
+#: One scan finds which rare needles a text holds; they must not overlap one another (a
+#: common needle like "![" would hide the "[[" of "![[").
+_RARE = re.compile("|".join(map(re.escape, sorted(_RARE_NEEDLES, key=len, reverse=True))))
+#: ``_CLEAN`` with each step's needles split into rare ones (looked up in the set the
+#: scan found) and common ones (looked for in the text).
+_STEPS = [(frozenset(n for n in needles if n in _RARE_NEEDLES),
+           tuple(n for n in needles if n not in _RARE_NEEDLES), pattern, replacement)
+          for needles, pattern, replacement in _CLEAN]
+
+
+def plain_text(text: str) -> str:
+    """The text a reader of the rendered page sees, line structure kept: code as
+    written, comments and dialect markup gone (see the module docstring). Emphasis,
+    heading hashes, list bullets and quote markers stay: the analyzer splits them off,
+    and snippets strip them (``ra.query.snippets.strip_markdown``)."""
+    prepared, codes = _prepare(text)
+    prepared = f"\n{prepared}\n"
+    rare = set(_RARE.findall(prepared))  # one scan for the syntax most texts lack
+    for rare_needles, needles, pattern, replacement in _STEPS:
+        if (rare_needles and not rare_needles.isdisjoint(rare)) or any(
+                n in prepared for n in needles):
+            prepared = pattern.sub(replacement, prepared)
+    if "&" in prepared:
+        prepared = html.unescape(prepared)
+    return _restore(prepared[1:-1], codes)
+
+
+# ------------------------------------------------------------------------ inline #tags
+
+_EMOJI = "\u2600-\u27bf\U0001f300-\U0001faff"
+_TAG = re.compile(rf"(?<!\S)#([\w{_EMOJI}][\w/{_EMOJI}-]*)")
+#: digits only (an issue number), or a colour (hex digits, at least one of them a digit)
+_NO_TAG = re.compile(r"[\d/]+|(?=[a-fA-F]*\d)(?:[\da-fA-F]{3,4}|[\da-fA-F]{6}|[\da-fA-F]{8})")
+_NOT_TAGS = (_ANY_ATTRS, re.compile(r"\]\([^)\n]*\)"),
+             re.compile(r"^[ \t]*\[[^\]\n]+\]:[^\n]*", re.M))
+
+
+def inline_tags(text: str) -> list[str]:
+    """Obsidian-style ``#tags`` in ``text``, in order, without repeats: a ``#`` after
+    whitespace followed by letters, digits, ``_``, ``-``,
+    ``/`` or emoji, at least one of them not a digit (``#929`` is an issue, not a tag;
+    ``#FF0000`` a colour). Code, comments, link destinations and attribute lists hold
+    none; a heading's ``# `` has a space after it."""
+    if "#" not in text or not _TAG.search(text):
+        return []
+    prepared, _ = _prepare(text)
+    for pattern in _NOT_TAGS:  # { #id }, [x](#anchor), [ref]: #anchor
+        prepared = pattern.sub(" ", prepared)
+    if "#" not in prepared:
+        return []
+    tags = (t.rstrip("/-") for t in _TAG.findall(prepared))
+    return list(dict.fromkeys(t for t in tags if t and not _NO_TAG.fullmatch(t)))

@@ -1,0 +1,155 @@
+"""``ra.markup``: the dialects of real documentation read for their text, construct by
+construct (the golden trees of ``test_dialects.py`` show them on whole documents)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ra.document import parse_document
+from ra.markup import heading_anchor, inline_tags, mask_comments, plain_text
+from ra.query.snippets import strip_markdown
+
+
+@pytest.mark.parametrize("title, expected", [
+    ("Use CORSMiddleware { #use-corsmiddleware }", ("Use CORSMiddleware", "use-corsmiddleware")),
+    ("Settings {#settings-asciidoc}", ("Settings", "settings-asciidoc")),
+    ("Using the Git Repository {: #git }", ("Using the Git Repository", "git")),
+    ("Styled { .big #x data-a=1 }", ("Styled", "x")),
+    ("Classes only { .wide }", ("Classes only", None)),
+    ("Version {#v1.2/beta}", ("Version", "v1-2-beta")),  # what an id cannot hold becomes -
+    ("Use {braces} in text", ("Use {braces} in text", None)),
+    ("Set {key}", ("Set {key}", None)),
+])
+def test_heading_anchor(title, expected):
+    assert heading_anchor(title) == expected
+
+
+def test_declared_ids_become_slugs_and_repeat_like_slugs():
+    doc = parse_document("# Intro\n\nx\n\n## Origin\n\na\n\n## Other {#origin}\n\nb\n\n"
+                         "## Again {#origin}\n\nc\n", "t", "a.md")
+    # the declared id is reserved first: the auto slug of "Origin" steps aside
+    assert [n.slug for n in doc.nodes[1:]] == ["intro", "origin-1", "origin", "origin-2"]
+    assert [n.title for n in doc.nodes[2:]] == ["Origin", "Other", "Again"]
+
+
+@pytest.mark.parametrize("source, shown", [
+    ('!!! note "Phew"\n    Body text.', "Phew Body text."),
+    ("??? tip\n    Hidden tip.", "Tip Hidden tip."),
+    ('!!! warning ""\n    No title.', "No title."),
+    ('=== "Tab one"\n    In a tab.', "Tab one In a tab."),
+    ("/// note | Technical Details\nInside.\n///", "Technical Details Inside."),
+    (":::tip[Use tabs]\nText.\n:::", "Use tabs Text."),
+    (":::note Your Title\n\nText.\n\n:::", "Your Title Text."),
+    (":::danger\nCareful.\n:::", "Danger Careful."),
+    ("::::{myst-example}\n:::{note}\n:class: dropdown\nInside a note.\n:::\n::::",
+     "Note Inside a note."),
+    ("```{admonition} My title\n:class: tip\nContent *here*.\n```", "My title Content here."),
+    ("```{code-block} python\nx = '<b>'\n```", "x = '<b>'"),  # a code directive stays code
+    ("> [!warning]- Don't forget\n> body", "Don't forget body"),
+    ("> [!NOTE]\n> An alert.", "Note An alert."),
+    ("import Tabs from '@theme/Tabs';\n\nText.", "Text."),
+    ("export const meta = {\n  a: 1,\n};\n\nText.", "Text."),
+    ('<Tabs groupId="os">\n<TabItem value="mac" label="macOS">Mac text.</TabItem>\n</Tabs>',
+     "macOS Mac text."),
+    ("{/* an MDX comment */}Text.", "Text."),
+    ("{{< figure src=\"a.png\" caption=\"A caption\" >}}\nAfter.", "A caption After."),
+    ("{{% note %}}\nNoted.\n{{% /note %}}", "Noted."),
+    ("(my-target)=\n## Heading\n\nSee {ref}`the label <my-target>`.", "Heading See the label."),
+    ("% a MyST comment\nText.", "Text."),
+    ("See [[Path to file|the alias]] and [[Note#Part]].", "See the alias and Note Part."),
+    ("An image ![[diagram.png]] here.", "An image here."),
+    ("Text %% hidden %% shown.", "Text shown."),
+    ("Text <!-- hidden --> shown.", "Text shown."),
+    ("Use `%%` and `<!--` in code.", "Use %% and <!-- in code."),
+    ("Note[^1].\n\n[^1]: The note.", "Note. The note."),
+    ("| a | b |\n|---|:-:|\n| c | d |", "a b c d"),
+    ("Title\n=====\n\nText", "Title Text"),
+    ("A [link](https://example.com/x) and [ref][r] and [short].\n\n[r]: https://e.com",
+     "A link and ref and short."),
+    ("Icons :material-alert: and :smile: gone, 10:30:45 kept.",
+     "Icons and gone, 10:30:45 kept."),
+    ("- [ ] a task\n- [x] done", "a task done"),
+    ("Some ==highlighted== text.", "Some highlighted text."),
+    ("A &amp; B &lt;tag&gt;", "A & B <tag>"),
+    ('<a id="old-heading-name"></a>Text', "old-heading-name Text"),  # a renamed section
+    ("{* ../../docs_src/cors/tutorial001.py hl[2] *}\nText.", "Text."),
+])
+def test_plain_text_shows_what_a_reader_sees(source, shown):
+    assert strip_markdown(source) == shown
+
+
+def test_code_is_kept_exactly():
+    code = "```md\n!!! note \"x\"\n    <b>%% not a comment %%</b> [[w|x]] {{< s >}}\n```"
+    assert plain_text(code) == '!!! note "x"\n    <b>%% not a comment %%</b> [[w|x]] {{< s >}}\n'
+
+
+def test_a_comment_may_hold_a_code_fence():
+    text = "Before\n%% kanban:settings\n```\n{\"a\": 1}\n```\n%%\nAfter"
+    assert plain_text(text).split() == ["Before", "After"]
+
+
+def test_an_unclosed_comment_opener_is_text():
+    assert plain_text("100%% sure, and <!-- never closed") == "100%% sure, and <!-- never closed"
+
+
+def test_an_indented_fence_does_not_close_the_outer_one():
+    text = '``` title="tabs"\n=== "C"\n\n    ``` c\n    int x;\n    ```\n```\n\nAfter.'
+    assert strip_markdown(text) == '=== "C" int x; After.'
+
+
+@pytest.mark.parametrize("text, tags", [
+    ("Notes #meeting and #project/alpha.", ["meeting", "project/alpha"]),
+    ("Issue #929, colour #FF0000, #fff.", ["fff"]),  # numbers and colours are no tags
+    ("`#code` and ```\n#fenced\n```\nand %% #hidden %% <!-- #gone -->", []),
+    ("[x](#anchor) and [r]: #ref\n\n## Heading {#id}", []),
+    ("# Heading\n\n#tag-at-start of a line", ["tag-at-start"]),
+    ("Emoji #🏢/companyA and C# and a#b", ["🏢/companyA"]),
+])
+def test_inline_tags(text, tags):
+    assert inline_tags(text) == tags
+
+
+def test_inline_tags_join_the_frontmatter_tags():
+    doc = parse_document("---\ntags: [a]\n---\n\n# T\n\nText #b and #a.\n", "t", "x.md")
+    assert doc.tags == ("a", "b")
+
+
+@given(st.lists(st.sampled_from(["%%", "{/*", "*/}", "<!--", "-->", "`", "```", "\n", "# h",
+                                 "x", " ", "é", "~~~"]), max_size=40))
+def test_mask_comments_keeps_every_offset(parts):
+    text = "".join(parts)
+    masked = mask_comments(text)
+    assert len(masked) == len(text)
+    assert [i for i, c in enumerate(masked) if c == "\n"] == \
+        [i for i, c in enumerate(text) if c == "\n"]
+
+
+def test_a_heading_inside_an_obsidian_comment_is_no_heading():
+    doc = parse_document("# Real\n\nText\n\n%%\n# Commented out\n%%\n\nMore\n", "t", "n.md")
+    assert [n.title for n in doc.nodes] == ["Real", "Real"]
+
+
+def test_toml_frontmatter():
+    doc = parse_document('+++\ntitle = "Hello"\ntags = ["a", "b"]\ndate = 2024-05-26\n+++\n\n'
+                         "Body\n", "t", "post.md")
+    assert (doc.title, doc.tags) == ("Hello", ("a", "b"))
+    assert doc.nodes[0].body == "Body\n"
+    broken = parse_document('+++\ntitle = \n+++\n\nBody\n', "t", "post.md")
+    assert broken.problems == ("frontmatter: invalid TOML (line 2)",)
+
+
+@pytest.mark.parametrize("text, title", [
+    ("title: Release Notes\nauthor: Someone\n\nText\n", "Release Notes"),
+    ("Title:  Spaced\n    continued\n\n# H\n\nx\n", "Spaced continued"),
+    ("Note: this is prose, not metadata\n\n# H\n\nx\n", "H"),
+    ("title: x\nthen prose that is no key\n\nText\n", "n"),  # not every line is a key
+])
+def test_multimarkdown_metadata(text, title):
+    assert parse_document(text, "t", "n.md").title == title
+
+
+def test_mdx_is_markdown():
+    doc = parse_document("import X from 'x';\n\n# Title\n\nText\n", "t", "page.mdx")
+    assert doc.kind == "markdown" and doc.title == "Title"
