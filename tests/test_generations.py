@@ -225,7 +225,7 @@ def test_publish_makes_every_written_file_and_folder_durable_first(project, tmp_
         refresh_index(project)
         gen = project.index_dir / generations.current_name(project.index_dir)
         linked = {str(p) for p in gen.rglob("*.parquet") if p.stat().st_nlink > 1}
-        assert len(linked) == 2 * 6  # two partitions of six artifacts
+        assert len(linked) == 2 * 7  # two partitions of seven artifacts
         assert set(synced) == {str(p) for p in gen.rglob("*")} - linked | {
             str(gen), str(project.index_dir)}
     finally:

@@ -16,6 +16,8 @@ source files, so an update rewrites only the partitions whose files changed
     lengths/    one row per chunk: analysed length of each field
     surface/    one row per (document, surface word): how often it occurs
     postings/   one row per (term, chunk, field), sorted by term_id then chunk
+    links/      one row per outgoing link of a chunk, its target normalised (``ra.links``);
+                the ``links`` view resolves targets to chunk ids when the index is read
     terms.parquet   one row per distinct term: term_id, df, collection frequency
     words.parquet   one row per distinct surface word: the term it stems to (fuzzy)
     manifest.json   schema version, config hash, partitions, statistics, and a digest
@@ -130,9 +132,39 @@ POSTINGS = pa.schema([
     _f("positions", pa.list_(pa.int32()), "token positions within the field", False),
 ])
 
+LINKS = pa.schema([
+    _f("ord", pa.int32(), "chunk the link is in (chunks.ord)", False),
+    _f("tree", pa.string(), "tree of the document holding the link", False),
+    _f("path", pa.string(), "path of the document holding the link", False),
+    _f("seq", pa.int32(), "position of the link in its chunk (0, 1, ...)", False),
+    _f("kind", pa.string(), "link (markdown, reference, autolink) | wiki | embed", False),
+    _f("text", pa.string(), "the link text a reader sees", False),
+    _f("target", pa.string(), "the target as written", False),
+    _f("external", pa.bool_(), "a URL with a scheme (https:, mailto:) or //host", False),
+    _f("target_paths", pa.list_(pa.string()),
+       "tree-relative files the target may name, preferred first"),
+    _f("target_name", pa.string(),
+       "a wiki link's file name (lowercase, no suffix), matched anywhere in the tree"),
+    _f("target_anchors", pa.list_(pa.string()), "candidate heading slugs, preferred first"),
+])
+
+#: Columns of the ``links`` view (``ra sql``): the artifact's, resolved against the index.
+LINKS_VIEW = [
+    ("source_id", "VARCHAR", "id of the chunk holding the link"),
+    ("source_ord", "INTEGER", "its chunks.ord"),
+    ("seq", "INTEGER", "position of the link in its chunk"),
+    ("kind", "VARCHAR", "link | wiki | embed"),
+    ("text", "VARCHAR", "the link text a reader sees"),
+    ("target", "VARCHAR", "the target as written"),
+    ("external", "BOOLEAN", "a URL outside the knowledge base"),
+    ("target_id", "VARCHAR", "the indexed chunk the link points to (its heading when "
+                             "the anchor is indexed, else its document); null if none"),
+]
+
 SCHEMAS = {
     "files": FILES, "chunks": CHUNKS, "analyzed": ANALYZED, "lengths": LENGTHS,
     "words": WORDS, "terms": TERMS, "postings": POSTINGS, "surface": SURFACE,
+    "links": LINKS,
 }
 
 
@@ -142,6 +174,9 @@ def empty(name: str) -> pa.Table:
 
 
 def describe(name: str) -> list[tuple[str, str, str]]:
-    """``(column, type, description)`` for each column of artifact ``name``."""
+    """``(column, type, description)`` for each column of artifact ``name`` (for
+    ``links``, of the resolved view ``ra sql`` shows)."""
+    if name == "links":
+        return LINKS_VIEW
     return [(f.name, str(f.type), (f.metadata or {}).get(b"description", b"").decode())
             for f in SCHEMAS[name]]

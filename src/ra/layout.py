@@ -14,7 +14,7 @@ FIELD_CODE = {name: code for code, name in enumerate(FIELDS)}
 
 #: Artifacts stored per partition: a folder of ``part-NNNN.parquet`` files, each holding
 #: the rows of one group of source files (see ``ra.pipeline.partitions``).
-PARTITIONED = ("files", "chunks", "analyzed", "lengths", "surface", "postings")
+PARTITIONED = ("files", "chunks", "analyzed", "lengths", "surface", "postings", "links")
 #: Artifacts stored once per generation, over the whole collection.
 GLOBAL = ("terms", "words")
 ARTIFACTS = PARTITIONED + GLOBAL

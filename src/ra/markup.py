@@ -193,6 +193,18 @@ def _role(text: str, start: int, code: str) -> tuple[int, str]:
     return start, code
 
 
+def set_code_aside(text: str) -> tuple[str, list[str]]:
+    """``text`` with comments removed and code behind placeholders, and the code: for
+    readers of markdown syntax (``ra.links``) that must not look inside code. Put the code
+    back into any part of the text with :func:`restore`."""
+    return _prepare(text)
+
+
+def restore(text: str, codes: list[str]) -> str:
+    """``text`` (a part of what :func:`set_code_aside` returned) with its code back."""
+    return _restore(text, codes)
+
+
 def _hold(codes: list[str], code: str) -> str:
     codes.append(code)
     return f"{_OPEN}{len(codes) - 1}{_CLOSE}"

@@ -298,16 +298,21 @@ def _add_search_tools(server: MCPServer) -> None:
         ctx: Context,
         full_document: Annotated[bool, Field(description=(
             "The whole document the chunk belongs to (default false)."))] = False,
+        links: Annotated[bool, Field(description=(
+            "Also the chunks this one links to, each once, within max_tokens (default "
+            "false)."))] = False,
+        max_tokens: MaxTokens = None,
     ) -> CallToolResult:
         """Read one section of the knowledge base, with its subsections, or a whole
-        document, by the id a search returned."""
-        from ra.cli.output import RULE
+        document, by the id a search returned; with links, the sections it links to."""
+        from ra.cli.output import render_chunk
         from ra.query.get import get_chunk
 
         def body(kb: KnowledgeBase) -> CallToolResult:
-            c = kb.call(lambda s: get_chunk(s.reader, kb.config, id, full_document=full_document))
-            text = f"{RULE} {c.id} {RULE}\n{c.breadcrumb}\n\n{c.content.rstrip()}\n"
-            return _result(text, c.to_dict())
+            c = kb.call(lambda s: get_chunk(
+                s.reader, kb.config, id, full_document=full_document, links=links,
+                max_tokens=max_tokens if links else None))
+            return _result(render_chunk(c), c.to_dict())
         return answer(ctx, body)
 
     @_tool(server)

@@ -1,11 +1,11 @@
 """``ra sql``: read-only DuckDB over the current generation.
 
 The views are those of ``IndexReader`` (``files``, ``chunks``, ``terms``, ``postings``,
-``words``, ``lengths``, ``analyzed``, ``surface``), each the whole artifact across
-partitions. Only statements that read are run: DuckDB classifies each statement before
-anything executes, and anything but SELECT (WITH, DESCRIBE, SHOW), EXPLAIN or PRAGMA is
-refused — so ``CREATE``, ``INSERT``, ``COPY … TO`` or ``ATTACH`` cannot touch the index or
-write files.
+``words``, ``lengths``, ``analyzed``, ``surface``, ``links``), each the whole artifact
+across partitions (``links`` with each target resolved to a chunk id). Only statements
+that read are run: DuckDB classifies each statement before anything executes, and
+anything but SELECT (WITH, DESCRIBE, SHOW), EXPLAIN or PRAGMA is refused — so
+``CREATE``, ``INSERT``, ``COPY … TO`` or ``ATTACH`` cannot touch the index or write files.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from ra.errors import QueryError
 
 #: Views documented for users, with the artifact each one reads.
-VIEWS = ("files", "chunks", "terms", "postings", "words", "lengths", "analyzed", "surface")
+VIEWS = ("files", "chunks", "terms", "postings", "words", "lengths", "analyzed", "surface",
+         "links")
 READING = {"SELECT", "EXPLAIN", "PRAGMA"}
 
 

@@ -105,6 +105,37 @@ def _render_matches(r, color: bool, analyzer, terms) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_chunk(chunk) -> str:
+    """Text of ``ra get``'s ``Chunk``: the chunk, then the chunks its links reach."""
+    out = [f"{RULE} {chunk.id} {RULE}\n{chunk.breadcrumb}\n\n{chunk.content.rstrip()}\n"]
+    if chunk.links is None:
+        return out[0]
+    reached = len(chunk.linked) + chunk.linked_omitted
+    out.append(f"\n{plural(len(chunk.links), 'link')} out of {chunk.id}, "
+               f"reaching {plural(reached, 'indexed chunk')}"
+               + (":" if chunk.linked else "."))
+    for c in chunk.linked:
+        out.append(f"\n{RULE} {c.id} {RULE}\n{c.breadcrumb}\n\n{c.content.rstrip()}\n"
+                   if c.tier == "full" else f"{c.id}  {c.title}")
+    if chunk.linked_omitted or any(c.tier != "full" for c in chunk.linked):
+        out.append(f"[{_budget_note(chunk)}]")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _budget_note(chunk) -> str:
+    listed = sum(c.tier != "full" for c in chunk.linked)
+    parts = [f"{listed} given as id and title"] if listed else []
+    if chunk.linked_omitted:
+        parts.append(f"{chunk.linked_omitted} more not shown")
+    return (f"within {chunk.max_tokens} tokens: " + ", ".join(parts)
+            + "; `ra get ID` reads one, --max-tokens allows more")
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 file``, ``2 files`` (``many`` for irregular plurals)."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
 def render_explain(explain: dict) -> str:
     """The ``--explain`` report as text."""
     from ra.query.ast import to_query_string  # noqa: F401 (keeps import cost lazy)

@@ -31,6 +31,9 @@ Examples:
 
 GET_HELP = """Print one chunk, or a whole document, by id.
 
+With --links, the chunks it links to follow (each once, in the order of the links),
+within --max-tokens if given: in full while they fit, else as id and title.
+
 Examples:
 
   ra get docs:guide.md#installation
@@ -38,6 +41,8 @@ Examples:
   ra get docs:guide.md            (the whole document)
 
   ra get docs:guide.md#setup --full-document --json
+
+  ra get docs:guide.md#setup --links --max-tokens 3000
 """
 
 
@@ -111,14 +116,14 @@ def get(
     full_document: bool = typer.Option(False, "--full-document",
                                        help="The whole document the chunk belongs to."),
     json_: bool = typer.Option(False, "--json", help="JSON output."),
+    links: bool = typer.Option(False, "--links", help="Also the chunks it links to."),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1,
+                                          help="Token budget for the chunk and its links."),
 ) -> None:
     from ra.query.get import get_chunk
 
     config = load()
     with open_reader(config) as reader:
-        found = get_chunk(reader, config, chunk_id, full_document=full_document)
-    if json_:
-        write_output(output.dumps(found.to_dict()) + "\n")
-    else:
-        write_output(f"{output.RULE} {found.id} {output.RULE}\n{found.breadcrumb}\n\n"
-                     f"{found.content.rstrip()}\n")
+        found = get_chunk(reader, config, chunk_id, full_document=full_document,
+                          links=links, max_tokens=max_tokens)
+    write_output(output.dumps(found.to_dict()) + "\n" if json_ else output.render_chunk(found))

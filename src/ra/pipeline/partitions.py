@@ -1,10 +1,11 @@
 """Partitions: per-file artifacts grouped so that an update rewrites only what changed.
 
 A generation stores the rows of each group of up to ``PART_FILES`` source files in one
-partition: ``files/``, ``chunks/``, ``analyzed/``, ``lengths/``, ``surface/`` and
-``postings/`` each hold one ``part-NNNN.parquet`` per partition. Collection-wide tables
-(``terms.parquet``, ``words.parquet``) and the statistics in ``manifest.json`` are exact
-sums over the partitions, so scoring reads the partitions as one collection.
+partition: ``files/``, ``chunks/``, ``analyzed/``, ``lengths/``, ``surface/``,
+``postings/`` and ``links/`` each hold one ``part-NNNN.parquet`` per partition.
+Collection-wide tables (``terms.parquet``, ``words.parquet``) and the statistics in
+``manifest.json`` are exact sums over the partitions, so scoring reads the partitions as
+one collection.
 
 Why partitions rather than one file per artifact: when one file changes, an update reads
 that file's partition, drops the file's old rows, adds its new ones, and writes that
@@ -22,7 +23,7 @@ import json
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
@@ -40,7 +41,8 @@ ROW_GROUPS = {"chunks": 4096, "analyzed": 65_536, "postings": 16_384}
 
 @dataclass
 class Part:
-    """The per-file tables of one partition (``postings`` once term ids are known)."""
+    """The per-file tables of one partition (``postings`` once term ids are known),
+    fields in the order of ``ra.layout.PARTITIONED``."""
 
     id: int
     files: pa.Table
@@ -49,6 +51,7 @@ class Part:
     lengths: pa.Table
     surface: pa.Table
     postings: pa.Table | None = None
+    links: pa.Table = field(default_factory=lambda: SCHEMAS["links"].empty_table())
 
     def keys(self) -> list[str]:
         """``tree:path`` of the files in this partition."""
@@ -57,8 +60,7 @@ class Part:
 
     @classmethod
     def empty(cls, pid: int) -> Part:
-        return cls(pid, *(SCHEMAS[n].empty_table() for n in PARTITIONED[:-1]),
-                   SCHEMAS["postings"].empty_table())
+        return cls(pid, *(SCHEMAS[n].empty_table() for n in PARTITIONED))
 
 
 def write_table(table: pa.Table, path: Path, row_group: int | None = None,
@@ -179,7 +181,7 @@ def write_manifest(out: Path, *, config_hash: str, stats: dict, files: dict, bin
 
 
 def split_by_files(files: list, chunks: pa.Table, analyzed: pa.Table, lengths: pa.Table,
-                   surface: pa.Table, size: int = PART_FILES) -> list[Part]:
+                   surface: pa.Table, links: pa.Table, size: int = PART_FILES) -> list[Part]:
     """Cut whole-collection tables into partitions of ``size`` files, in file order."""
     import pyarrow.compute as pc
 
@@ -198,7 +200,7 @@ def split_by_files(files: list, chunks: pa.Table, analyzed: pa.Table, lengths: p
         parts.append(Part(pid, files_rows(group), part_chunks,
                           analyzed.filter(pc.is_in(analyzed["ord"], value_set=ords)),
                           lengths.filter(pc.is_in(lengths["ord"], value_set=ords)),
-                          rows_of(surface)))
+                          rows_of(surface), links=rows_of(links)))
     return parts
 
 

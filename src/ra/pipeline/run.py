@@ -31,6 +31,7 @@ from ra.freshness import config_hash
 from ra.pipeline.analyze import analyze
 from ra.pipeline.chunk import SourceDoc, chunk, docs_table
 from ra.pipeline.discover import Discovery, FoundFile, discover, read_document
+from ra.pipeline.links import links_table
 from ra.pipeline.partitions import (
     PART_FILES,
     Part,
@@ -94,18 +95,21 @@ def read_sources(files: Sequence[FoundFile]) -> tuple[list[SourceDoc], list[str]
 
 def process_files(files: Sequence[FoundFile], settings: dict, first_ord: int = 0
                   ) -> tuple[Part, list[str]]:
-    """Read, chunk and analyze ``files`` into the tables of a partition (no postings)."""
+    """Read, chunk and analyze ``files`` into the tables of a partition (no postings);
+    the chunk stage's parse also gives the links."""
     docs, problems = read_sources(files)
     chunks, parsed = chunk(docs_table(docs), chunk_at_headings=settings["chunk_at_headings"],
                            first_ord=first_ord)
+    links = links_table(parsed, first_ord)
     for doc in parsed:
         problems += [f"{doc.tree}:{doc.path}: {p}" for p in doc.problems]
     if not settings.get("analyze", True):
         empty = Part.empty(-1)
         return Part(-1, files_rows(files), chunks, empty.analyzed, empty.lengths,
-                    empty.surface), problems
+                    empty.surface, links=links), problems
     analyzed, lengths, surface = analyze(chunks, settings["language"])
-    return Part(-1, files_rows(files), chunks, analyzed, lengths, surface), problems
+    return Part(-1, files_rows(files), chunks, analyzed, lengths, surface,
+                links=links), problems
 
 
 def _process(args: tuple) -> tuple[Part, list[str]]:
@@ -141,7 +145,7 @@ def run_parts(files: list[FoundFile], settings: dict, workers: int,
     for pid, (part, issues) in enumerate(results):
         parts.append(Part(pid, part.files, shift(part.chunks, offset),
                           shift(part.analyzed, offset), shift(part.lengths, offset),
-                          part.surface))
+                          part.surface, links=shift(part.links, offset)))
         offset += part.chunks.num_rows
         problems += issues
     return parts, problems

@@ -7,7 +7,7 @@ Each command reads the previous stage's Parquet files from the staging folder (d
 writes its own output there:
 
     discover  files.parquet, problems.json
-    chunk     chunks.parquet
+    chunk     chunks.parquet, links.parquet
     analyze   analyzed.parquet, lengths.parquet, surface.parquet
     postings  generation/   (terms, words, and every partition with its postings)
     publish   copies generation/ into a new index generation and swaps ``CURRENT``
@@ -56,6 +56,7 @@ def stage_chunk(config, staging: Path) -> None:
     settings = {**index_settings(config), "analyze": False}
     parts, problems = run_parts(_found(staging).files, settings, workers=2)
     write_table(pa.concat_tables([p.chunks for p in parts]), staging / "chunks.parquet")
+    write_table(pa.concat_tables([p.links for p in parts]), staging / "links.parquet")
     _add_problems(staging, problems)
 
 
@@ -73,7 +74,7 @@ def stage_postings(config, staging: Path) -> None:
     found.binary = [FoundFile(b["tree"], b["path"], "", "text", b["size"], b["mtime_ns"],
                               False) for b in info["binary"]]
     tables = [pq.read_table(staging / f"{n}.parquet")
-              for n in ("chunks", "analyzed", "lengths", "surface")]
+              for n in ("chunks", "analyzed", "lengths", "surface", "links")]
     out = staging / "generation"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir()

@@ -107,19 +107,23 @@ def _without(part: Part, gone: list[str]) -> tuple[Part, Part]:
     drop_an = pc.is_in(part.analyzed["ord"], value_set=ords)
     drop_len = pc.is_in(part.lengths["ord"], value_set=ords)
     drop_post = pc.is_in(part.postings["ord"], value_set=ords)
+    drop_links = pc.is_in(_keys(part.links), value_set=gone_keys)
 
     def split(table: pa.Table, mask) -> tuple[pa.Table, pa.Table]:
         return table.filter(pc.invert(mask)), table.filter(mask)
 
     pieces = [split(part.files, drop_files), split(part.chunks, drop_chunks),
               split(part.analyzed, drop_an), split(part.lengths, drop_len),
-              split(part.surface, drop_surface), split(part.postings, drop_post)]
+              split(part.surface, drop_surface), split(part.postings, drop_post),
+              split(part.links, drop_links)]  # in the order of PARTITIONED
     return (Part(part.id, *(k for k, _ in pieces)), Part(part.id, *(d for _, d in pieces)))
 
 
 def _concat(a: Part, b: Part) -> Part:
-    return Part(a.id, *(pa.concat_tables([getattr(a, n), getattr(b, n)])
-                        for n in ("files", "chunks", "analyzed", "lengths", "surface")))
+    """The rows of both (postings left to the caller)."""
+    both = {n: pa.concat_tables([getattr(a, n), getattr(b, n)])
+            for n in ("files", "chunks", "analyzed", "lengths", "surface", "links")}
+    return Part(a.id, **both)
 
 
 def _placement(partition: dict[str, int], new: list[str]) -> dict[str, int]:
@@ -221,7 +225,8 @@ def _rows_for(new: Part, keys: list[str]) -> Part:
     return Part(-1, new.files.filter(pc.is_in(_keys(new.files), value_set=keys)), chunks,
                 new.analyzed.filter(pc.is_in(new.analyzed["ord"], value_set=ords)),
                 new.lengths.filter(pc.is_in(new.lengths["ord"], value_set=ords)),
-                new.surface.filter(pc.is_in(_keys(new.surface), value_set=keys)))
+                new.surface.filter(pc.is_in(_keys(new.surface), value_set=keys)),
+                links=new.links.filter(pc.is_in(_keys(new.links), value_set=keys)))
 
 
 def _cat(parts: list[Part], name: str) -> pa.Table:

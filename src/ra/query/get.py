@@ -1,14 +1,21 @@
-"""``ra get``: one chunk or one whole document by id.
+"""``ra get``: one chunk or one whole document by id, and the chunks it links to.
 
 Ids are parsed strictly (``ra.ids``): paths that climb out of their tree are refused,
 and only ids present in the index are served, so ``get`` never reads outside the
 configured trees. ``tree:path`` and ``tree:path#preamble`` name the document node; an
 unknown id fails with the nearest known ids as suggestions.
+
+With ``links``, the chunks its links reach (``ra.query.links``) come along, each once, in
+the order the links appear, without the chunk's own sections and ancestors (their text
+holds it already) and without sections of another chunk reached (its text holds them).
+They are packed into what the token budget leaves after the chunk itself, two tiers as
+in search (``ra.query.budget``): in full while they fit, else as id and title; how many
+did not fit at all is said.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from ra.errors import NotFoundError
 from ra.ids import ChunkId
@@ -28,13 +35,39 @@ class Chunk:
     breadcrumb: str
     content: str
     tokens: int
+    links: list | None = None  # with links: every link out of the chunk (OutLink)
+    linked: list[Linked] = field(default_factory=list)  # the chunks they reach, packed
+    linked_omitted: int = 0  # reached chunks left out: not even their id fit the budget
+    max_tokens: int | None = None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = {k: getattr(self, k) for k in ("id", "tree", "path", "title", "breadcrumb",
+                                              "content", "tokens")}
+        if self.links is not None:
+            out["links"] = [link.to_dict() for link in self.links]
+            out["linked"] = [asdict(c) for c in self.linked]
+            out["linked_omitted"] = self.linked_omitted
+            out["max_tokens"] = self.max_tokens
+            out["tokens_used"] = self.tokens + sum(c.tokens for c in self.linked)
+        return out
 
 
-def get_chunk(reader, config, text: str, *, full_document: bool = False) -> Chunk:
-    """The chunk (with its subsections) or document named by ``text``."""
+@dataclass
+class Linked:
+    """A chunk another one links to: in full (``content``) or as its id and title."""
+
+    id: str
+    title: str
+    breadcrumb: str
+    tokens: int  # what it costs in its tier
+    tier: str  # "full" | "list"
+    content: str | None = None
+
+
+def get_chunk(reader, config, text: str, *, full_document: bool = False,
+              links: bool = False, max_tokens: int | None = None) -> Chunk:
+    """The chunk (with its subsections) or document named by ``text``; with ``links``,
+    the chunks it links to, within ``max_tokens`` (None: no limit)."""
     cid = ChunkId.parse(text.strip())
     doc_id = str(cid.doc_id)
     own_only = cid.slug == PREAMBLE and reader.meta(f"{doc_id}#{PREAMBLE}") is None
@@ -45,7 +78,38 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False) -> Chun
     span = 0 if own_only else meta.descendants
     content = reader.contents([(meta.ord, span)]).get(meta.ord, "")
     tokens = meta.tokens if span == meta.descendants else _estimate(content)
-    return Chunk(meta.id, meta.tree, meta.path, meta.title, meta.breadcrumb, content, tokens)
+    chunk = Chunk(meta.id, meta.tree, meta.path, meta.title, meta.breadcrumb, content, tokens)
+    if links:
+        _add_links(reader, chunk, meta, span, max_tokens)
+    return chunk
+
+
+def _add_links(reader, chunk: Chunk, meta, span: int, budget: int | None) -> None:
+    from ra.query.budget import Cost, pack
+    from ra.query.links import out_links
+
+    chunk.links, chunk.max_tokens = out_links(reader, meta.ord, span), budget
+    reached = [m for t in dict.fromkeys(link.id for link in chunk.links if link.id)
+               if (m := reader.meta(t)) is not None and not _related(meta, m)]
+    # a section whose document (or parent) is reached too is in that one's text
+    metas = [m for m in reached if not any(o is not m and _related(o, m) and o.ord < m.ord
+                                           for o in reached)]
+    costs = [Cost(m.id, m.tokens or 1, _estimate(f"{m.id}  {m.title}")) for m in metas]
+    left = None if budget is None else max(0, budget - chunk.tokens)
+    packing = pack(costs, left)
+    by_id = {m.id: m for m in metas}
+    full = [by_id[p.item.id] for p in packing.items if p.tier == "full"]
+    texts = reader.contents([(m.ord, m.descendants) for m in full])
+    chunk.linked = [Linked(p.item.id, by_id[p.item.id].title, by_id[p.item.id].breadcrumb,
+                           p.tokens, p.tier,
+                           texts.get(by_id[p.item.id].ord) if p.tier == "full" else None)
+                    for p in packing.items]
+    chunk.linked_omitted = len(packing.skipped)
+
+
+def _related(a, b) -> bool:
+    """Whether one of the chunks ``a``, ``b`` holds the other (or they are the same)."""
+    return (a.ord <= b.ord <= a.ord + a.descendants) or (b.ord <= a.ord <= b.ord + b.descendants)
 
 
 def nearest(reader, text: str, limit: int = SUGGESTIONS) -> list[str]:

@@ -41,8 +41,18 @@ from ra import generations
 from ra.errors import IndexStateError
 from ra.layout import FIELDS, GLOBAL, PARTITIONED, artifact_path, part_name
 from ra.query.chunkstore import META_COLUMNS, STORE_COLUMNS, ChunkMeta, ChunkStore
+from ra.query.links import RAW as RAW_LINKS
+from ra.query.links import links_sql
 
-VIEWS = ("files", "chunks", "terms", "postings", "words", "lengths", "analyzed", "surface")
+#: Artifacts read as views; ``view_name`` gives the view of each (the links artifact is
+#: ``link_rows``: the view ``links`` resolves it, ``ra.query.links``).
+VIEWS = ("files", "chunks", "terms", "postings", "words", "lengths", "analyzed", "surface",
+         "links")
+
+
+def view_name(artifact: str) -> str:
+    """The view an artifact is read as."""
+    return RAW_LINKS if artifact == "links" else artifact
 
 
 @dataclass(frozen=True)
@@ -235,10 +245,11 @@ class IndexReader:
         # A generation's files never change, so their Parquet footers can be cached.
         self.con.execute("SET parquet_metadata_cache = true")
         for name in VIEWS:
-            self.con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet("
+            self.con.execute(f"CREATE VIEW {view_name(name)} AS SELECT * FROM read_parquet("
                              f"{_quote(self.generation.scan(name))})")
         for name, body, _ in RELATIONS:
             self.con.execute(f"CREATE TEMP VIEW {name} AS {body}")
+        self.con.execute(f"CREATE TEMP VIEW links AS {links_sql()}")
 
     def _resident(self):
         """The in-memory vocabulary, loading it and the search relations on first use

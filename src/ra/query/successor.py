@@ -24,6 +24,7 @@ from ra.query.index import (
     _check_files,
     _quote,
     _stats_of,
+    view_name,
 )
 
 
@@ -141,7 +142,7 @@ def _point_views(reader: IndexReader, parts: list[int] | None = None,
             source = f"[{files}]"
         else:
             source = _quote(reader.generation.scan(name))
-        reader.con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM "
+        reader.con.execute(f"CREATE OR REPLACE VIEW {view_name(name)} AS SELECT * FROM "
                            f"read_parquet({source})")
 
 

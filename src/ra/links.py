@@ -1,0 +1,210 @@
+"""The outgoing links of a document's chunks, and where each may point. Pure.
+
+Links are what the author wrote, read as the site generator or note app reads them:
+
+- markdown links ``[text](target "title")``, reference links ``[text][ref]`` and
+  ``[ref]`` whose definition ``[ref]: target`` is anywhere in the document, and autolinks
+  ``<https://…>``; images are not links;
+- wiki links ``[[target#heading|alias]]`` and embeds ``![[note]]`` (Obsidian, Foam,
+  Quartz), images among embeds left out;
+- Hugo's ``{{< ref "path" >}}`` / ``relref`` as a link's target.
+
+Links inside code (spans and fenced blocks) and comments are examples, not links
+(``ra.markup.set_code_aside``).
+
+Each link's target is normalised here, from the source document alone, into what a
+resolver needs (:class:`Target`): whether it is external, the tree-relative paths it may
+name in order of preference (``../install`` may be ``install.md``, ``install/index.md``,
+…; ``page.html`` is the ``page.md`` it was built from), the file name a wiki link names
+anywhere in the vault, and the anchor slugs. Which of them is indexed is decided when
+the index is read (the ``links`` view, ``ra.query.links``), so that an incremental
+update, which re-reads only changed files, leaves every link right.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from ra.document import Document, slugify
+from ra.markup import plain_text, restore, set_code_aside
+
+MARKDOWN = (".md", ".mdx", ".markdown")
+_PAGE = (".html", ".htm")
+_INDEX = ("index.md", "README.md", "_index.md", "index.mdx")  # a folder's page
+_MEDIA = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|pdf|mp[34]|webm|mov|ogg|wav|zip)$", re.I)
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link as written in a chunk."""
+
+    kind: str  # link | wiki | embed
+    text: str  # what the reader sees
+    target: str  # as written
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a link may point, seen from the document that holds it."""
+
+    external: bool  # a URL with a scheme (https:, mailto:, …) or //host
+    paths: tuple[str, ...] = ()  # tree-relative candidates, preferred first
+    name: str | None = None  # a wiki link's file name, matched anywhere in the tree
+    anchors: tuple[str, ...] = ()  # candidate slugs of the heading, preferred first
+
+
+# --------------------------------------------------------------------------- extraction
+
+_LABEL = r"(?:[^\]\n]|\n(?![ \t]*\n))*"  # link text may wrap, not across a blank line
+_DEST = r"(?:<[^<>\n]*>|(?:[^\s()]|\((?:[^\s()])*\))+|\{\{[<%][^\n]*?[%>]\}\})"
+_INLINE = re.compile(rf"(!?)\[({_LABEL})\]\(\s*({_DEST})(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|"
+                     rf"\([^()\n]*\)))?\s*\)")
+_REFERENCE = re.compile(rf"(!?)\[({_LABEL})\](?:\[([^\]\n]*)\])?(?![(:])")
+_WIKI = re.compile(r"(!?)\[\[([^\]\n|]*)(?:\|([^\]\n]*))?\]\]")
+_AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>")
+_DEFINITION = re.compile(r"^[ \t]{0,3}\[([^\]\n]+)\]:[ \t]*<?([^\s>]+)>?", re.M)
+_HUGO_REF = re.compile(r"\{\{[<%]\s*(?:rel)?ref\s+\"?([^\"\s%>]+)\"?\s*[%>]\}\}")
+_EMPHASIS = re.compile(r"(?<![^\W_])[*_]+|[*_]+(?![^\W_])|`")
+
+
+def document_links(doc: Document) -> list[list[Link]]:
+    """The links of each node of ``doc`` (heading line and own text), in node order."""
+    if doc.kind != "markdown":
+        return [[] for _ in doc.nodes]
+    definitions = _definitions("".join(n.heading + n.body for n in doc.nodes))
+    return [_links(node.heading + node.body, definitions) for node in doc.nodes]
+
+
+def _definitions(text: str) -> dict[str, str]:
+    """Reference definitions of a document: normalised label → target."""
+    prepared, _ = set_code_aside(text)
+    out: dict[str, str] = {}
+    for label, target in _DEFINITION.findall(prepared):
+        out.setdefault(_label(label), target)
+    return out
+
+
+def _label(label: str) -> str:
+    return " ".join(label.lower().split())
+
+
+def _links(text: str, definitions: dict[str, str]) -> list[Link]:
+    if "[" not in text and "<" not in text:
+        return []
+    prepared, codes = set_code_aside(text)
+    found: list[tuple[int, Link]] = []
+    taken: list[tuple[int, int]] = []  # spans already read as a link
+
+    def add(m: re.Match, link: Link | None) -> None:
+        taken.append(m.span())
+        if link is not None:
+            found.append((m.start(), link))
+
+    for m in _WIKI.finditer(prepared):
+        add(m, _wiki(m, codes))
+    for m in _INLINE.finditer(prepared):
+        if not _inside(m.start(), taken):
+            add(m, None if m.group(1) else Link("link", _shown(m.group(2), codes),
+                                                 m.group(3).strip("<>")))
+    for m in _REFERENCE.finditer(prepared):
+        target = definitions.get(_label(m.group(3) or m.group(2)))
+        if target and not m.group(1) and not _inside(m.start(), taken):
+            add(m, Link("link", _shown(m.group(2), codes), target))
+    for m in _AUTOLINK.finditer(prepared):
+        add(m, Link("link", m.group(1), m.group(1)))
+    return [link for _, link in sorted(found, key=lambda pair: pair[0])]
+
+
+def _inside(at: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= at < end for start, end in spans)
+
+
+def _wiki(m: re.Match, codes: list[str]) -> Link | None:
+    embed, target, alias = m.group(1), m.group(2).strip(), m.group(3)
+    if embed and _MEDIA.search(target.split("#")[0]):
+        return None  # an embedded image is no link
+    shown = alias.strip() if alias and alias.strip() else " ".join(
+        p.strip() for p in target.split("#") if p.strip())
+    return Link("embed" if embed else "wiki", _shown(shown, codes), target)
+
+
+def _shown(text: str, codes: list[str]) -> str:
+    """A link's text as a reader sees it: markup and emphasis gone, spaces collapsed."""
+    return " ".join(_EMPHASIS.sub("", plain_text(restore(text, codes))).split())
+
+
+# ------------------------------------------------------------------------ normalisation
+
+_SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
+
+
+def target_of(source_path: str, link: Link) -> Target:
+    """Where ``link``, written in the document at ``source_path``, may point."""
+    if link.kind in ("wiki", "embed"):
+        return _wiki_target(source_path, link.target)
+    target = link.target
+    hugo = _HUGO_REF.fullmatch(target.strip())
+    if hugo:
+        target = hugo.group(1)
+    if _SCHEME.match(target):
+        return Target(external=True)
+    path, _, fragment = target.partition("#")
+    path = unquote(path.split("?", 1)[0])
+    anchors = _anchors(unquote(fragment)) if fragment else ()
+    if not path:
+        return Target(False, (source_path,), None, anchors)
+    return Target(False, _candidates(_resolve(source_path, path)), None, anchors)
+
+
+def _wiki_target(source_path: str, target: str) -> Target:
+    name, _, heading = target.replace("#^", "#").partition("#")
+    name = name.strip()
+    anchors = (slugify(heading.strip()),) if heading.strip() and "^" not in target else ()
+    if not name:
+        return Target(False, (source_path,), None, anchors)
+    if "/" in name:  # a path from the vault's root
+        return Target(False, _candidates(posixpath.normpath(name.lstrip("/"))), None, anchors)
+    stem = name[: -len(s)] if (s := _suffix(name)) in MARKDOWN else name
+    return Target(False, (), stem.lower(), anchors)
+
+
+def _anchors(fragment: str) -> tuple[str, ...]:
+    """A fragment as written, then as a slug (``#Heading Text`` in some wikis)."""
+    return tuple(dict.fromkeys(a for a in (fragment, slugify(fragment)) if a))
+
+
+def _resolve(source_path: str, path: str) -> str | None:
+    """The tree-relative path ``path`` names from ``source_path``; None when it climbs
+    out of the tree. A leading ``/`` is the tree's root (site-absolute links)."""
+    joined = path.lstrip("/") if path.startswith("/") else posixpath.join(
+        posixpath.dirname(source_path), path)
+    normal = posixpath.normpath(joined)
+    if normal == ".." or normal.startswith("../"):
+        return None
+    return normal + ("/" if path.endswith("/") and normal != "." else "")
+
+
+def _candidates(path: str | None) -> tuple[str, ...]:
+    """The files ``path`` may name, preferred first: itself when it has a suffix, the
+    markdown source of an ``.html`` page, and for a bare name its markdown file or the
+    index page of its folder."""
+    if path is None:
+        return ()
+    suffix = _suffix(path)
+    base = path.rstrip("/")
+    base = "" if base == "." else base
+    if suffix in _PAGE:
+        return tuple(base[: -len(suffix)] + s for s in MARKDOWN)
+    if suffix:
+        return (path,)
+    files = [] if path.endswith("/") or not base else [base + s for s in MARKDOWN]
+    folder = f"{base}/" if base else ""
+    return tuple(files + [folder + name for name in _INDEX])
+
+
+def _suffix(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name[name.rfind("."):].lower() if "." in name.strip(".") else ""

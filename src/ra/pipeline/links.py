@@ -1,0 +1,37 @@
+"""The links artifact: every chunk's outgoing links, their targets normalised. Pure.
+
+Written by the chunk stage beside the chunk table, from the same parsed documents, with
+the same chunk numbers (``ord``): the chunks of a document are numbered in node order
+from ``first_ord``. What a link's target is in the index (a chunk id, or nothing) is not
+stored: the ``links`` view works it out when the index is read (``ra.query.links``),
+so that updating only the changed files keeps every link right, including links from
+unchanged files to a file that changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pyarrow as pa
+
+from ra.artifacts import LINKS
+from ra.document import Document
+from ra.links import document_links, target_of
+
+
+def links_table(parsed: Sequence[Document], first_ord: int = 0) -> pa.Table:
+    """One row per link of each node of ``parsed`` (schema ``ra.artifacts.LINKS``)."""
+    cols: dict[str, list] = {f.name: [] for f in LINKS}
+    ord_ = first_ord
+    for doc in parsed:
+        for links in document_links(doc):
+            for seq, link in enumerate(links):
+                target = target_of(doc.path, link)
+                row = {"ord": ord_, "tree": doc.tree, "path": doc.path, "seq": seq,
+                       "kind": link.kind, "text": link.text, "target": link.target,
+                       "external": target.external, "target_paths": list(target.paths),
+                       "target_name": target.name, "target_anchors": list(target.anchors)}
+                for name, value in row.items():
+                    cols[name].append(value)
+            ord_ += 1
+    return pa.table(cols, schema=LINKS)

@@ -1,0 +1,86 @@
+"""Links between chunks, resolved when the index is read.
+
+The ``links`` artifact (``ra.pipeline.links``) holds each link's target normalised from
+its source document alone: candidate paths, a wiki link's file name, candidate anchors.
+``links_sql`` resolves them against the chunks of the generation being read, so a
+changed file's headings are what links from unchanged files meet:
+
+1. a target path is the first candidate that is an indexed document (``../install`` is
+   ``install.md`` or ``install/index.md``); a wiki link's name is the document of that
+   file name anywhere in its tree, the shortest path first (Obsidian's rule);
+2. the anchor is the first candidate slug that names a chunk of that document; a link
+   whose anchor names no indexed chunk (a dropped heading, a typo) points to the
+   document;
+3. external links and targets outside the index have no ``target_id``.
+
+The same SQL is the ``links`` view of ``ra sql`` (``where`` empty) and what ``ra get
+--links`` asks for the links of one chunk's subtree (``where`` limits the ords).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The relation the links artifact is read as (the view ``links`` is the resolved one).
+RAW = "link_rows"
+
+
+def links_sql(where: str = "") -> str:
+    """The links of ``link_rows`` (filtered by ``where``), resolved: the columns of
+    ``ra.artifacts.LINKS_VIEW``."""
+    return f"""\
+WITH l AS (SELECT * FROM {RAW} {where}),
+docs AS (
+  SELECT tree, path, id,
+         lower(regexp_extract(path, '([^/]*?)(?:\\.(?:md|mdx|markdown))?$', 1)) AS stem
+  FROM meta WHERE depth = 0),
+cand AS (
+  SELECT ord, seq, tree, unnest(target_paths) AS path, target_paths
+  FROM l WHERE NOT external),
+by_path AS (
+  SELECT c.ord, c.seq, arg_min(d.id, list_position(c.target_paths, c.path)) AS doc_id
+  FROM cand c JOIN docs d ON d.tree = c.tree AND d.path = c.path
+  GROUP BY c.ord, c.seq),
+by_name AS (
+  SELECT l.ord, l.seq, arg_min(d.id, length(d.path)) AS doc_id
+  FROM l JOIN docs d ON d.tree = l.tree AND d.stem = l.target_name
+  GROUP BY l.ord, l.seq),
+resolved AS (
+  SELECT l.*, coalesce(p.doc_id, n.doc_id) AS doc_id
+  FROM l LEFT JOIN by_path p ON p.ord = l.ord AND p.seq = l.seq
+  LEFT JOIN by_name n ON n.ord = l.ord AND n.seq = l.seq),
+anchors AS (
+  SELECT ord, seq, doc_id, unnest(target_anchors) AS anchor, target_anchors
+  FROM resolved WHERE doc_id IS NOT NULL),
+by_anchor AS (
+  SELECT a.ord, a.seq, arg_min(m.id, list_position(a.target_anchors, a.anchor)) AS chunk_id
+  FROM anchors a JOIN meta m ON m.id = a.doc_id || '#' || a.anchor
+  GROUP BY a.ord, a.seq)
+SELECT s.id AS source_id, r.ord AS source_ord, r.seq, r.kind, r.text, r.target,
+       r.external, coalesce(b.chunk_id, r.doc_id) AS target_id
+FROM resolved r JOIN meta s ON s.ord = r.ord
+LEFT JOIN by_anchor b ON b.ord = r.ord AND b.seq = r.seq"""
+
+
+#: The links out of one chunk's subtree (``$lo .. $hi``), in reading order.
+SUBTREE_LINKS_SQL = (links_sql("WHERE ord BETWEEN $lo AND $hi")
+                     + "\nORDER BY source_ord, seq")
+
+
+@dataclass(frozen=True)
+class OutLink:
+    """A link out of a chunk: its text, its target as written, the chunk it reaches."""
+
+    text: str
+    target: str
+    id: str | None  # the indexed chunk it points to, None when none
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "target": self.target, "id": self.id}
+
+
+def out_links(reader, ord_: int, descendants: int) -> list[OutLink]:
+    """The links of the chunk at ``ord_`` and its subsections, in reading order."""
+    rows = reader.query(SUBTREE_LINKS_SQL, {"lo": ord_, "hi": ord_ + descendants})
+    return [OutLink(text, target, target_id)
+            for _s, _o, _q, _k, text, target, _e, target_id in rows]

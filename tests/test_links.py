@@ -1,0 +1,194 @@
+"""Links between chunks: extraction, normalised targets, the ``links`` view, ``get --links``.
+
+The view resolves targets when the index is read, so the last tests hold an index
+updated file by file to the links of a full build of the same files, and check that a
+link from an unchanged file follows the file it points to when that one changes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from ra.cli.app import main
+from ra.config import load_config
+from ra.document import parse_document
+from ra.freshness import open_index
+from ra.links import Link, document_links, target_of
+from ra.pipeline import run
+from ra.sql import run_sql
+
+
+def links_of(text: str, path: str = "a/b.md") -> list[tuple[str, str, str]]:
+    doc = parse_document(text, "t", path)
+    return [(link.kind, link.text, link.target) for links in document_links(doc)
+            for link in links]
+
+
+def test_links_are_read_as_written():
+    text = ("# T\n\nSee [CORS](cors.md#use-cors) and [*ref*][R], [R] and <https://x.org/a>.\n"
+            "![diagram](d.png) `[code](x.md)` [[Note#Part|alias]] ![[Other]] ![[pic.png]]\n"
+            "[hugo]({{< ref \"posts/first.md\" >}}) [undefined][nope]\n\n"
+            "```md\n[fenced](y.md)\n```\n\n%% [[commented]] %%\n\n[R]: other.md\n")
+    assert links_of(text) == [
+        ("link", "CORS", "cors.md#use-cors"), ("link", "ref", "other.md"),
+        ("link", "R", "other.md"), ("link", "https://x.org/a", "https://x.org/a"),
+        ("wiki", "alias", "Note#Part"), ("embed", "Other", "Other"),
+        ("link", "hugo", '{{< ref "posts/first.md" >}}')]
+
+
+def test_each_link_belongs_to_the_chunk_it_is_written_in():
+    doc = parse_document("Intro [a](a.md)\n\n# One\n\n[b](b.md)\n\n## Two\n\n[[c]]\n", "t", "x.md")
+    assert [[link.target for link in links] for links in document_links(doc)] == [
+        ["a.md"], ["b.md"], ["c"]]
+
+
+@pytest.mark.parametrize("target, paths, anchors", [
+    ("cors.md#use-cors", ("docs/a/cors.md",), ("use-cors",)),
+    ("../intro/", ("docs/intro/index.md", "docs/intro/README.md", "docs/intro/_index.md",
+                   "docs/intro/index.mdx"), ()),
+    ("setup", ("docs/a/setup.md", "docs/a/setup.mdx", "docs/a/setup.markdown",
+               "docs/a/setup/index.md", "docs/a/setup/README.md", "docs/a/setup/_index.md",
+               "docs/a/setup/index.mdx"), ()),
+    ("guide.html#Some%20Part", ("docs/a/guide.md", "docs/a/guide.mdx", "docs/a/guide.markdown"),
+     ("Some Part", "some-part")),
+    ("/top/page.md", ("top/page.md",), ()),
+    ("#local", ("docs/a/b.md",), ("local",)),
+    ("../../../outside.md", (), ()),  # climbs out of the tree: nothing to resolve
+    ("img/logo.png", ("docs/a/img/logo.png",), ()),
+])
+def test_markdown_targets_are_normalised_from_the_source(target, paths, anchors):
+    found = target_of("docs/a/b.md", Link("link", "x", target))
+    assert (found.external, found.paths, found.anchors) == (False, paths, anchors)
+
+
+@pytest.mark.parametrize("target", ["https://a.org/x#y", "mailto:me@x.org", "//cdn.org/x"])
+def test_external_targets(target):
+    assert target_of("a.md", Link("link", "x", target)).external
+
+
+def test_wiki_targets_name_a_file_anywhere_or_a_path_from_the_root():
+    by_name = target_of("n/a.md", Link("wiki", "x", "Some Note#A Heading"))
+    assert (by_name.paths, by_name.name, by_name.anchors) == ((), "some note", ("a-heading",))
+    by_path = target_of("n/a.md", Link("wiki", "x", "docs/index"))
+    assert by_path.paths[0] == "docs/index.md" and by_path.name is None
+    block = target_of("n/a.md", Link("wiki", "x", "Note#^block-id"))
+    assert block.anchors == ()  # a block reference is no heading
+
+
+# --- the links view over a real index ---------------------------------------------------
+
+FILES = {
+    "index.md": "# Home\n\nStart with [setup](guide/setup) or [the API](api.html#endpoints).\n"
+                "Also [[Deep Note]], [[Deep Note#Second Part|part two]] and "
+                "[gone](missing.md), [out](https://example.org).\n",
+    "guide/setup.md": "# Setup { #install }\n\nInstall it. Back [home](../index.md#home).\n",
+    "api.md": "# API\n\nIntro.\n\n## Endpoints\n\nList. See [setup](guide/setup.md#install).\n",
+    "notes/deep/Deep Note.md": "# Deep Note\n\nFirst.\n\n## Second Part\n\nMore.\n",
+}
+
+
+def write(path: Path, text: str, bump: int = 0) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    if bump:  # the fingerprint changes even within one mtime tick
+        st = path.stat()
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + bump * 1_000_000_000))
+
+
+def kb(root: Path, files: dict[str, str]):
+    for rel, text in files.items():
+        write(root / "docs" / rel, text)
+    (root / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    return load_config(root)
+
+
+def resolved(config) -> list[tuple]:
+    reader, _ = open_index(config)
+    with reader:
+        rows = run_sql(reader, "select source_id, seq, text, target, external, target_id "
+                               "from links order by source_id, seq").rows
+    return rows
+
+
+def test_the_links_view_resolves_targets_to_chunks(tmp_path):
+    rows = {(r[0], r[2]): r[5] for r in resolved(kb(tmp_path, FILES))}
+    assert rows[("docs:index.md#home", "setup")] == "docs:guide/setup.md"
+    assert rows[("docs:index.md#home", "the API")] == "docs:api.md#endpoints"
+    assert rows[("docs:index.md#home", "Deep Note")] == "docs:notes/deep/Deep Note.md"
+    assert rows[("docs:index.md#home", "part two")] == "docs:notes/deep/Deep Note.md#second-part"
+    assert rows[("docs:index.md#home", "gone")] is None
+    assert rows[("docs:index.md#home", "out")] is None
+    assert rows[("docs:guide/setup.md#install", "home")] == "docs:index.md#home"
+    # the anchor a heading declares, { #install }
+    assert rows[("docs:api.md#endpoints", "setup")] == "docs:guide/setup.md#install"
+
+
+def test_ra_get_links_returns_the_linked_chunks_within_the_budget(tmp_path, monkeypatch,
+                                                                   capsys):
+    kb(tmp_path, FILES)
+    monkeypatch.chdir(tmp_path)
+    assert main(["get", "docs:index.md", "--links", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [c["id"] for c in data["linked"]] == [
+        "docs:guide/setup.md", "docs:api.md#endpoints", "docs:notes/deep/Deep Note.md"]
+    assert all(c["tier"] == "full" and c["content"] for c in data["linked"])
+    assert [link["id"] for link in data["links"]][-2:] == [None, None]  # gone, external
+    assert main(["get", "docs:index.md", "--links", "--max-tokens", "60"]) == 0
+    out = capsys.readouterr().out
+    assert "reaching 3 indexed chunks" in out
+    assert "docs:guide/setup.md  Setup" in out  # no room for its text: its id and title
+    assert main(["get", "docs:index.md", "--links", "--max-tokens", "40", "--json"]) == 0
+    tight = json.loads(capsys.readouterr().out)
+    assert tight["linked_omitted"] + len(tight["linked"]) == 3
+    assert tight["tokens_used"] <= max(40, tight["tokens"])
+
+
+def test_get_links_leaves_out_the_chunk_itself_and_its_ancestors(tmp_path, monkeypatch,
+                                                                 capsys):
+    kb(tmp_path, FILES)
+    monkeypatch.chdir(tmp_path)
+    assert main(["get", "docs:guide/setup.md", "--links", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [c["id"] for c in data["linked"]] == ["docs:index.md#home"]
+
+
+def test_a_link_follows_the_file_it_points_to_when_only_that_file_changes(tmp_path):
+    config = kb(tmp_path, FILES)
+    assert ("docs:api.md#endpoints", "docs:guide/setup.md#install") in {
+        (r[0], r[5]) for r in resolved(config)}
+    write(tmp_path / "docs" / "guide" / "setup.md", "# Setup\n\nNo declared id now.\n", bump=5)
+    after = {(r[0], r[5]) for r in resolved(config)}  # api.md itself did not change
+    assert ("docs:api.md#endpoints", "docs:guide/setup.md") in after
+    (tmp_path / "docs" / "index.md").unlink()
+    assert not [r for r in resolved(config) if r[0].startswith("docs:index.md")]
+
+
+def test_incremental_updates_keep_the_links_of_a_full_build(tmp_path, monkeypatch):
+    monkeypatch.setattr(run, "PART_FILES", 2)
+    monkeypatch.setattr("ra.pipeline.update.PART_FILES", 2)
+    rng = random.Random(11)
+    names = [f"p{i}.md" for i in range(8)]
+
+    def page(name: str) -> str:
+        links = " ".join(f"[{n}]({n}#{rng.choice(['top', 'part', 'nope'])})"
+                         for n in rng.sample(names, 3))
+        return f"# Top\n\nIntro {links}\n\n## Part\n\n[[{rng.choice(names)[:-3]}]]\n"
+
+    config = kb(tmp_path / "inc", {n: page(n) for n in names[:5]})
+    resolved(config)  # first build
+    for step in range(8):
+        path = tmp_path / "inc" / "docs" / rng.choice(names)
+        if path.exists() and step % 3 == 2:
+            path.unlink()
+        else:
+            write(path, page(path.name), bump=step + 1)
+        resolved(config)
+    full_root = tmp_path / "full"
+    for path in sorted((tmp_path / "inc" / "docs").glob("*.md")):
+        write(full_root / "docs" / path.name, path.read_text())
+    assert resolved(config) == resolved(kb(full_root, {}))
