@@ -438,7 +438,7 @@ def test_an_empty_topic_is_answered_with_nothing(env):
 
 def test_json_shape_of_a_response(env):
     data = search(env, "mutex", list_only=True).to_dict()
-    assert set(data) == {"queries", "tokens_used", "max_tokens"}
+    assert set(data) == {"queries", "tokens_used", "max_tokens", "truncated"}
     result = data["queries"][0]["results"][0]
     assert {"id", "tree", "path", "title", "breadcrumb", "score", "snippet"} <= set(result)
     assert "content" not in result

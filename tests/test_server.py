@@ -86,8 +86,10 @@ async def test_tools_are_listed_read_only_with_agent_descriptions(project):
 async def test_search_text_and_structured_content_match_the_cli(project, capsys):
     result = await call(project, "search", {"queries": "logging conventions"})
     assert not result.is_error
-    _, full, _ = cli(capsys, "search", "logging conventions")
-    _, as_json, _ = cli(capsys, "search", "logging conventions", "--json")
+    # the MCP tool answers within [mcp] max_tokens (4000) unless asked otherwise
+    _, full, _ = cli(capsys, "search", "logging conventions", "--max-tokens", "4000")
+    _, as_json, _ = cli(capsys, "search", "logging conventions", "--json", "--max-tokens",
+                        "4000")
     assert text(result) == full
     assert result.structured_content == json.loads(as_json)
     assert text(result).startswith("─── docs:guide.md#logging ───\n")
@@ -96,9 +98,11 @@ async def test_search_text_and_structured_content_match_the_cli(project, capsys)
 async def test_search_array_is_multi_topic_and_list_matches_cli(project, capsys):
     args = {"queries": ["logging", "rust ownership"], "list": True, "limit": 3}
     result = await call(project, "search", args)
-    _, listed, _ = cli(capsys, "search", "logging", "rust ownership", "--list", "-n", "3")
+    budget = ("--max-tokens", "4000")  # the MCP default, [mcp] max_tokens
+    _, listed, _ = cli(capsys, "search", "logging", "rust ownership", "--list", "-n", "3",
+                       *budget)
     _, as_json, _ = cli(capsys, "search", "logging", "rust ownership", "--list", "-n", "3",
-                        "--json")
+                        "--json", *budget)
     assert text(result) == listed and result.structured_content == json.loads(as_json)
     topics = result.structured_content["queries"]
     assert [t["query"] for t in topics] == ["logging", "rust ownership"]
@@ -320,7 +324,8 @@ async def test_context_matches_the_library_and_refuses_files_outside_the_project
     reader, _ = open_index(load_config(project))
     with reader:
         expected = context_search(reader, load_config(project),
-                                  [str(project / "src" / "logging_setup.py")], ContextOptions())
+                                  [str(project / "src" / "logging_setup.py")],
+                                  ContextOptions(max_tokens=4000))  # [mcp] max_tokens
     assert not ok.is_error and ok.structured_content == expected.to_dict()
     assert "Configure logging conventions here." in text(ok)
     assert all(r.is_error and "outside the project root" in text(r) for r in bad)

@@ -36,9 +36,9 @@ from ra.globs import glob_set
 
 __all__ = [
     "CONFIG_NAME", "DEFAULT_INCLUDE", "Config", "ConfigWarning", "ContextRule",
-    "ContextSettings", "FieldBoosts", "MatchedRules", "SearchSettings", "Settings", "Tree",
-    "discover_config_files", "effective_trees", "expand_tilde", "global_config_path",
-    "is_global_config", "is_root_config", "load_config", "load_config_files",
+    "ContextSettings", "FieldBoosts", "MatchedRules", "McpSettings", "SearchSettings",
+    "Settings", "Tree", "discover_config_files", "effective_trees", "expand_tilde",
+    "global_config_path", "is_global_config", "is_root_config", "load_config", "load_config_files",
     "parse_config_file", "parse_config_text", "resolve_path",
 ]
 
@@ -103,6 +103,17 @@ class SearchSettings:
     b: float = 0.75
     fuzzy_weight: float = 0.5  # a fuzzy expansion's weight relative to an exact match
     boosts: FieldBoosts = field(default_factory=FieldBoosts)
+
+
+@dataclass(frozen=True)
+class McpSettings:
+    """``[mcp]``: what the MCP tools do when an agent does not say. ``max_tokens`` is the
+    token budget of ``search``, ``context`` and ``get`` with ``links``: an agent asking
+    for one result must not receive a 30 KB document it did not expect (results that do
+    not fit come as snippets or ids, and the answer says so). 4000 tokens hold five
+    sections of a typical knowledge base in full."""
+
+    max_tokens: int = 4000
 
 
 @dataclass(frozen=True)
@@ -185,6 +196,7 @@ class Config:
     settings: Settings = field(default_factory=Settings)
     search: SearchSettings = field(default_factory=SearchSettings)
     context: ContextSettings = field(default_factory=ContextSettings)
+    mcp: McpSettings = field(default_factory=McpSettings)
     trees: tuple[Tree, ...] = ()  # sorted by name
     warnings: tuple[ConfigWarning, ...] = ()
     global_file: Path | None = None  # ~/.ra.toml, when it is one of the files
@@ -198,6 +210,23 @@ class Config:
 
     def tree(self, name: str) -> Tree | None:
         return next((t for t in self.trees if t.name == name), None)
+
+    def require_trees(self, names: Iterable[str]) -> tuple[str, ...]:
+        """``names`` when each is a configured tree; else a NotFoundError naming the trees
+        there are (every surface asks here: a search of a tree that does not exist must
+        not answer "no results")."""
+        from difflib import get_close_matches
+
+        from ra.errors import NotFoundError
+
+        names = tuple(names)
+        known = [t.name for t in self.trees]
+        for name in names:
+            if name not in known:
+                raise NotFoundError(
+                    f"no tree named {name!r}; trees: {', '.join(known) or '(none configured)'}",
+                    suggestions=get_close_matches(name, known, n=3))
+        return names
 
     def index_fingerprint(self) -> dict:
         """Everything in the configuration that shapes the index; a change forces a rebuild."""
@@ -226,7 +255,7 @@ class Config:
         trees = {t.name: {"path": str(t.path), "include": list(t.include),
                           "exclude": list(t.exclude)} for t in self.trees}
         return _plain({"settings": asdict(self.settings), "search": asdict(self.search),
-                       "context": context, "tree": trees})
+                       "context": context, "mcp": asdict(self.mcp), "tree": trees})
 
     def to_toml(self) -> str:
         """The effective configuration as TOML text (what ``ra config`` prints)."""
@@ -328,7 +357,8 @@ def load_config_files(files: Iterable[Path], *, home: Path | None = None) -> Con
     paths = tuple(path for path, _ in parsed)
     return Config(files=paths, root=_config_root(paths, home),
                   settings=_merged_settings(parsed, home), search=_merged_search(parsed),
-                  context=_merged_context(parsed), trees=trees, warnings=tuple(warnings),
+                  context=_merged_context(parsed), mcp=_merged_mcp(parsed), trees=trees,
+                  warnings=tuple(warnings),
                   global_file=next((p for p in paths if is_global_config(p, home)), None))
 
 
@@ -358,6 +388,13 @@ def _merged_search(parsed: _Parsed) -> SearchSettings:
         boosts.update(section.get("boosts", {}))
         values.update({k: v for k, v in section.items() if k != "boosts"})
     return SearchSettings(**values, boosts=FieldBoosts(**boosts))
+
+
+def _merged_mcp(parsed: _Parsed) -> McpSettings:
+    values: dict = {}
+    for _, raw in reversed(parsed):
+        values.update(raw.get("mcp", {}))
+    return McpSettings(**values)
 
 
 def _merged_context(parsed: _Parsed) -> ContextSettings:

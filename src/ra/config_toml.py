@@ -154,6 +154,7 @@ _SEARCH = {**_QUERY_SEARCH, "stemmer": _stemmer, "boosts": _BOOSTS}
 _CONTEXT = {name: _integer(1) for name in ("limit", "terms", "min_term_frequency",
                                            "min_word_length", "max_word_length", "sample_size")}
 _TREE = {"path": _string, "include": _glob_list, "exclude": _glob_list}
+_MCP = {"max_tokens": _integer(1)}
 # A rule's search overrides are query-time settings: the stemmer shapes the whole index.
 _RULE = {"match": _glob_or_list, "trees": _strings, "terms": _strings, "include": _strings,
          "search": _QUERY_SEARCH}
@@ -216,10 +217,11 @@ def parse_config_file(path: Path) -> dict:
 def parse_config_text(text: str, source: Path) -> dict:
     """Validate one file's TOML into its raw form: only what the file says, normalised.
 
-    Keys: ``root``; ``settings``, ``search`` (with ``boosts``), ``context`` (scalars plus
-    ``rules`` and ``patterns``) when the file has those tables; ``tree`` (name → path,
-    include, exclude, None when absent) from ``[tree.NAME]`` and ``[trees]``; ``include``
-    (``[[include]]`` entries: tree, pattern list); ``warnings``, always.
+    Keys: ``root``; ``settings``, ``search`` (with ``boosts``), ``mcp``, ``context``
+    (scalars plus ``rules`` and ``patterns``) when the file has those tables; ``tree``
+    (name → path, include, exclude, None when absent) from ``[tree.NAME]`` and
+    ``[trees]``; ``include`` (``[[include]]`` entries: tree, pattern list); ``warnings``,
+    always.
     """
     src = _Source(Path(source), text)
     raw: dict = {"warnings": src.warnings}
@@ -283,6 +285,10 @@ def _section_search(src: _Source, value: object, raw: dict) -> None:
     raw["search"] = _parse_table(src, value, ("search",), _SEARCH)
 
 
+def _section_mcp(src: _Source, value: object, raw: dict) -> None:
+    raw["mcp"] = _parse_table(src, value, ("mcp",), _MCP)
+
+
 def _section_context(src: _Source, value: object, raw: dict) -> None:
     table = dict(_table(src, value, ("context",)))
     rules = _table_array(src, table.pop("rules", []), ("context", "rules"))
@@ -344,7 +350,8 @@ def _section_include(src: _Source, value: object, raw: dict) -> None:
 
 _SECTIONS: dict[str, Callable[[_Source, object, dict], None]] = {
     "root": _section_root, "settings": _section_settings, "search": _section_search,
-    "context": _section_context, "tree": _section_tree, "trees": _section_trees,
+    "context": _section_context, "mcp": _section_mcp, "tree": _section_tree,
+    "trees": _section_trees,
     "include": _section_include,
 }
 

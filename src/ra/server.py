@@ -18,10 +18,13 @@ Shape (the MCP SDK v2 model):
 
 Tools are thin: arguments → library → ``ra.cli.output`` rendering, so the text an agent
 reads is what ``ra search`` prints and the structured content is ``ra search --json``'s
-``SearchResponse.to_dict()``. Library errors (``RaError``) become tool errors carrying
-the CLI's message; bad arguments are rejected by the SDK's validation against the
-``Annotated`` schemas; any other exception becomes a generic tool error and is logged,
-so no call can take the server down. Every tool is annotated read-only: ``get`` resolves
+``SearchResponse.to_dict()``; each tool declares that shape as its output schema
+(``ra.mcp_schemas``). ``search``, ``context`` and ``get`` with ``links`` answer within
+a token budget unless the agent gives one (``[mcp] max_tokens``), and say what it cut.
+Library errors (``RaError``) become tool errors carrying the CLI's message; bad arguments
+are rejected by the SDK's validation against the ``Annotated`` schemas; any other
+exception becomes a generic tool error and is logged, so no call can take the server
+down. Every tool is annotated read-only: ``get`` resolves
 ids only against the index and ``context`` refuses files outside the project root.
 """
 
@@ -40,7 +43,8 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, StringConstraints
 
 from ra import __version__
-from ra.errors import NotFoundError, QueryError, RaError, message
+from ra import mcp_schemas as schemas
+from ra.errors import QueryError, RaError, message
 from ra.warm import WarmIndex
 
 log = logging.getLogger("ra.server")
@@ -86,15 +90,18 @@ class KnowledgeBase:
 
     def call(self, fn: Callable[[Any], Any], *, need_index: bool = True) -> Any:
         """``fn(searcher)`` against an index brought up to date first; without
-        ``need_index``, ``fn(None)`` after bringing it up to date if that can be done."""
+        ``need_index``, ``fn(error)`` after bringing it up to date if that can be done,
+        ``error`` being why it could not (a broken ``.ra.toml``, say), else None."""
         with self.lock:
             if not need_index:
+                error = None
                 try:
                     self.index.reader()
                 except RaError as exc:
                     log.info("%s", exc)
+                    error = exc
                 self._log_status()
-                return fn(None)
+                return fn(error)
             with self.index.use() as reader:
                 self._log_status()
                 return fn(self._searcher(reader))
@@ -114,12 +121,7 @@ class KnowledgeBase:
 
     def check_trees(self, trees: list[str] | None) -> tuple[str, ...]:
         """The tree names asked for, refusing names the configuration does not know."""
-        known = [t.name for t in self.config.trees]
-        unknown = [t for t in trees or () if t not in known]
-        if unknown:
-            raise NotFoundError(f"no tree named {unknown[0]!r}; trees: "
-                                f"{', '.join(known) or '(none configured)'}")
-        return tuple(trees or ())
+        return self.config.require_trees(trees or ())
 
     def inside_root(self, files: list[str]) -> list[str]:
         """Absolute paths of ``files`` (relative ones are taken from the project root),
@@ -166,9 +168,15 @@ def answer(ctx: Context, fn: Callable[[KnowledgeBase], CallToolResult]) -> CallT
 def _search_result(response, list_only: bool) -> CallToolResult:
     from ra.cli.output import render_search
 
-    text = render_search(response, "list" if list_only else "full")
+    text = render_search(response, "list" if list_only else "full",
+                         budget_option="the max_tokens argument")
     text += "".join(f"warning: {w}\n" for w in getattr(response, "warnings", ()))
     return _result(text, response.to_dict())
+
+
+def _budget(kb: KnowledgeBase, max_tokens: int | None) -> int:
+    """The agent's token budget, else the configured default (``[mcp] max_tokens``)."""
+    return max_tokens if max_tokens is not None else kb.config.mcp.max_tokens
 
 
 def _topics(queries: str | list[str]) -> list[str]:
@@ -185,8 +193,21 @@ def _sources_text(info: dict) -> str:
     idx = info["index"]
     lines += ["", f"index: {idx['state']}" + (f", built {idx['built_at']}"
                                              if idx.get("built_at") else "")]
+    lines += [f"error: {e}" for e in info["errors"]]
     lines += [f"warning: {w}" for w in info["warnings"]]
     return "\n".join(lines) + "\n"
+
+
+def _sources(kb: KnowledgeBase, error: RaError | None) -> dict:
+    """``collect_status`` of the configuration in use, with why a newer one could not be
+    used: the index state then describes the last configuration that could be read."""
+    from ra.status import collect_status
+
+    info = collect_status(kb.config)
+    info["errors"] = [] if error is None else [message(error, label="")]
+    if error is not None:
+        info["index"]["state"] = f"{info['index']['state']} (last good configuration)"
+    return info
 
 
 # --- the server ----------------------------------------------------------------------------
@@ -198,8 +219,12 @@ Queries = Annotated[Query | Annotated[list[Query], Field(max_length=MAX_TOPICS)]
     "typo-tolerant; \"quote\" an exact phrase; -word excludes; a OR b.")]
 Limit = Annotated[int | None, Field(ge=1, le=1000, description="Results per topic (default 5).")]
 MaxTokens = Annotated[int | None, Field(ge=1, description=(
-    "Token budget over all results (cl100k tokens). Results in rank order while they fit; "
-    "one that does not fit is given as a list entry (id, title, snippet)."))]
+    "Token budget over all results (cl100k tokens; default [mcp] max_tokens, 4000). "
+    "Results in rank order while they fit; one that does not fit is given as a list "
+    "entry (id, title, snippet), else as its id and title; the answer says what it cut."))]
+SearchOut = Annotated[CallToolResult, schemas.SearchOutput]
+GetOut = Annotated[CallToolResult, schemas.GetOutput]
+SourcesOut = Annotated[CallToolResult, schemas.SourcesOutput]
 Trees = Annotated[list[str] | None, Field(
     description="Only these knowledge trees (names from list_sources).")]
 ListOnly = Annotated[bool, Field(description=(
@@ -272,7 +297,7 @@ def _add_search_tools(server: MCPServer) -> None:
         offset: Offset = 0,
         sort: Sort = "score",
         include_archived: Archived = False,
-    ) -> CallToolResult:
+    ) -> SearchOut:
         """Search the project's knowledge base (conventions, designs, decisions, reference
         notes) before relying on general knowledge. Returns the best matching sections as
         markdown, best first, each under a `─── tree:path#heading ───` line. Use an array
@@ -284,7 +309,7 @@ def _add_search_tools(server: MCPServer) -> None:
 
             def run(s):  # after the refresh: trees of the current configuration
                 return s.search(topics, SearchOptions(
-                    limit=limit, max_tokens=max_tokens, list_only=list,
+                    limit=limit, max_tokens=_budget(kb, max_tokens), list_only=list,
                     trees=kb.check_trees(trees), tags=tuple(tags or ()), path=path,
                     since=since, until=until, offset=offset, sort=sort,
                     include_archived=include_archived))
@@ -302,7 +327,7 @@ def _add_search_tools(server: MCPServer) -> None:
             "Also the chunks this one links to, each once, within max_tokens (default "
             "false)."))] = False,
         max_tokens: MaxTokens = None,
-    ) -> CallToolResult:
+    ) -> GetOut:
         """Read one section of the knowledge base, with its subsections, or a whole
         document, by the id a search returned; with links, the sections it links to."""
         from ra.cli.output import render_chunk
@@ -311,18 +336,16 @@ def _add_search_tools(server: MCPServer) -> None:
         def body(kb: KnowledgeBase) -> CallToolResult:
             c = kb.call(lambda s: get_chunk(
                 s.reader, kb.config, id, full_document=full_document, links=links,
-                max_tokens=max_tokens if links else None))
+                max_tokens=_budget(kb, max_tokens) if links else None))
             return _result(render_chunk(c), c.to_dict())
         return answer(ctx, body)
 
     @_tool(server)
-    def list_sources(ctx: Context) -> CallToolResult:
+    def list_sources(ctx: Context) -> SourcesOut:
         """List the knowledge trees ra searches (name, local or global scope, folder,
-        document and chunk counts) and the state of the index."""
-        from ra.status import collect_status
-
+        document and chunk counts), the state of the index and configuration errors."""
         def body(kb: KnowledgeBase) -> CallToolResult:
-            info = kb.call(lambda _s: collect_status(kb.config), need_index=False)
+            info = kb.call(lambda error: _sources(kb, error), need_index=False)
             return _result(_sources_text(info), info)
         return answer(ctx, body)
 
@@ -339,14 +362,14 @@ def _add_context_tool(server: MCPServer) -> None:
         max_tokens: MaxTokens = None,
         list: ListOnly = False,
         trees: Trees = None,
-    ) -> CallToolResult:
+    ) -> SearchOut:
         """Find the knowledge relevant to the files you are working on: conventions,
         designs and notes matching their paths and content. Use before changing them."""
         from ra.query import context as module
 
         def body(kb: KnowledgeBase) -> CallToolResult:
             def run(s):  # after the refresh: root and trees of the current configuration
-                opts = module.ContextOptions(limit=limit, max_tokens=max_tokens,
+                opts = module.ContextOptions(limit=limit, max_tokens=_budget(kb, max_tokens),
                                              list_only=list, trees=kb.check_trees(trees))
                 return module.context_search(s.reader, kb.config, kb.inside_root(files), opts)
             return _search_result(kb.call(run), list)

@@ -71,6 +71,7 @@ def ls(
     if what not in ("trees", "docs", "chunks"):
         raise typer.BadParameter("choose trees, docs or chunks", param_hint="WHAT")
     config = load()
+    config.require_trees(tree)
     if what == "trees":
         rows = list_trees(config)
     else:

@@ -58,10 +58,12 @@ def dumps(data) -> str:
 
 # --- search results ----------------------------------------------------------------------
 
-def render_search(response, mode: str, *, color: bool = False, analyzer=None) -> str:
-    """Text of a ``SearchResponse`` in ``mode``."""
+def render_search(response, mode: str, *, color: bool = False, analyzer=None,
+                  budget_option: str = "--max-tokens") -> str:
+    """Text of a ``SearchResponse`` in ``mode``; ``budget_option`` is what the reader
+    sets the token budget with (the MCP tools say ``max_tokens``)."""
     if mode == "json":
-        return dumps(response.to_dict())
+        return dumps(response.to_dict()) + "\n"
     many = len(response.queries) > 1
     out: list[str] = []
     for topic in response.queries:
@@ -71,14 +73,39 @@ def render_search(response, mode: str, *, color: bool = False, analyzer=None) ->
         if topic.match == "partial":
             out.append("(no chunk matches every word; showing the chunks that match most)")
         if not topic.results:
-            out.append(f"no results for {topic.query!r}")
+            out.append(_nothing_shown(topic, response.max_tokens))
         for r in topic.results:
             out.append(_render_result(r, mode, color, analyzer, set(topic.terms)))
         if topic.explain is not None:
             out.append(render_explain(topic.explain))
     if response.max_tokens is not None:
-        out.append(f"[{response.tokens_used} of {response.max_tokens} tokens]")
+        out.append(_budget_line(response, budget_option))
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _nothing_shown(topic, budget: int | None) -> str:
+    if not topic.omitted:
+        return f"no results for {topic.query!r}"
+    return (f"{plural(topic.total_matches, 'chunk')} match {topic.query!r}, but none fits "
+            f"in {budget} tokens: the smallest needs {topic.needs} tokens as its id and "
+            "title")
+
+
+def _budget_line(response, option: str) -> str:
+    """``[used of budget tokens]``, and what the budget cut when it cut anything."""
+    line = f"[{response.tokens_used} of {response.max_tokens} tokens"
+    if not response.truncated:
+        return line + "]"
+    shown = [r for t in response.queries for r in t.results if r.seen_in is None]
+    snippets, refs = sum(r.tier == "list" for r in shown), sum(r.tier == "ref" for r in shown)
+    omitted = sum(t.omitted for t in response.queries)
+    cut = [f"{plural(snippets, 'result')} as snippets"] if snippets else []
+    cut += [f"{plural(refs, 'result')} as id and title"] if refs else []
+    if omitted:
+        needs = min(t.needs for t in response.queries if t.needs is not None)
+        cut.append(f"{omitted} not shown (the smallest needs {needs} tokens)")
+    return (f"{line}; cut to fit: {', '.join(cut)}; raise {option} for more, or read "
+            "one by id with get]")
 
 
 def _header(r, color: bool) -> str:
@@ -88,6 +115,8 @@ def _header(r, color: bool) -> str:
 def _render_result(r, mode: str, color: bool, analyzer, terms) -> str:
     if r.seen_in is not None:
         return f"{_header(r, color)}\n(shown above under {r.seen_in!r})\n"
+    if r.tier == "ref":
+        return f"{r.id}  {_style(r.title, '1', color)}"
     if mode == "list" or r.tier == "list":
         return f"{r.id}  {_style(r.title, '1', color)}\n    {r.snippet}\n"
     if mode == "matches":

@@ -3,14 +3,61 @@
 from __future__ import annotations
 
 import typer
+from typer.core import TyperCommand
 
 from ra.cli import output
 from ra.cli.common import load, open_reader, write_output
 
 
 def register(app: typer.Typer) -> None:
-    app.command("search", help=SEARCH_HELP, no_args_is_help=True)(search)
+    app.command("search", help=SEARCH_HELP, no_args_is_help=True, cls=QueryCommand)(search)
     app.command("get", help=GET_HELP, no_args_is_help=True)(get)
+
+
+class QueryCommand(TyperCommand):
+    """A command whose arguments are queries, which may start with ``-``: ``ra search
+    '-docker deploy'`` excludes docker, it is no option ``-d``. An argument that is not
+    one of the command's options (nor the value of one) goes after a ``--``, so click
+    reads it as an argument; options keep their meaning wherever they stand."""
+
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, queries_last(self.params, args))
+
+
+def queries_last(params, args: list[str]) -> list[str]:
+    """``args`` with everything that is not an option moved after ``--``."""
+    takes_value = {"-h": False, "--help": False}
+    for p in params:
+        if any(o.startswith("-") for o in p.opts):  # an option (typer vendors click)
+            for name in (*p.opts, *p.secondary_opts):
+                takes_value[name] = not (p.is_flag or p.count)
+    options, queries = [], []
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--":
+            queries += list(rest)
+        elif _is_option(arg, takes_value):
+            options.append(arg)
+            if takes_value.get(arg):
+                options += [v for v in [next(rest, None)] if v is not None]
+        else:
+            queries.append(arg)
+    return options + (["--", *queries] if queries else [])
+
+
+def _is_option(arg: str, takes_value: dict[str, bool]) -> bool:
+    """``--name``, ``--name=value``, ``-n``, ``-n5`` (a short option with its value) and
+    ``-vv`` (short flags together) are options; ``-docker`` and ``-foo bar`` are text.
+    An unknown ``--long`` option stays an option, for click to say it does not exist."""
+    if arg.startswith("--"):
+        return True
+    if not arg.startswith("-") or len(arg) < 2:
+        return False
+    if arg in takes_value:
+        return True
+    if takes_value.get(arg[:2]) and arg[2:].isdigit():
+        return True
+    return all(takes_value.get(f"-{c}") is False for c in arg[1:])
 
 
 SEARCH_HELP = """Search the knowledge base; every argument is its own topic.

@@ -1,11 +1,14 @@
-"""Two-tier packing of ranked results into a token budget (``--max-tokens``).
+"""Tiered packing of ranked results into a token budget (``--max-tokens``).
 
 Results are taken in rank order. Each goes in full when its content fits in what is
 left of the budget; otherwise as its list entry (id, title, snippet) when that fits;
+otherwise as a bare reference (id and title) when the item has one and it fits;
 otherwise it is skipped, and packing goes on, since a later, smaller result may still
-fit. The two tiers come from the neighbouring system in seed 002, whose context builder
-gives the best results in full and the next ones as metadata only: an agent that cannot
-afford a result's text still learns that it exists and can fetch it by id.
+fit. The first two tiers come from the neighbouring system in seed 002, whose context
+builder gives the best results in full and the next ones as metadata only: an agent that
+cannot afford a result's text still learns that it exists and can fetch it by id. The
+reference tier keeps that promise under budgets too small for snippets: a result that
+matched is never silently left out while its id would fit.
 
 Costs are whatever the caller counts. Full costs are cl100k_base counts stored per
 chunk at index time; list entries are counted by a caller-supplied function, by default
@@ -18,11 +21,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Literal, Protocol, TypeVar
 
-Tier = Literal["full", "list"]
+Tier = Literal["full", "list", "ref"]
 
 
 class Costed(Protocol):
-    """Anything with a full cost and a list-entry cost in tokens."""
+    """Anything with a full cost and a list-entry cost in tokens (and optionally a
+    ``ref_tokens`` cost of its id and title alone)."""
 
     @property
     def tokens(self) -> int: ...
@@ -41,6 +45,7 @@ class Cost:
     id: str
     tokens: int  # the full content, as rendered
     list_tokens: int  # id + title + snippet
+    ref_tokens: int | None = None  # id + title; None: no such tier
 
 
 @dataclass(frozen=True)
@@ -88,7 +93,8 @@ def pack(items: Sequence[T], budget: int | None) -> Packing[T]:
         if tier is None:
             skipped.append(item)
             continue
-        cost = item.tokens if tier == "full" else item.list_tokens
+        cost = (item.tokens if tier == "full" else item.list_tokens if tier == "list"
+                else _ref(item))
         packed.append(Packed(item, tier, cost))
         left = None if left is None else left - cost
     return Packing(packed, sum(p.tokens for p in packed), budget, skipped)
@@ -100,4 +106,17 @@ def _tier(item: Costed, left: int | None) -> Tier | None:
         return "full"
     if item.list_tokens <= left:
         return "list"
+    ref = _ref(item)
+    if ref is not None and ref <= left:
+        return "ref"
     return None
+
+
+def _ref(item: Costed) -> int | None:
+    return getattr(item, "ref_tokens", None)
+
+
+def ref_entry_tokens(chunk_id: str, title: str,
+                     count: Callable[[str], int] = estimate_tokens) -> int:
+    """What a result costs as a bare reference: its id and title on one line."""
+    return count(f"{chunk_id}  {title}")

@@ -83,6 +83,7 @@ def context_search(reader, config, files: list[str | Path],
                    options: SearchOptions = ContextOptions()) -> ContextResponse:
     """Chunks relevant to ``files``, as one topic; rule includes first."""
     t0 = time.perf_counter()
+    config.require_trees(options.trees)
     searcher = Searcher(reader, config)
     signals, warnings = [], []
     for f in files:

@@ -6,9 +6,13 @@ For each topic (one CLI argument, one element of the MCP ``queries`` array):
           → hierarchical aggregation → elbow cutoff → limit → content and snippets
 
 then all topics are packed together into the token budget, round-robin by rank so a
-budget shares fairly between topics. A chunk already shown under an earlier topic is
-referenced by id, not repeated. ``SearchResponse.to_dict`` is the JSON shape of
-``ra search --json`` and of the MCP tool's structured content.
+budget shares fairly between topics: in full, else as a list entry, else as id and
+title (``ra.query.budget``); a topic says how many of its results did not fit at all
+and what the smallest of them needs, so that a budget too small is never mistaken for
+"nothing matched". A chunk already shown under an earlier topic is referenced by id, not
+repeated. ``SearchResponse.to_dict`` is the JSON shape of ``ra search --json`` and of
+the MCP tool's structured content. A tree that is not configured, named in the options
+or by ``tree:`` in a query, is an error that lists the trees (``Config.require_trees``).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from ra.errors import QueryError
 from ra.markup import is_markdown
 from ra.query import rank as ranking
 from ra.query.bm25f import Filters, Weights, bm25f_sql, is_plain, top_sql
-from ra.query.budget import estimate_tokens, list_entry_tokens, pack
+from ra.query.budget import estimate_tokens, list_entry_tokens, pack, ref_entry_tokens
 from ra.query.index import ChunkMeta
 from ra.query.parser import parse
 from ra.query.plan import Plan, PlanOptions, plan_query
@@ -66,7 +70,7 @@ class Result:
     snippet: str = ""
     content: str | None = None
     tokens: int = 0
-    tier: str = "full"  # "full" | "list" (what the token budget allowed)
+    tier: str = "full"  # "full" | "list" | "ref" (what the token budget allowed)
     seen_in: str | None = None  # shown under this earlier topic already
     constituents: tuple[str, ...] = ()
     line: int = 1  # line of the file where the content starts
@@ -78,10 +82,15 @@ class Result:
         """What this result costs as a list entry (id, title, snippet)."""
         return list_entry_tokens(self.id, self.title, self.snippet)
 
+    @property
+    def ref_tokens(self) -> int:
+        """What this result costs as a bare reference (id and title)."""
+        return ref_entry_tokens(self.id, self.title)
+
     def to_dict(self, list_only: bool = False) -> dict:
         out = {"id": self.id, "tree": self.tree, "path": self.path, "title": self.title,
                "breadcrumb": self.breadcrumb, "score": round(self.score, 6),
-               "snippet": self.snippet, "tokens": self.tokens}
+               "snippet": self.snippet if self.tier != "ref" else "", "tokens": self.tokens}
         if not list_only and self.tier == "full" and self.seen_in is None:
             out["content"] = self.content
         if self.tier != "full":
@@ -103,11 +112,16 @@ class Topic:
     results: list[Result] = field(default_factory=list)
     explain: dict | None = None
     terms: list[str] = field(default_factory=list)  # matched index terms, for highlighting
+    omitted: int = 0  # ranked results the token budget left out entirely
+    needs: int | None = None  # tokens the smallest of them needs (as id and title)
 
     def to_dict(self, list_only: bool = False) -> dict:
         out = {"query": self.query, "match": self.match,
                "total_matches": self.total_matches,
-               "results": [r.to_dict(list_only) for r in self.results]}
+               "results": [r.to_dict(list_only) for r in self.results],
+               "omitted": self.omitted}
+        if self.needs is not None:
+            out["smallest_omitted_tokens"] = self.needs
         if self.explain is not None:
             out["explain"] = self.explain
         return out
@@ -123,9 +137,16 @@ class SearchResponse:
     list_only: bool = False
     status: str | None = None  # what freshness did before answering
 
+    @property
+    def truncated(self) -> bool:
+        """Whether the token budget shortened or left out any result."""
+        return any(t.omitted or any(r.tier != "full" for r in t.results if r.seen_in is None)
+                   for t in self.queries)
+
     def to_dict(self) -> dict:
         return {"queries": [t.to_dict(self.list_only) for t in self.queries],
-                "tokens_used": self.tokens_used, "max_tokens": self.max_tokens}
+                "tokens_used": self.tokens_used, "max_tokens": self.max_tokens,
+                "truncated": self.truncated}
 
 
 class Searcher:
@@ -161,6 +182,7 @@ class Searcher:
     def search(self, topics: list[str], options: SearchOptions = SearchOptions()
                ) -> SearchResponse:
         """Answer every topic, dedupe across topics, pack into the token budget."""
+        self.config.require_trees(options.trees)
         answered = [self.topic(q, options) for q in topics]
         shown: list[tuple[int, int, str]] = []  # ord ranges already shown, by topic
         for topic in answered:
@@ -182,7 +204,11 @@ class Searcher:
                 r.id, r.title, r.snippet)
         packing = pack(order, options.max_tokens)
         kept = {id(p.item): p for p in packing.items}
+        left_out = {id(r) for r in packing.skipped}
         for topic in topics:
+            omitted = [r for r in topic.results if id(r) in left_out]
+            topic.omitted = len(omitted)
+            topic.needs = min((r.ref_tokens for r in omitted), default=None)
             topic.results = [self._packed(r, kept) for r in topic.results
                              if r.seen_in is not None or id(r) in kept]
         return packing.tokens_used
@@ -204,6 +230,7 @@ class Searcher:
             if node is not None else None
         if plan is None:
             return Topic(query, "none", 0, explain={"ast": None} if o.explain else None)
+        self.config.require_trees([c.tree for c in plan.clauses if c.kind == "tree"])
         t_plan = time.perf_counter()
         rows, metas, sql = self._score(plan, o)
         t_sql = time.perf_counter()

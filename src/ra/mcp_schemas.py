@@ -1,0 +1,114 @@
+"""The structured output of each MCP tool, declared so that clients see its schema.
+
+A tool of ``ra.server`` returns ``Annotated[CallToolResult, Schema]``: the SDK publishes
+the schema as the tool's ``outputSchema`` and checks the structured content of every
+successful call against it. The shapes are those of the library's ``to_dict`` methods
+(``SearchResponse``, ``ra.query.get.Chunk``, ``ra.status.collect_status``), which the
+CLI prints with ``--json`` too; ``tests/test_server.py`` holds them together.
+"""
+
+from __future__ import annotations
+
+from typing import (
+    Literal,
+    NotRequired,  # pydantic wants these before 3.12
+)
+
+from typing_extensions import TypedDict
+
+
+class SearchResult(TypedDict):
+    id: str
+    tree: str
+    path: str
+    title: str
+    breadcrumb: str
+    score: float
+    snippet: str  # empty when given as id and title only
+    tokens: int  # what the result costs as given
+    content: NotRequired[str]  # in full only
+    tier: NotRequired[Literal["list", "ref"]]  # shortened by the token budget
+    seen_in: NotRequired[str]  # shown under this earlier topic already
+    aggregated_from: NotRequired[list[str]]
+
+
+class Topic(TypedDict):
+    query: str
+    match: Literal["all", "partial", "none"]
+    total_matches: int  # chunks that match, before the limit and the budget
+    results: list[SearchResult]
+    omitted: int  # results the token budget left out entirely
+    smallest_omitted_tokens: NotRequired[int]  # what the smallest of those needs
+    explain: NotRequired[dict]
+
+
+class SearchOutput(TypedDict):
+    """``search`` and ``context``: ``ra search --json``."""
+
+    queries: list[Topic]
+    tokens_used: int
+    max_tokens: int | None
+    truncated: bool  # whether the budget shortened or left out any result
+    warnings: NotRequired[list[str]]  # context: files skipped, includes not found
+
+
+class OutLink(TypedDict):
+    text: str
+    target: str  # as written
+    id: str | None  # the indexed chunk it reaches
+
+
+class Linked(TypedDict):
+    id: str
+    title: str
+    breadcrumb: str
+    tokens: int
+    tier: Literal["full", "list"]
+    content: str | None  # in full only
+
+
+class GetOutput(TypedDict):
+    """``get``: ``ra get --json`` (the link keys with ``links`` only)."""
+
+    id: str
+    tree: str
+    path: str
+    title: str
+    breadcrumb: str
+    content: str
+    tokens: int
+    links: NotRequired[list[OutLink]]
+    linked: NotRequired[list[Linked]]
+    linked_omitted: NotRequired[int]
+    max_tokens: NotRequired[int | None]
+    tokens_used: NotRequired[int]
+
+
+class SourceTree(TypedDict):
+    name: str
+    path: str
+    scope: Literal["local", "global"]
+    exists: bool
+    include: list[str]
+    exclude: list[str]
+    documents: int
+    chunks: int
+
+
+class IndexState(TypedDict):
+    path: str | None
+    state: str
+    generation: NotRequired[str]
+    built_at: NotRequired[str | None]
+    size_bytes: NotRequired[int]
+    counts: NotRequired[dict | None]
+
+
+class SourcesOutput(TypedDict):
+    """``list_sources``: ``ra status --json`` plus configuration errors."""
+
+    config_files: list[str]
+    trees: list[SourceTree]
+    index: IndexState
+    warnings: list[str]
+    errors: list[str]  # a configuration that cannot be read (the trees are the last good)

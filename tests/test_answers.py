@@ -1,0 +1,183 @@
+"""Answers an agent can act on, in every surface: each problem found by trying ra as a new
+user and as an agent over MCP (issue 16's measured list) has its test here.
+
+- a token budget too small for any result says so, with what the smallest needs, and
+  lists what it can as ids and titles; it never reads "no results";
+- the MCP tools answer within a default budget, say when they cut, and declare their
+  output schema; ``list_sources`` reports a configuration it cannot read;
+- an unknown tree is an error listing the trees, from ``--tree``, ``tree:`` and MCP;
+- a query may start with ``-``;
+- ``--json`` ends with a newline.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from ra.cli.app import main
+from ra.server import create_server
+
+LONG = "# Docker\n\n" + "Run the docker deploy with care. " * 1000 + "\n"  # ~7k tokens
+NOTES = {
+    "deploy.md": "# Deploy\n\nHow to deploy the app without containers.\n\n"
+                 "## Docker deploy\n\nDeploy with docker compose.\n",
+    "docker.md": LONG,
+    "guide.md": "# Guide\n\nStart here: install, configure, deploy.\n",
+}
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    (tmp_path / "docs").mkdir()
+    for name, text in NOTES.items():
+        (tmp_path / "docs" / name).write_text(text)
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --- budgets ----------------------------------------------------------------------------
+
+def test_a_budget_too_small_for_any_result_says_what_matched(project, capsys):
+    code, out, _ = run(capsys, "search", "docker", "--max-tokens", "3")
+    assert code == 0 and "no results" not in out
+    assert "match 'docker', but none fits in 3 tokens: the smallest needs" in out
+    code, out, _ = run(capsys, "search", "docker", "--max-tokens", "3", "--json")
+    topic = json.loads(out)["queries"][0]
+    assert topic["total_matches"] >= 2 and topic["results"] == []
+    assert topic["omitted"] >= 1 and topic["smallest_omitted_tokens"] > 3
+    assert json.loads(out)["truncated"] is True
+
+
+def test_results_that_do_not_fit_are_listed_as_ids_and_titles(project, capsys):
+    code, out, _ = run(capsys, "search", "docker", "--max-tokens", "9", "--json")
+    data = json.loads(out)
+    results = data["queries"][0]["results"]
+    assert results and all(r["tier"] == "ref" and r["snippet"] == "" for r in results)
+    assert "content" not in results[0] and data["tokens_used"] <= 9
+    code, out, _ = run(capsys, "search", "docker", "--max-tokens", "9")
+    assert f"{results[0]['id']}  {results[0]['title']}" in out
+    assert "cut to fit:" in out and "as id and title" in out
+
+
+# --- MCP ----------------------------------------------------------------------------------
+
+pytestmark_anyio = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_mcp_search_applies_a_default_budget_and_says_it_cut(project):
+    async with Client(create_server(project)) as client:
+        result = await client.call_tool("search", {"queries": "docker", "limit": 1})
+        wide = await client.call_tool("search", {"queries": "docker", "limit": 1,
+                                                 "max_tokens": 100_000})
+    data = result.structured_content
+    assert data["max_tokens"] == 4000 and data["tokens_used"] <= 4000
+    assert data["truncated"] and data["queries"][0]["results"][0]["tier"] == "list"
+    assert "the max_tokens argument" in result.content[0].text
+    assert len(result.content[0].text) < 4000 * 4
+    assert wide.structured_content["queries"][0]["results"][0].get("tier") is None
+
+
+@pytest.mark.anyio
+async def test_mcp_budget_default_is_configurable(project):
+    (project / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n[mcp]\nmax_tokens = 50\n')
+    async with Client(create_server(project)) as client:
+        result = await client.call_tool("search", {"queries": "deploy"})
+        context = await client.call_tool("context", {"files": ["docs/guide.md"]})
+    assert result.structured_content["max_tokens"] == 50
+    assert context.structured_content["max_tokens"] == 50
+
+
+@pytest.mark.anyio
+async def test_every_mcp_tool_declares_its_output_schema(project):
+    async with Client(create_server(project)) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        got = await client.call_tool("get", {"id": "docs:deploy.md", "links": True})
+    for name in ("search", "context", "get", "list_sources"):
+        schema = tools[name].output_schema
+        assert schema and schema["type"] == "object" and schema["properties"], name
+    assert {"queries", "truncated"} <= set(tools["search"].output_schema["properties"])
+    assert "links" in tools["get"].output_schema["properties"]
+    assert "errors" in tools["list_sources"].output_schema["properties"]
+    assert not got.is_error and got.structured_content["linked"] == []
+
+
+@pytest.mark.anyio
+async def test_list_sources_reports_a_configuration_it_cannot_read(project):
+    async with Client(create_server(project)) as client:
+        good = await client.call_tool("list_sources", {})
+        (project / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n[settings\n')
+        bad = await client.call_tool("list_sources", {})
+        search = await client.call_tool("search", {"queries": "deploy"})
+    assert good.structured_content["errors"] == []
+    errors = bad.structured_content["errors"]
+    assert errors and "invalid TOML" in errors[0] and ".ra.toml" in errors[0]
+    assert "\nerror: " in bad.content[0].text and "error: error:" not in bad.content[0].text
+    assert "(last good configuration)" in bad.content[0].text
+    assert search.is_error and "invalid TOML" in search.content[0].text
+
+
+@pytest.mark.anyio
+async def test_an_unknown_tree_is_an_error_listing_the_trees_over_mcp(project):
+    async with Client(create_server(project)) as client:
+        by_option = await client.call_tool("search", {"queries": "deploy", "trees": ["nope"]})
+        by_query = await client.call_tool("search", {"queries": "tree:nope deploy"})
+    for result in (by_option, by_query):
+        assert result.is_error and "no tree named 'nope'; trees: docs" in result.content[0].text
+
+
+# --- the CLI ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv", [
+    ["search", "deploy", "--tree", "nope"],
+    ["search", "tree:nope deploy"],
+    ["search", "deploy", "-t", "docs", "-t", "nope", "--json"],
+    ["context", "docs/guide.md", "--tree", "nope"],
+    ["ls", "docs", "--tree", "nope"],
+])
+def test_an_unknown_tree_is_an_error_listing_the_trees(project, capsys, argv):
+    code, out, err = run(capsys, *argv)
+    assert code == 1 and out == ""
+    assert "no tree named 'nope'; trees: docs" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["search", "-docker deploy"],
+    ["search", "-docker", "deploy", "--json"],  # two topics: the first is all negation
+    ["search", "-n", "1", "-docker deploy", "-vv"],
+    ["search", "--list", "--", "-docker deploy"],
+])
+def test_a_query_may_start_with_a_dash(project, capsys, argv):
+    code, out, err = run(capsys, *argv)
+    assert "No such option" not in err
+    if argv[1:3] == ["-docker", "deploy"]:
+        assert code == 2 and "not negated" in err  # '-docker' alone excludes everything
+        return
+    assert code == 0 and "deploy" in out and "docs:docker.md" not in out  # docker excluded
+
+
+def test_an_unknown_option_is_still_an_error_with_suggestions(project, capsys):
+    code, _, err = run(capsys, "search", "deploy", "--limt", "3")
+    assert code == 2 and "No such option: --limt" in err and "--limit" in err
+
+
+def test_json_output_ends_with_a_newline(project, capsys):
+    for argv in (["search", "deploy", "--json"], ["context", "docs/guide.md", "--json"]):
+        code, out, _ = run(capsys, *argv)
+        assert code == 0 and out.endswith("}\n"), argv
