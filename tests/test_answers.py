@@ -7,7 +7,10 @@ user and as an agent over MCP (issue 16's measured list) has its test here.
   output schema; ``list_sources`` reports a configuration it cannot read;
 - an unknown tree is an error listing the trees, from ``--tree``, ``tree:`` and MCP;
 - a query may start with ``-``;
-- ``--json`` ends with a newline.
+- configuration: misspelled keys get a suggestion, ``ra check`` says each problem once,
+  no trees and overlapping trees are warnings;
+- polish: ``--json`` ends with a newline, counts agree with their nouns, ``ra init``
+  writes no placeholder URL.
 """
 
 from __future__ import annotations
@@ -181,3 +184,64 @@ def test_json_output_ends_with_a_newline(project, capsys):
     for argv in (["search", "deploy", "--json"], ["context", "docs/guide.md", "--json"]):
         code, out, _ = run(capsys, *argv)
         assert code == 0 and out.endswith("}\n"), argv
+
+
+def test_counts_agree_with_their_nouns(tmp_path, monkeypatch, capsys):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "one.md").write_text("# One\n\nText.\n")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\nexlude = []\n')
+    monkeypatch.chdir(tmp_path)
+    _, _, err = run(capsys, "update")
+    assert "indexed 1 file into 2 chunks" in err
+    _, out, _ = run(capsys, "status")
+    assert ": 1 document, 2 chunks" in out
+    code, _, err = run(capsys, "check")
+    assert code == 1 and err.rstrip().endswith("0 errors, 1 warning")
+    _, _, err = run(capsys, "search", "one")
+    (tmp_path / "docs" / "one.md").write_text("# One\n\nText again.\n")
+    _, _, err = run(capsys, "search", "one")
+    assert "(1 file, 2 chunks," in err
+
+
+def test_ra_check_reports_each_problem_once(tmp_path, monkeypatch, capsys):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nText.\n")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\nexlude = ["x"]\n'
+                                       "[settings]\ndefault_limt = 3\n[serch]\nfuzzy = true\n")
+    monkeypatch.chdir(tmp_path)
+    run(capsys, "update")
+    code, _, err = run(capsys, "check")
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert code == 1 and len(warnings) == len(set(warnings)) == 3
+    assert err.rstrip().endswith("0 errors, 3 warnings")
+    assert "(did you mean 'exclude'?)" in err and "(did you mean 'default_limit'?)" in err
+    assert "[serch]: unknown key; ignored (did you mean 'search'?)" in err
+
+
+def test_no_trees_is_a_warning_not_a_silent_empty_answer(tmp_path, monkeypatch, capsys):
+    (tmp_path / ".ra.toml").write_text("")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "search", "anything")
+    assert "no trees configured" in err
+    code, _, err = run(capsys, "check")
+    assert code == 1 and err.count("no trees configured") == 1
+
+
+def test_two_trees_over_one_folder_are_a_warning(tmp_path, monkeypatch, capsys):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nText.\n")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n'
+                                       '[tree.all]\npath = "."\n'
+                                       '[tree.readme]\npath = "."\ninclude = ["README.md"]\n')
+    monkeypatch.chdir(tmp_path)
+    _, _, err = run(capsys, "search", "text")
+    overlaps = [line for line in err.splitlines() if "overlaps" in line]
+    assert len(overlaps) == 1 and "[tree.docs]: overlaps tree 'all'" in overlaps[0]
+
+
+def test_ra_init_writes_no_placeholder_url(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    written = (tmp_path / ".ra.toml").read_text()
+    assert "https://" not in written and "http://" not in written
+    assert "[mcp]" in written

@@ -400,7 +400,8 @@ def test_rule_search_overrides_first_rule_wins_and_conflicts_are_flagged(tmp_pat
 def test_rule_search_cannot_override_the_stemmer(tmp_path):
     config = _rules_config([{"match": "*", "search": {"stemmer": "german"}}], tmp_path)
     assert config.context.rules[0].search == ()
-    assert [w.key for w in config.warnings] == ["context.rules[0].search.stemmer"]
+    assert [w.key for w in config.warnings if w.key] == ["context.rules[0].search.stemmer"]
+    assert "no trees configured" in str(config.warnings[-1])  # the config has none
 
 
 # --- errors name file, key and line --------------------------------------------------------
@@ -453,7 +454,8 @@ def test_unreadable_utf8_is_a_config_error(tmp_path):
 
 def test_unknown_keys_are_warnings_naming_file_and_key(tmp_path):
     path = _write(tmp_path / ".ra.toml", "[settings]\ndefault_limit = 7\nlimt = 3\n"
-                                         "[weird]\nx = 1\n[search.boosts]\nheading = 2.0\n")
+                                         "[weird]\nx = 1\n[search.boosts]\nheading = 2.0\n"
+                                         '[tree.here]\npath = "."\n')
     config = load_config(cwd=tmp_path)
     assert config.settings.default_limit == 7
     assert [(w.file, w.key) for w in config.warnings] == [
@@ -499,7 +501,8 @@ def test_scalars_merge_per_key_including_boosts(tmp_path, isolated_home):
 def test_upstream_aliases_set_candidate_limit(tmp_path):
     _write(tmp_path / ".ra.toml", "[search]\naggregation_pool_size = 40\n")
     assert load_config(cwd=tmp_path).search.candidate_limit == 40
-    _write(tmp_path / ".ra.toml", "[search]\nmax_candidates = 30\ncandidate_limit = 50\n")
+    _write(tmp_path / ".ra.toml", "[search]\nmax_candidates = 30\ncandidate_limit = 50\n"
+                                  '[tree.here]\npath = "."\n')
     config = load_config(cwd=tmp_path)
     assert config.search.candidate_limit == 50
     assert [w.key for w in config.warnings] == ["search.max_candidates"]

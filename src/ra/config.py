@@ -355,6 +355,10 @@ def load_config_files(files: Iterable[Path], *, home: Path | None = None) -> Con
     warnings = [w for _, raw in parsed for w in raw["warnings"]]
     trees = _merged_trees(parsed, home, warnings)
     paths = tuple(path for path, _ in parsed)
+    if paths and not trees:
+        warnings.append(ConfigWarning(paths[0], None, "no trees configured: add a "
+                                      "[tree.NAME] table with a path; nothing is indexed"))
+    warnings += _overlaps(trees)
     return Config(files=paths, root=_config_root(paths, home),
                   settings=_merged_settings(parsed, home), search=_merged_search(parsed),
                   context=_merged_context(parsed), mcp=_merged_mcp(parsed), trees=trees,
@@ -433,6 +437,33 @@ def _merged_trees(parsed: _Parsed, home: Path | None,
     trees = [_tree(name, source, entry, extra.get(name, []), home, warnings)
              for name, (source, entry) in chosen.items()]
     return tuple(sorted(trees, key=lambda t: t.name))
+
+
+#: Files a tree may hold, relative to its folder: what ``_overlaps`` tries both trees on.
+_PROBES = ("x.md", "x.markdown", "x.mdx", "x.txt", "sub/x.md")
+
+
+def _overlaps(trees: Sequence[Tree]) -> list[ConfigWarning]:
+    """A warning for each two trees whose folders nest (or are one folder) and whose
+    patterns both select the same kind of file there: every such file would be indexed
+    twice, under two ids. Decided on typical file names, without walking the folders
+    (this runs on every command); ``README.md`` beside a ``docs`` tree is no overlap."""
+    out = []
+    for outer in trees:
+        for inner in trees:
+            if inner is outer or not inner.path.is_relative_to(outer.path):
+                continue
+            if inner.path == outer.path and inner.name < outer.name:
+                continue  # one folder: said once
+            prefix = inner.path.relative_to(outer.path).as_posix()
+            under = [p for p in _PROBES if inner.matches(p)
+                     and outer.matches(p if prefix == "." else f"{prefix}/{p}")]
+            if under:
+                out.append(ConfigWarning(inner.source, format_key(("tree", inner.name)),
+                           f"overlaps tree {outer.name!r} ({inner.path} is inside "
+                           f"{outer.path}): files both select, such as {under[0]!r}, are "
+                           "indexed twice; narrow one with include or exclude"))
+    return out
 
 
 def _extra_includes(parsed: _Parsed, trees: dict,

@@ -228,7 +228,7 @@ def parse_config_text(text: str, source: Path) -> dict:
     for key, value in src.load().items():
         section = _SECTIONS.get(key)
         if section is None:
-            src.warn((key,), "unknown key; ignored")
+            src.warn((key,), _unknown(key, _SECTIONS))
         else:
             section(src, value, raw)
     return raw
@@ -252,7 +252,7 @@ def _parse_table(src: _Source, value: object, path: tuple, schema: dict) -> dict
     for key, item in _table(src, value, path).items():
         check = schema.get(key)
         if check is None:
-            src.warn((*path, key), "unknown key; ignored")
+            src.warn((*path, key), _unknown(key, schema))
         elif isinstance(check, dict):
             out[key] = _parse_table(src, item, (*path, key), check)
         else:
@@ -265,6 +265,14 @@ def _parse_table(src: _Source, value: object, path: tuple, schema: dict) -> dict
         else:
             out[canonical] = out.pop(alias)
     return out
+
+
+def _unknown(key: str, known: Mapping[str, object]) -> str:
+    """The warning for an unknown key, with the known key it was probably meant to be."""
+    from difflib import get_close_matches
+
+    near = get_close_matches(key.lower(), list(known), n=1, cutoff=0.6)
+    return "unknown key; ignored" + (f" (did you mean {near[0]!r}?)" if near else "")
 
 
 def _required(src: _Source, table: dict, path: tuple, *keys: str) -> None:

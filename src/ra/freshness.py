@@ -308,4 +308,6 @@ def _status_line(state: IndexState, report) -> str:
         what = f"index was damaged ({state.detail}): rebuilt it"
     else:
         what = "built the index"
-    return f"{what} ({report.files} files, {report.chunks} chunks, {report.seconds:.1f}s)"
+    files, chunks = report.files, report.chunks
+    return (f"{what} ({files} file{'s' * (files != 1)}, {chunks} chunk{'s' * (chunks != 1)}, "
+            f"{report.seconds:.1f}s)")

@@ -65,8 +65,6 @@ def run_checks(config) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = [("warning", str(w)) for w in config.warnings]
     if not config.files:
         return [("error", "no .ra.toml found here or above; run `ra init`")]
-    if not config.trees:
-        findings.append(("warning", "no trees configured: add a [tree.NAME] with a path"))
     for tree in config.trees:
         findings += _check_tree(tree)
     found = discover(config.trees)

@@ -38,8 +38,8 @@ Example: ra check
 """
 
 STARTER = """\
-# ra configuration: https://github.com/ (see `ra --help`)
-# Trees are named folders of markdown and text files to index.
+# ra configuration. `ra config` prints the effective settings, `ra check` validates them,
+# `ra --help` lists the commands. Trees are named folders of markdown and text files.
 
 [tree.docs]
 path = "./docs"
@@ -64,6 +64,9 @@ path = "./docs"
 # [context]
 # limit = 10
 # terms = 15
+
+# [mcp]
+# max_tokens = 4000          # token budget of the MCP tools when the agent gives none
 
 # [[context.rules]]
 # match = "src/api/**"
@@ -122,8 +125,9 @@ def update() -> None:
     for chunk_id, chars in report.oversized:
         output.warn(f"{chunk_id}: {chars} characters (over max_chunk_size {limit})")
     stages = ", ".join(f"{k} {v:.1f}s" for k, v in report.stage_seconds.items())
-    output.note(f"indexed {report.files} files into {report.chunks} chunks, "
-                f"{report.terms} terms in {report.seconds:.1f}s ({stages})")
+    p = output.plural
+    output.note(f"indexed {p(report.files, 'file')} into {p(report.chunks, 'chunk')}, "
+                f"{p(report.terms, 'term')} in {report.seconds:.1f}s ({stages})")
 
 
 def status(json_: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
@@ -138,8 +142,9 @@ def status(json_: bool = typer.Option(False, "--json", help="JSON output.")) -> 
     lines.append("trees:")
     for t in info["trees"]:
         missing = "" if t["exists"] else "  [missing folder]"
-        lines.append(f"  {t['name']} ({t['scope']}) {t['path']}: {t['documents']} documents, "
-                     f"{t['chunks']} chunks{missing}")
+        lines.append(f"  {t['name']} ({t['scope']}) {t['path']}: "
+                     f"{output.plural(t['documents'], 'document')}, "
+                     f"{output.plural(t['chunks'], 'chunk')}{missing}")
     idx = info["index"]
     lines.append(f"index: {idx['path']}")
     lines.append(f"  state: {idx['state']}")
@@ -149,10 +154,10 @@ def status(json_: bool = typer.Option(False, "--json", help="JSON output.")) -> 
 
 
 def check() -> None:
+    from ra.config import load_config
     from ra.status import run_checks
 
-    config = load()
-    findings = run_checks(config)
+    findings = run_checks(load_config(Path.cwd()))  # reports the config's warnings itself
     for level, message in findings:
         if level == "error":
             output.error(RuntimeError(message))
@@ -161,6 +166,6 @@ def check() -> None:
         else:
             output.note(message)
     errors = sum(1 for level, _ in findings if level == "error")
-    warnings = sum(1 for level, _ in findings if level == "warning") + len(config.warnings)
-    output.note(f"{errors} errors, {warnings} warnings")
+    warnings = sum(1 for level, _ in findings if level == "warning")
+    output.note(f"{output.plural(errors, 'error')}, {output.plural(warnings, 'warning')}")
     raise typer.Exit(2 if errors else 1 if warnings else 0)

@@ -88,5 +88,5 @@ def _ls_line(what: str, r: dict) -> str:
         return f"{r['name']}\t{r['scope']}\t{r['path']}"
     if what == "docs":
         status = f"\t[{r['status']}]" if r.get("status") else ""
-        return f"{r['id']}\t{r['title']}\t{r['chunks']} chunks{status}"
+        return f"{r['id']}\t{r['title']}\t{output.plural(r['chunks'], 'chunk')}{status}"
     return f"{r['id']}\t{r['title']}\t{r['tokens']} tokens"
