@@ -205,3 +205,25 @@ def test_strip_markdown_equals_the_line_anchored_patterns(parts):
     for pattern, replacement in _LINE_START:
         want = pattern.sub(replacement, want)
     assert strip_syntax(text) == want.strip()
+
+
+def test_a_snippet_quotes_text_not_the_markup_around_its_match():
+    filler = "plain words here. " * 300
+    text = (f"{filler}\n<!-- md:flag needle -->\n!!! note \"Heads up\"\n"
+            "    The [needle](https://x.org/needle) is here.\n\n## Heading { #anchor }\n"
+            f"{filler}")
+    got = snippet(text, {"needle"}, PLAIN)
+    assert "**needle**" in got and got.startswith("…") and got.endswith("…")
+    for markup in ("<!--", "!!!", "https", "{ #", "]("):
+        assert markup not in got, got
+
+
+def test_matches_only_in_markup_near_there_fall_back_to_the_whole_block():
+    text = ("<!-- needle -->\n" + "intro words. " * 60 + "\nA needle in the text.\n")
+    got = snippet(text, {"needle"}, PLAIN)
+    assert "A **needle** in the" in got and "<!--" not in got
+
+
+def test_a_text_without_matches_opens_with_its_text():
+    text = "<!-- a long comment -->\n" * 30 + "Opening words of the text."
+    assert snippet(text, {"absent"}, PLAIN) == "Opening words of the text."

@@ -99,7 +99,8 @@ def _budget_line(response, option: str) -> str:
     shown = [r for t in response.queries for r in t.results if r.seen_in is None]
     snippets, refs = sum(r.tier == "list" for r in shown), sum(r.tier == "ref" for r in shown)
     omitted = sum(t.omitted for t in response.queries)
-    cut = [f"{plural(snippets, 'result')} as snippets"] if snippets else []
+    cut = [f"{plural(snippets, 'result')} as "
+           f"{'a snippet' if snippets == 1 else 'snippets'}"] if snippets else []
     cut += [f"{plural(refs, 'result')} as id and title"] if refs else []
     if omitted:
         needs = min(t.needs for t in response.queries if t.needs is not None)

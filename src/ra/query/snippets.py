@@ -227,21 +227,65 @@ def snippet(text: str, matches: Matches, analyzer: Analyzer | None = None, width
     A text longer than ``SCAN_CHARS`` is read in blocks of about that size (cut at line
     ends), and the snippet comes from the first block holding a match (the first block
     when none does): a result of 150,000 characters cost 40 ms to scan in full, and its
-    first matching block is where a reader looks first anyway."""
+    first matching block is where a reader looks first anyway. Matches are looked for in
+    the markdown as written, and only the lines around the densest cluster are turned
+    into plain text (``strip_markdown``): reading a whole block for its text doubled
+    the cost of a snippet. When the markup held the matches there, the whole block is
+    read for its text."""
     key = matcher(matches, analyzer)
-    first = None
+    if not markdown:
+        plain = " ".join(text[:SCAN_CHARS].split())
+        return _render(plain, match_spans(plain, key), width, mark, False,
+                       len(text) > SCAN_CHARS)
     for start, end in _blocks(text, SCAN_CHARS):
-        plain = strip_markdown(text[start:end], markdown)
-        spans = match_spans(plain, key)
-        first = first or (plain, spans, start, end)
-        if spans:
-            break
-    else:
-        plain, spans, start, end = first or ("", [], 0, 0)
+        raw = text[start:end]
+        spans = match_spans(raw, key)
+        if not spans:
+            continue
+        a, b = _region(raw, *_densest(spans, width), 2 * width)
+        plain = strip_markdown(raw[a:b])
+        found = match_spans(plain, key)
+        if found:
+            return _render(plain, found, width, mark, start + a > 0, start + b < len(text))
+        plain = strip_markdown(raw)  # the matches near there were markup
+        found = match_spans(plain, key)
+        if found:
+            return _render(plain, found, width, mark, start > 0, end < len(text))
+    return _opening(text, key, width, mark)
+
+
+def _region(text: str, lo: int, hi: int, margin: int) -> tuple[int, int]:
+    """``[lo, hi)`` widened by ``margin`` on each side, to the ends of its lines when they
+    are near (markdown syntax rarely spans lines), else to a space."""
+    a, b = max(0, lo - margin), min(len(text), hi + margin)
+    line = text.rfind("\n", 0, a) + 1
+    a = line if a - line <= 2 * margin else max(text.rfind(" ", 0, a) + 1, line)
+    end = text.find("\n", b)
+    end = len(text) if end < 0 else end
+    space = text.find(" ", b, end)
+    b = end if end - b <= 2 * margin or space < 0 else space
+    return a, b
+
+
+def _opening(text: str, key, width: int, mark: tuple[str, str]) -> str:
+    """The snippet of a text without matches: its first ``width`` characters of text,
+    reading as much of its opening as that takes."""
+    size, plain = 4 * width, ""
+    while True:
+        cut = text.find("\n", min(size, len(text)))
+        cut = len(text) if cut < 0 else cut
+        plain = strip_markdown(text[:cut])
+        if len(plain) >= width or cut >= len(text) or size >= SCAN_CHARS:
+            return _render(plain, match_spans(plain, key), width, mark, False, cut < len(text))
+        size *= 2
+
+
+def _render(plain: str, spans: list[Span], width: int, mark: tuple[str, str],
+            cut_before: bool, cut_after: bool) -> str:
     left, right = _window(plain, *_densest(spans, width), width)
     body = _marked(plain, spans, left, right, mark)
-    before = ELLIPSIS if left > 0 or start > 0 else ""
-    after = ELLIPSIS if right < len(plain) or end < len(text) else ""
+    before = ELLIPSIS if left > 0 or cut_before else ""
+    after = ELLIPSIS if right < len(plain) or cut_after else ""
     return f"{before}{body}{after}"
 
 
