@@ -152,6 +152,9 @@ def test_ra_get_by_the_anchor_a_page_declares(dialects_kb, capsys):
     assert out.startswith("─── dialects:mkdocs/fastapi/tutorial/cors.md#use-corsmiddleware")
     assert "CORS (Cross-Origin Resource Sharing) › Use CORSMiddleware" in out
     assert main(["get", "dialects:hugo/functions/collections/Sort.md#map-ascending-order"]) == 0
+    # .mdx is indexed by default (Docusaurus)
+    assert main(["get", "dialects:docusaurus/docusaurus/markdown-features-tabs.mdx"
+                        "#syncing-tab-choices"]) == 0
 
 
 def test_search_results_quote_text_not_markup(dialects_kb, capsys):

@@ -140,6 +140,16 @@ def test_toml_frontmatter():
     assert broken.problems == ("frontmatter: invalid TOML (line 2)",)
 
 
+@pytest.mark.parametrize("text, titles", [
+    ("---\n# a YAML comment, not a heading\ntitle: T\n---\n\nText\n", ["T"]),
+    ("+++\n# a TOML comment\ntitle = \"T\"\n+++\n\n# H\n\nx\n", ["T", "H"]),
+    ("---\r\ntitle: T\r\n---\r\n\r\n# H\r\n\r\nx\r\n", ["T", "H"]),
+    ("---\ntitle: never closed\n\n# H\n\nx\n", ["H", "H"]),  # no frontmatter at all
+])
+def test_frontmatter_lines_are_never_headings(text, titles):
+    assert [n.title for n in parse_document(text, "t", "n.md").nodes] == titles
+
+
 @pytest.mark.parametrize("text, title", [
     ("title: Release Notes\nauthor: Someone\n\nText\n", "Release Notes"),
     ("Title:  Spaced\n    continued\n\n# H\n\nx\n", "Spaced continued"),
