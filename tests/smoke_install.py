@@ -12,7 +12,6 @@ Usage: python3 tests/smoke_install.py [VENV_DIR]   (default: .venv-smoke, recrea
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys

@@ -230,6 +230,18 @@ def start(idle: float = IDLE_SECONDS, wait: float = 15.0) -> dict:
                        f"{run_dir() / 'daemon.log'}")
 
 
+class _Stop(BaseException):
+    """A signal told the daemon to stop. Not an Exception, nor SystemExit or
+    KeyboardInterrupt, which the command it interrupts would catch and answer."""
+
+
+def _stop(signum: int, _frame) -> None:
+    workers = sys.modules.get("ra.pipeline.workers")
+    if workers is not None:  # a build runs: end its workers now, not when it is done
+        workers.terminate_all()
+    raise _Stop(signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
@@ -242,10 +254,13 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"error: {exc}\n")
         return 1
     daemon = Daemon(idle=args.idle)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, _stop)
     os.chdir("/")
     try:
         daemon.serve(listener)
+    except _Stop:
+        pass
     finally:
         listener.close()
         with contextlib.suppress(FileNotFoundError):

@@ -177,20 +177,63 @@ def _read_json(path: Path, name: str) -> dict:
         raise IndexStateError(f"index generation {path.name} is damaged: {exc}") from None
 
 
+#: Descriptors of the writer locks this process holds. A forked worker inherits them
+#: (``flock`` belongs to the open file the fork shares) and closes its copies first
+#: (``release_inherited``): a worker that outlived a killed writer held its lock.
+_held: set[int] = set()
+
+
 @contextlib.contextmanager
 def writer_lock(index_dir: Path, *, wait: bool = True) -> Iterator[bool]:
-    """Hold the exclusive writer lock; yields False if ``wait`` is off and it is taken."""
-    index_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(index_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    """Hold the exclusive writer lock; yields False if ``wait`` is off and it is taken.
+
+    The holder writes its pid into the lock file (``lock_holder``), to tell who holds it.
+    The kernel releases the lock when the holder's descriptors close, however it ends.
+    """
+    fd = _open_lock(index_dir)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
             yield False
             return
+        _held.add(fd)
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield True
     finally:
+        _held.discard(fd)
         os.close(fd)
+
+
+def _open_lock(index_dir: Path) -> int:
+    """The writer lock file of ``index_dir``, created with its folder if need be; an
+    IndexStateError names the folder when it cannot be (a file there, no permission)."""
+    try:
+        index_dir.mkdir(parents=True, exist_ok=True)
+        return os.open(index_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        what = ("is not a folder" if isinstance(exc, (FileExistsError, NotADirectoryError))
+                else f"cannot be written ({exc.strerror})")
+        raise IndexStateError(f"the index folder {index_dir} {what}: remove what is in "
+                              "the way, or set [settings] index_dir") from None
+
+
+def lock_holder(index_dir: Path) -> int | None:
+    """The pid that last took the writer lock of ``index_dir`` (it may have ended)."""
+    try:
+        return int((index_dir / LOCK).read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def release_inherited() -> None:
+    """Close this process's copies of writer locks held by its parent (a forked worker
+    calls this first); the parent's locks stay held."""
+    while _held:
+        with contextlib.suppress(OSError):
+            os.close(_held.pop())
 
 
 def new_build_dir(index_dir: Path) -> Path:

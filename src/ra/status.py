@@ -49,7 +49,10 @@ def collect_status(config) -> dict:
     } for t in config.trees]
     index = {"path": str(config.index_dir) if config.index_dir else None,
              "state": check_state(config).describe()}
-    if config.index_dir is not None:
+    if config.index_dir is not None and config.index_dir.is_dir():
+        with generations.writer_lock(config.index_dir, wait=False) as free:
+            if not free:
+                index["updating"] = generations.lock_holder(config.index_dir)
         name = generations.current_name(config.index_dir)
         if name and (config.index_dir / name).is_dir():
             manifest = generations.read_manifest(config.index_dir / name)

@@ -131,10 +131,10 @@ def run_parts(files: list[FoundFile], settings: dict, workers: int,
     groups = [files[i:i + size] for i in range(0, len(files), size)] or [[]]
     jobs = [(g, settings) for g in groups]
     if workers > 1 and len(groups) > 1:
-        from concurrent.futures import ProcessPoolExecutor
+        from ra.pipeline.workers import pool
 
-        with ProcessPoolExecutor(workers) as pool:
-            results = _track(pool.map(_process, jobs), groups, progress)
+        with pool(workers) as executor:  # workers that die with this process
+            results = _track(executor.map(_process, jobs), groups, progress)
     else:
         results = _track(map(_process, jobs), groups, progress)
     parts, problems, offset = [], [], 0

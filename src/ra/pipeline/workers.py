@@ -1,0 +1,112 @@
+"""Worker processes for a build that never outlive the writer that started them.
+
+A full build chunks and analyses partitions on a ``ProcessPoolExecutor``. Its workers
+are forked, so each inherits every descriptor of the writer, the writer lock among them
+(``flock`` belongs to the open file, which the fork shares), and a worker whose parent
+is killed keeps waiting on the task queue for ever: re-parented to init, it held the
+lock, and every later update waited on it. Agent harnesses kill timed-out commands with
+SIGKILL, SIGTERM or SIGHUP, so this is the ordinary case, not a corner.
+
+Each worker therefore starts (``_adopt``) by closing its copies of the writer locks
+(``ra.generations.held_locks``), asking the kernel to kill it when its parent dies
+(``prctl(PR_SET_PDEATHSIG)`` on Linux), checking that the parent has not died already
+(it may have, before the worker ran), and watching the parent's pid on a thread (where
+there is no ``prctl``). In the parent, ``pool`` ends the workers at once when the build
+is interrupted (SIGINT, an error) instead of letting them finish work nobody will read,
+and ``terminate_all`` ends every pool of the process at interpreter exit (a daemon told
+to stop while a background update runs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import weakref
+from collections.abc import Iterator
+from concurrent.futures import process as _futures_process  # its exit hook first: see end
+
+#: Seconds between two looks at the parent's pid (where ``prctl`` is missing).
+WATCH_PARENT = 0.5
+
+_live: weakref.WeakSet = weakref.WeakSet()  # pools of this process, for ``terminate_all``
+
+
+@contextlib.contextmanager
+def pool(workers: int) -> Iterator:
+    """A ``ProcessPoolExecutor`` of ``workers`` processes that die with this one; an
+    exception in the block (KeyboardInterrupt included) ends them at once."""
+    executor = _futures_process.ProcessPoolExecutor(workers, initializer=_adopt,
+                                                    initargs=(os.getpid(),))
+    _live.add(executor)
+    try:
+        yield executor
+    except BaseException:
+        _terminate(executor)
+        executor.shutdown(wait=True, cancel_futures=True)
+        raise
+    else:
+        executor.shutdown(wait=True)
+    finally:
+        _live.discard(executor)
+
+
+def terminate_all() -> None:
+    """End the workers of every pool of this process (their builds then fail)."""
+    for executor in list(_live):
+        _terminate(executor)
+
+
+def _terminate(executor) -> None:
+    stop = getattr(executor, "terminate_workers", None)  # Python 3.14
+    if stop is not None:
+        with contextlib.suppress(Exception):
+            stop()
+        return
+    for proc in list((getattr(executor, "_processes", None) or {}).values()):
+        with contextlib.suppress(Exception):
+            proc.kill()
+
+
+# --- in the worker ----------------------------------------------------------------------
+
+def _adopt(parent: int) -> None:
+    """Worker initializer: release the parent's locks and die with the parent."""
+    from ra import generations
+
+    generations.release_inherited()
+    _die_with_parent()
+    if os.getppid() != parent:  # the parent died before this ran
+        os._exit(1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it ends us
+    threading.Thread(target=_watch_parent, args=(parent,), name="ra-watch-parent",
+                     daemon=True).start()
+
+
+def _die_with_parent() -> None:
+    """``prctl(PR_SET_PDEATHSIG, SIGKILL)``: the kernel kills this process when the
+    thread that forked it ends (Linux only; elsewhere ``_watch_parent`` does it)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+
+
+def _watch_parent(parent: int) -> None:
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(WATCH_PARENT)
+    os._exit(1)
+
+
+if hasattr(threading, "_register_atexit"):
+    # Registered after concurrent.futures' own exit hook (imported above), so it runs
+    # before it (they run in reverse): that hook waits for the pools' work to finish, and
+    # a process that exits while a background build runs ends the build instead.
+    threading._register_atexit(terminate_all)
