@@ -92,7 +92,7 @@ WORKING = textwrap.dedent("""
         time.sleep(120)
 
     run._process = slow  # the forked workers run this too
-    files = [FoundFile("t", f"{i}.md", f"/nowhere/{i}.md", "markdown", 1, 1, False)
+    files = [FoundFile("t", f"{i}.md", f"/nowhere/{i}.md", "markdown", 1, 1, False, 1)
              for i in range(600)]
     with writer_lock(Path(sys.argv[1])):
         run.run_parts(files, {}, 2)

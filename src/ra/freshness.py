@@ -1,7 +1,7 @@
 """Freshness: is the published index the index of the files as they are now?
 
 Every reading command calls ``open_index``, which compares the current files' fingerprints
-(size, mtime_ns) and the configuration hash with the current generation, rebuilds when
+(size, mtime_ns, ctime_ns: a restored mtime does not restore the ctime) and the configuration hash with the current generation, rebuilds when
 they differ, and returns a reader pinned to an up-to-date generation. A second process
 that finds a rebuild under way waits for the writer lock, then re-checks and reuses the
 fresh generation instead of building it again.
@@ -83,8 +83,8 @@ def config_hash(config) -> str:
     return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()
 
 
-def fingerprints(config) -> dict[str, tuple[int, int]]:
-    """``tree:path → (size, mtime_ns)`` of the files the configuration selects now.
+def fingerprints(config) -> dict[str, tuple[int, int, int]]:
+    """``tree:path → (size, mtime_ns, ctime_ns)`` of the files the configuration selects now.
 
     Only ``stat``s files: binary files are included here and matched against the
     manifest's record of skipped binaries, so no file is opened to check freshness. The
@@ -157,7 +157,7 @@ def _hinted_state(config, gen: generations.Generation, keys: frozenset[str]
     except IndexStateError as exc:
         return IndexState("damaged", detail=str(exc))
     before = {**record.files, **record.binary}
-    now: dict[str, tuple[int, int]] = {}  # the files of ``keys`` that are files now
+    now: dict[str, tuple[int, int, int]] = {}  # the files of ``keys`` that are files now
     trees = {t.name: t for t in config.trees}
     for key in keys:
         tree_name, _, rel = key.partition(":")
@@ -176,7 +176,7 @@ def _hinted_state(config, gen: generations.Generation, keys: frozenset[str]
         if S_ISREG(st.st_mode) and st.st_nlink > 1:
             return None  # its other names may be in the trees, and no event named them
         if S_ISREG(st.st_mode):
-            now[key] = (st.st_size, st.st_mtime_ns)
+            now[key] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     added, modified, removed = diff({k: before[k] for k in keys if k in before}, now)
     if not (added or modified or removed):
         return IndexState("current", generation=gen.path.name)

@@ -6,7 +6,7 @@ The query path imports this (not ``ra.artifacts``, which needs pyarrow) so that
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5  # 5: ctime_ns in fingerprints and files
 
 #: BM25F fields, in the order of their numeric codes in ``postings.field``.
 FIELDS = ("title", "tags", "path", "body")
