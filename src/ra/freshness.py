@@ -1,8 +1,9 @@
 """Freshness: is the published index the index of the files as they are now?
 
 Every reading command calls ``open_index``, which compares the current files' fingerprints
-(size, mtime_ns, ctime_ns: a restored mtime does not restore the ctime) and the configuration hash with the current generation, rebuilds when
-they differ, and returns a reader pinned to an up-to-date generation. A second process
+(size, mtime_ns, ctime_ns: a restored mtime does not restore the ctime) and the
+configuration hash with the current generation, rebuilds when they differ, and returns a
+reader pinned to an up-to-date generation. A second process
 that finds a rebuild under way waits for the writer lock, then re-checks and reuses the
 fresh generation instead of building it again.
 
@@ -31,7 +32,7 @@ from stat import S_ISREG
 from ra import generations
 from ra.errors import IndexStateError
 from ra.layout import SCHEMA_VERSION
-from ra.pipeline.discover import Scan, scan
+from ra.pipeline.discover import Scan, scan, utf8_name
 
 
 @dataclass
@@ -160,6 +161,8 @@ def _hinted_state(config, gen: generations.Generation, keys: frozenset[str]
     now: dict[str, tuple[int, int, int]] = {}  # the files of ``keys`` that are files now
     trees = {t.name: t for t in config.trees}
     for key in keys:
+        if not utf8_name(key):
+            return None  # a name ra cannot store: the walk reports it
         tree_name, _, rel = key.partition(":")
         tree = trees.get(tree_name)
         if tree is None or any(p.startswith(".") for p in rel.split("/")) or not tree.matches(rel):

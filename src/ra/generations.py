@@ -216,10 +216,20 @@ def _open_lock(index_dir: Path) -> int:
         index_dir.mkdir(parents=True, exist_ok=True)
         return os.open(index_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
-        what = ("is not a folder" if isinstance(exc, (FileExistsError, NotADirectoryError))
-                else f"cannot be written ({exc.strerror})")
-        raise IndexStateError(f"the index folder {index_dir} {what}: remove what is in "
-                              "the way, or set [settings] index_dir") from None
+        raise IndexStateError(index_dir_problem(index_dir) or
+                              f"the index folder {index_dir} cannot be written "
+                              f"({exc.strerror})") from None
+
+
+def index_dir_problem(index_dir: Path) -> str | None:
+    """Why ``index_dir`` cannot hold an index (a file in the way), or None."""
+    for path in (index_dir, *index_dir.parents):
+        if path.exists():
+            if path.is_dir():
+                return None
+            return (f"the index folder {index_dir} is not a folder ({path} is a file): "
+                    "remove it, or set [settings] index_dir to a folder")
+    return None
 
 
 def lock_holder(index_dir: Path) -> int | None:

@@ -168,8 +168,13 @@ def scan_tree(tree) -> tuple[list[tuple[str, Fingerprint]], list[tuple[str, str]
         rel_dir, folder, flags = stack.pop()
         try:
             fd = os.open(folder, flags)  # one folder open at a time, however wide the tree
-        except OSError:
-            continue  # gone, or no permission: skipped, as walk_tree does
+        except FileNotFoundError:
+            continue  # gone since its parent was read
+        except OSError as exc:  # no permission: skipped, and said
+            if rel_dir:  # (a missing or unreadable tree root is ``ra check``'s to say)
+                unreadable.append((rel_dir, f"unreadable ({exc.strerror or exc}): "
+                                   "folder skipped"))
+            continue
         try:
             with os.scandir(fd) as entries:
                 for entry in entries:
@@ -177,12 +182,21 @@ def scan_tree(tree) -> tuple[list[tuple[str, Fingerprint]], list[tuple[str, str]
                     if name[0] == ".":
                         continue
                     rel = f"{rel_dir}/{name}" if rel_dir else name
+                    if not name.isascii() and not utf8_name(name):
+                        if entry.is_dir(follow_symlinks=False) or include(shown(rel)):
+                            unreadable.append((shown(rel), "unreadable (name is not valid "
+                                               "UTF-8): skipped; rename it to index it"))
+                        continue
                     if entry.is_dir(follow_symlinks=False):
                         stack.append((rel, f"{folder}/{name}", _DIR_FLAGS))
                     elif include(rel) and not (exclude and exclude(rel)):
                         try:
                             st = entry.stat()  # follows a symlink; a folder is no file
-                        except OSError as exc:  # dangling, looping, no permission
+                        except FileNotFoundError as exc:  # deleted since, or dangling
+                            if entry.is_symlink():
+                                unreadable.append((rel, f"unreadable ({exc.strerror})"))
+                            continue
+                        except OSError as exc:  # looping, no permission
                             unreadable.append((rel, f"unreadable ({exc.strerror or exc})"))
                             continue
                         if S_ISREG(st.st_mode):
@@ -192,6 +206,21 @@ def scan_tree(tree) -> tuple[list[tuple[str, Fingerprint]], list[tuple[str, str]
         finally:
             os.close(fd)
     return rows, unreadable
+
+
+def utf8_name(name: str) -> bool:
+    """False for a name that is not valid UTF-8 (Python holds its bytes as surrogates):
+    it cannot be stored, queried or printed as text, so its file is skipped."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown(name: str) -> str:
+    """``name`` printable: bytes that are not UTF-8 as ``\\xNN``."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 #: ``on_folder(rel, path, entries)`` of ``walk_tree``.
