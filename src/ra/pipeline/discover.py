@@ -20,8 +20,8 @@ import hashlib
 import os
 import struct
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain
 from dataclasses import dataclass, field
+from itertools import chain
 from stat import S_ISREG
 
 from ra.globs import glob_set
