@@ -117,7 +117,7 @@ def smoke(ra: Path, root: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    venv = Path(argv[0]) if argv else REPO / ".venv-smoke"
+    venv = Path(argv[0]).resolve() if argv else REPO / ".venv-smoke"
     start = time.monotonic()
     ra = install(venv)
     with tempfile.TemporaryDirectory(prefix="ra-smoke-") as tmp:
