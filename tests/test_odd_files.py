@@ -205,3 +205,35 @@ def test_an_index_dir_that_is_a_file_is_an_error_with_its_exit_code(project, cap
     code, _, err = cli(capsys, "check")
     assert code == 2 and "error: the index folder" in err and "1 errors" in err
     assert cli(capsys, "update")[0] == 1
+
+
+@pytest.mark.anyio
+async def test_a_name_that_is_not_utf8_appearing_while_mcp_watches(project):
+    """The watcher names the new file in its event: the hint must not carry it."""
+    from ra.warm import WarmIndex
+
+    warm = WarmIndex.at(project).start()
+    try:
+        async with Client(create_server(project, warm)) as client:
+            first = await client.call_tool("search", {"queries": "alpha"})
+            add_bad_name(project)
+            (project / "docs" / "good.md").write_text("# Good\n\nalpha beta words\n")
+            found = await client.call_tool("search", {"queries": "beta"})
+    finally:
+        warm.close()
+    assert not first.is_error and not found.is_error, found.content[0].text
+    paths = {r["path"] for r in found.structured_content["queries"][0]["results"]}
+    assert paths == {"good.md"}
+
+
+@pytest.mark.anyio
+async def test_an_index_dir_that_is_a_file_over_mcp(project):
+    (project / ".ra.toml").write_text('[tree.docs]\npath = "docs"\n'
+                                      '[settings]\nindex_dir = "idx"\n')
+    (project / "idx").write_text("not a folder\n")
+    async with Client(create_server(project)) as client:
+        found = await client.call_tool("search", {"queries": "alpha"})
+        sources = await client.call_tool("list_sources", {})
+    assert found.is_error and "idx is not a folder" in found.content[0].text
+    assert "ra failed" not in found.content[0].text
+    assert not sources.is_error
