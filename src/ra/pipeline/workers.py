@@ -38,7 +38,8 @@ _live: weakref.WeakSet = weakref.WeakSet()  # pools of this process, for ``termi
 def pool(workers: int) -> Iterator:
     """A ``ProcessPoolExecutor`` of ``workers`` processes that die with this one; an
     exception in the block (KeyboardInterrupt included) ends them at once."""
-    executor = _futures_process.ProcessPoolExecutor(workers, initializer=_adopt,
+    executor = _futures_process.ProcessPoolExecutor(workers, mp_context=_context(),
+                                                    initializer=_adopt,
                                                     initargs=(os.getpid(),))
     _live.add(executor)
     try:
@@ -51,6 +52,17 @@ def pool(workers: int) -> Iterator:
         executor.shutdown(wait=True)
     finally:
         _live.discard(executor)
+
+
+def _context():
+    """Fork on Linux, whatever the default (Python 3.14 made it forkserver): the workers
+    are then this process's children, which ``_adopt`` relies on, and start without
+    importing anything again. Elsewhere the platform's default (spawn: children too)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import multiprocessing
+
+    return multiprocessing.get_context("fork")
 
 
 def terminate_all() -> None:
