@@ -92,6 +92,9 @@ WORKING = textwrap.dedent("""
         time.sleep(120)
 
     run._process = slow  # the forked workers run this too
+    if sys.argv[2] == "watch":  # as where there is no prctl: the workers watch the parent
+        import ra.pipeline.workers as workers
+        workers._die_with_parent = lambda: None
     files = [FoundFile("t", f"{i}.md", f"/nowhere/{i}.md", "markdown", 1, 1, False, 1)
              for i in range(600)]
     with writer_lock(Path(sys.argv[1])):
@@ -99,12 +102,13 @@ WORKING = textwrap.dedent("""
 """)
 
 
+@pytest.mark.parametrize("how", ["prctl", "watch"])
 @pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
-def test_workers_die_with_a_killed_writer_and_free_the_lock(tmp_path, sig):
+def test_workers_die_with_a_killed_writer_and_free_the_lock(tmp_path, sig, how):
     """The workers of a full build outlived a killed ``ra update`` and held the writer
     lock for ever: every later update waited on it."""
     index_dir = tmp_path / "index"
-    proc = subprocess.Popen([sys.executable, "-c", WORKING, str(index_dir)],
+    proc = subprocess.Popen([sys.executable, "-c", WORKING, str(index_dir), how],
                             stdout=subprocess.PIPE, text=True, start_new_session=True)
     _started.append(proc.pid)
     try:
