@@ -123,12 +123,57 @@ def test_workers_die_with_a_killed_writer_and_free_the_lock(tmp_path, sig, how):
     assert lock_is_free(index_dir)
 
 
+BUSY_DAEMON = textwrap.dedent("""
+    import sys, time
+    import ra.daemon as daemon
+
+    real = daemon.Daemon.run
+
+    def slow(self, req):  # a command busy when the signal comes
+        print("running", flush=True)
+        try:
+            time.sleep(30)
+        except BaseException:  # what DuckDB does to it: "Query interrupted"
+            pass
+        return real(self, req)
+
+    daemon.Daemon.run = slow
+    sys.exit(daemon.main(["--idle", "60"]))
+""")
+
+
+@pytest.mark.parametrize("sig", SIGNALS[1:], ids=lambda s: s.name)
+def test_a_daemon_signalled_inside_duckdb_stops(tmp_path, sig):
+    """DuckDB turns the exception a signal handler raises inside a query into its own
+    RuntimeError ("Query interrupted"): the daemon answered the command and served on,
+    while its killer waited."""
+    root, home = make_tree(tmp_path / "proj", files=3), tmp_path / "home"
+    home.mkdir()
+    proc = start([sys.executable, "-c", BUSY_DAEMON], root, home)
+    socket = home / ".ra" / "run" / "daemon.sock"
+    deadline = time.monotonic() + NEXT_COMMAND_SECONDS
+    while not socket.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    client = start([RA, "search", "marker1", "--raw", "--list"], root, home, RA_DAEMON="1")
+    assert proc.stdout.readline() == "running\n"
+    time.sleep(0.2)  # asleep by now
+    proc.send_signal(sig)
+    try:
+        proc.wait(timeout=10)  # it stops, not serves on
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)  # faulthandler prints where it is
+        pytest.fail(f"the daemon serves on:\n{proc.communicate(timeout=30)[1][-4000:]}")
+    out, err = client.communicate(timeout=NEXT_COMMAND_SECONDS)
+    assert client.returncode == 0, err
+    assert out.startswith("docs:n0001.md")  # answered in the client's own process
+
+
 # --- the crash test -----------------------------------------------------------------------
 
-def make_tree(root: Path) -> Path:
+def make_tree(root: Path, files: int = FILES) -> Path:
     docs = root / "docs"
     docs.mkdir(parents=True)
-    for i in range(FILES):
+    for i in range(files):
         (docs / f"n{i:04d}.md").write_text(
             f"# Note {i}\n\nShared words alpha beta, and marker{i}.\n\n## Part\n\nMore {i}.\n")
     (root / ".ra.toml").write_text('[tree.docs]\npath = "docs"\n')
@@ -153,19 +198,25 @@ def search(root: Path, home: Path, word: str) -> list[str]:
 
 
 def start(argv: list[str], root: Path, home: Path, **extra: str) -> subprocess.Popen:
-    proc = subprocess.Popen(argv, cwd=root, env=env(home, **extra), stdin=subprocess.PIPE,
+    proc = subprocess.Popen(argv, cwd=root, env=env(home, PYTHONFAULTHANDLER="1", **extra),
+                            stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     _started.append(proc.pid)
     return proc
 
 
-def kill_later(proc: subprocess.Popen, sig: signal.Signals, latest: float) -> None:
+def kill_later(proc: subprocess.Popen, sig: signal.Signals, latest: float, where: str
+               ) -> None:
     """Send ``sig`` at a random moment within ``latest`` seconds; wait for the end."""
     time.sleep(random.uniform(0.05, latest))
     proc.send_signal(sig)
     try:
         proc.wait(timeout=NEXT_COMMAND_SECONDS)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)  # faulthandler prints every thread's stack
+        _, err = proc.communicate(timeout=30)
+        pytest.fail(f"{where}: still running {NEXT_COMMAND_SECONDS} s later:\n{err[-6000:]}")
     finally:
         proc.kill()
         proc.communicate()
@@ -216,7 +267,7 @@ def test_crash_update_and_background_updates(tmp_path):
             while not socket.exists() and time.monotonic() < deadline:
                 time.sleep(0.02)
             client = start([RA, "search", "alpha", "--list"], root, home, RA_DAEMON="1")
-        kill_later(proc, sig, latest=build * 1.2)
+        kill_later(proc, sig, build * 1.2, where)
         if client is not None:
             _, err = client.communicate(timeout=NEXT_COMMAND_SECONDS)
             assert client.returncode == 0, (where, err)
@@ -237,3 +288,19 @@ def test_status_names_the_writer_of_an_update_under_way(tmp_path, monkeypatch, c
     assert f"an update is under way (ra pid {os.getpid()})" in out
     assert main(["status"]) == 0
     assert "under way" not in capsys.readouterr().out
+
+
+def test_ctrl_c_inside_a_duckdb_query_exits_130(tmp_path, monkeypatch, capsys):
+    """DuckDB answers Ctrl-C in a query with RuntimeError("Query interrupted"): that is
+    the user's interruption (exit 130), not an internal error (exit 70)."""
+    from ra.cli.app import main
+    from ra.query.search import Searcher
+
+    def interrupted(*_args, **_kwargs):
+        raise RuntimeError("Query interrupted")
+
+    make_tree(tmp_path, files=3)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(Searcher, "search", interrupted)
+    assert main(["search", "alpha"]) == 130
+    assert "internal error" not in capsys.readouterr().err

@@ -119,7 +119,7 @@ class Daemon:
         common.lender = self.readers
         listener.settimeout(min(self.idle, 60.0))
         last = time.monotonic()
-        while not self.stopping and time.monotonic() - last < self.idle:
+        while not self.stopping and _signalled is None and time.monotonic() - last < self.idle:
             try:
                 conn, _ = listener.accept()
             except TimeoutError:
@@ -151,6 +151,8 @@ class Daemon:
         else:
             self.requests += 1
             reply, command = self.run(req), True
+            if _signalled is not None:  # stopped meanwhile, the command's answer unsure:
+                raise _Stop(_signalled)  # no answer, so the client runs it itself
         self.reply(conn, reply)
         return command
 
@@ -295,7 +297,15 @@ class _Stop(BaseException):
     KeyboardInterrupt, which the command it interrupts would catch and answer."""
 
 
+#: The signal that told the daemon to stop. ``_Stop`` may not reach the serving loop: a
+#: handler that runs inside a DuckDB query has its exception turned into the query's
+#: RuntimeError ("Query interrupted"), which the command then answers.
+_signalled: int | None = None
+
+
 def _stop(signum: int, _frame) -> None:
+    global _signalled
+    _signalled = signum
     workers = sys.modules.get("ra.pipeline.workers")
     if workers is not None:  # a build runs: end its workers now, not when it is done
         workers.terminate_all()
