@@ -89,7 +89,7 @@ WORKING = textwrap.dedent("""
 
     def slow(job):
         print("working", flush=True)
-        time.sleep(120)
+        time.sleep(float(sys.argv[3]))
 
     run._process = slow  # the forked workers run this too
     if sys.argv[2] == "watch":  # as where there is no prctl: the workers watch the parent
@@ -106,9 +106,11 @@ WORKING = textwrap.dedent("""
 @pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
 def test_workers_die_with_a_killed_writer_and_free_the_lock(tmp_path, sig, how):
     """The workers of a full build outlived a killed ``ra update`` and held the writer
-    lock for ever: every later update waited on it."""
+    lock for ever: every later update waited on it. (On SIGINT the writer itself cancels
+    the partitions not started and waits for the two under way, here 2 s each.)"""
     index_dir = tmp_path / "index"
-    proc = subprocess.Popen([sys.executable, "-c", WORKING, str(index_dir), how],
+    job = "2" if sig == signal.SIGINT else "120"
+    proc = subprocess.Popen([sys.executable, "-c", WORKING, str(index_dir), how, job],
                             stdout=subprocess.PIPE, text=True, start_new_session=True)
     _started.append(proc.pid)
     try:

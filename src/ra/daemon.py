@@ -307,8 +307,8 @@ def _stop(signum: int, _frame) -> None:
     global _signalled
     _signalled = signum
     workers = sys.modules.get("ra.pipeline.workers")
-    if workers is not None:  # a build runs: end its workers now, not when it is done
-        workers.terminate_all()
+    if workers is not None:  # a build may run: cancel what it has not started
+        workers.cancel_all()
     raise _Stop(signum)
 
 

@@ -11,10 +11,16 @@ Each worker therefore starts (``_adopt``) by closing its copies of the writer lo
 (``ra.generations.held_locks``), asking the kernel to kill it when its parent dies
 (``prctl(PR_SET_PDEATHSIG)`` on Linux), checking that the parent has not died already
 (it may have, before the worker ran), and watching the parent's pid on a thread (where
-there is no ``prctl``). In the parent, ``pool`` ends the workers at once when the build
-is interrupted (SIGINT, an error) instead of letting them finish work nobody will read,
-and ``terminate_all`` ends every pool of the process at interpreter exit (a daemon told
-to stop while a background update runs).
+there is no ``prctl``). In the parent, an interrupted build (SIGINT, an error) cancels
+the partitions not yet started instead of processing them for nobody, and waits only for
+the ones under way (a partition takes a second or two); ``cancel_all`` does the same for
+every pool of the process at interpreter exit and when a daemon is told to stop.
+
+Why not kill the workers at once: a worker killed while it writes its result into the
+result pipe leaves the pool's manager thread reading the rest of that message for ever
+(the parent holds the pipe's other end, so no end of file comes), and the interpreter
+then cannot exit. The workers ignore SIGINT (Ctrl-C reaches the whole process group) for
+the same reason; their parent decides.
 """
 
 from __future__ import annotations
@@ -31,13 +37,13 @@ from concurrent.futures import process as _futures_process  # its exit hook firs
 #: Seconds between two looks at the parent's pid (where ``prctl`` is missing).
 WATCH_PARENT = 0.5
 
-_live: weakref.WeakSet = weakref.WeakSet()  # pools of this process, for ``terminate_all``
+_live: weakref.WeakSet = weakref.WeakSet()  # pools of this process, for ``cancel_all``
 
 
 @contextlib.contextmanager
 def pool(workers: int) -> Iterator:
     """A ``ProcessPoolExecutor`` of ``workers`` processes that die with this one; an
-    exception in the block (KeyboardInterrupt included) ends them at once."""
+    exception in the block (KeyboardInterrupt included) cancels the work not started."""
     executor = _futures_process.ProcessPoolExecutor(workers, mp_context=_context(),
                                                     initializer=_adopt,
                                                     initargs=(os.getpid(),))
@@ -45,7 +51,6 @@ def pool(workers: int) -> Iterator:
     try:
         yield executor
     except BaseException:
-        _terminate(executor)
         executor.shutdown(wait=True, cancel_futures=True)
         raise
     else:
@@ -65,21 +70,11 @@ def _context():
     return multiprocessing.get_context("fork")
 
 
-def terminate_all() -> None:
-    """End the workers of every pool of this process (their builds then fail)."""
+def cancel_all() -> None:
+    """Cancel the work not yet started in every pool of this process (the builds waiting
+    for it then fail); the partitions under way finish."""
     for executor in list(_live):
-        _terminate(executor)
-
-
-def _terminate(executor) -> None:
-    stop = getattr(executor, "terminate_workers", None)  # Python 3.14
-    if stop is not None:
-        with contextlib.suppress(Exception):
-            stop()
-        return
-    for proc in list((getattr(executor, "_processes", None) or {}).values()):
-        with contextlib.suppress(Exception):
-            proc.kill()
+        executor.shutdown(wait=False, cancel_futures=True)
 
 
 # --- in the worker ----------------------------------------------------------------------
@@ -89,6 +84,7 @@ def _adopt(parent: int) -> None:
     from ra import generations
 
     generations.release_inherited()
+    _live.clear()  # the parent's pools: this process must not cancel them when it exits
     _die_with_parent()
     if os.getppid() != parent:  # the parent died before this ran
         os._exit(1)
@@ -121,4 +117,4 @@ if hasattr(threading, "_register_atexit"):
     # Registered after concurrent.futures' own exit hook (imported above), so it runs
     # before it (they run in reverse): that hook waits for the pools' work to finish, and
     # a process that exits while a background build runs ends the build instead.
-    threading._register_atexit(terminate_all)
+    threading._register_atexit(cancel_all)
