@@ -170,6 +170,26 @@ def test_a_daemon_signalled_inside_duckdb_stops(tmp_path, sig):
     assert out.startswith("docs:n0001.md")  # answered in the client's own process
 
 
+def test_ra_mcp_exits_on_sigint_while_its_client_keeps_stdin_open(tmp_path):
+    """asyncio's SIGINT handler only cancelled the server's task, which then waited for
+    the thread reading stdin: ``ra mcp`` outlived the signal until its client closed it."""
+    root, home = make_tree(tmp_path / "proj", files=3), tmp_path / "home"
+    home.mkdir()
+    proc = start([RA, "mcp"], root, home)
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "test", "version": "0"}}}
+    proc.stdin.write(json.dumps(hello) + "\n")
+    proc.stdin.flush()
+    assert '"id":1' in proc.stdout.readline().replace(" ", "")  # the server loop runs
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pytest.fail("ra mcp is still running 10 s after SIGINT")
+    assert gone(proc.pid) == []
+
+
 # --- the crash test -----------------------------------------------------------------------
 
 def make_tree(root: Path, files: int = FILES) -> Path:
