@@ -168,6 +168,7 @@ def test_a_daemon_signalled_inside_duckdb_stops(tmp_path, sig):
     out, err = client.communicate(timeout=NEXT_COMMAND_SECONDS)
     assert client.returncode == 0, err
     assert out.startswith("docs:n0001.md")  # answered in the client's own process
+    assert not socket.exists()  # a later client does not try it
 
 
 def test_ra_mcp_exits_on_sigint_while_its_client_keeps_stdin_open(tmp_path):

@@ -119,7 +119,7 @@ class Daemon:
         common.lender = self.readers
         listener.settimeout(min(self.idle, 60.0))
         last = time.monotonic()
-        while not self.stopping and _signalled is None and time.monotonic() - last < self.idle:
+        while not self.stopping and time.monotonic() - last < self.idle:
             try:
                 conn, _ = listener.accept()
             except TimeoutError:
@@ -151,8 +151,6 @@ class Daemon:
         else:
             self.requests += 1
             reply, command = self.run(req), True
-            if _signalled is not None:  # stopped meanwhile, the command's answer unsure:
-                raise _Stop(_signalled)  # no answer, so the client runs it itself
         self.reply(conn, reply)
         return command
 
@@ -292,24 +290,16 @@ def start(idle: float = IDLE_SECONDS, wait: float = 15.0) -> dict:
                        f"{run_dir() / 'daemon.log'}")
 
 
-class _Stop(BaseException):
-    """A signal told the daemon to stop. Not an Exception, nor SystemExit or
-    KeyboardInterrupt, which the command it interrupts would catch and answer."""
-
-
-#: The signal that told the daemon to stop. ``_Stop`` may not reach the serving loop: a
-#: handler that runs inside a DuckDB query has its exception turned into the query's
-#: RuntimeError ("Query interrupted"), which the command then answers.
-_signalled: int | None = None
-
-
 def _stop(signum: int, _frame) -> None:
-    global _signalled
-    _signalled = signum
-    workers = sys.modules.get("ra.pipeline.workers")
-    if workers is not None:  # a build may run: cancel what it has not started
-        workers.cancel_all()
-    raise _Stop(signum)
+    """SIGTERM, SIGHUP, SIGINT: leave at once, whatever runs. An exception raised here
+    would not do: inside a DuckDB query it becomes the query's RuntimeError, which the
+    command answers, and inside an import it can leave other threads deadlocked on the
+    import lock. Nothing is lost: a client waiting for an answer gets none and runs its
+    command itself, an update under way is a ``.build-*`` folder the next writer
+    removes, its lock goes with the process, and its workers die with it."""
+    with contextlib.suppress(OSError, RuntimeError):
+        socket_path().unlink()
+    os._exit(128 + signum)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -329,8 +319,6 @@ def main(argv: list[str] | None = None) -> int:
     os.chdir("/")
     try:
         daemon.serve(listener)
-    except _Stop:
-        pass
     finally:
         listener.close()
         with contextlib.suppress(FileNotFoundError):
