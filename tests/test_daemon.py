@@ -188,3 +188,107 @@ def test_forwarded_errors_are_the_commands_own(shared_daemon, monkeypatch, tmp_p
     forwarded = ra(folder, "search", "logging")
     assert requests_served() == before + 1
     assert forwarded == own and own[0] != 0 and own[2].startswith("error: ")
+
+
+# --- a daemon that distrusts its clients ------------------------------------------------------
+
+def raw_exchange(payload: bytes, timeout: float = 20.0) -> dict | None:
+    """Send ``payload`` as is to the daemon; its JSON answer (None when it sent none)."""
+    import socket
+
+    from ra import daemon
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(timeout)
+        conn.connect(str(daemon.socket_path()))
+        conn.sendall(payload)
+        conn.shutdown(socket.SHUT_WR)
+        raw = b"".join(iter(lambda: conn.recv(1 << 16), b""))
+    return json.loads(raw) if raw else None
+
+
+def a_request(argv: list[str], cwd: Path) -> dict:
+    from ra.cli.entry import build_id
+
+    return {"argv": argv, "cwd": str(cwd), "env": {}, "tty": [False, False],
+            "build": build_id()}
+
+
+@pytest.mark.parametrize("payload", [
+    b"[1, 2]\n",                                          # a JSON list: the daemon exited
+    b"\"search\"\n",
+    b"not json at all\n",
+    b"\xff\xfe\n",
+    b"[" * 100_000 + b"\n",                               # nesting past the recursion limit
+    b'{"op": "launch"}\n',
+    json.dumps({"argv": ["search", "x"], "cwd": "/", "env": {}}).encode() + b"\n",  # no tty
+    json.dumps({"argv": "search x", "cwd": "/", "env": {}, "tty": [False, False],
+                "build": "b"}).encode() + b"\n",
+    json.dumps({"argv": ["search", "x"], "cwd": "/", "env": {"NO_COLOR": 1},
+                "tty": [False, False], "build": "b"}).encode() + b"\n",
+    json.dumps({"argv": ["search", "x"], "cwd": "relative", "env": {},
+                "tty": [False, False], "build": "b"}).encode() + b"\n",
+])
+def test_a_bad_request_gets_an_error_answer_and_the_daemon_serves_on(running, payload):
+    reply = raw_exchange(payload)
+    assert reply is not None and reply["error"].startswith("bad request")
+    before = requests_served()
+    code, out, _ = ra(running, "search", "--list", "logging")
+    assert code == 0 and "docs:guide.md#logging" in out
+    assert requests_served() == before + 1
+
+
+@pytest.mark.parametrize("argv", [["update"], ["init", "--global"], ["daemon", "stop"],
+                                  ["sql", "select 1"], ["mcp"]])
+def test_only_forwarded_commands_are_run(running, argv):
+    """The daemon ran any subcommand it was sent, ``update`` and ``init`` included."""
+    reply = raw_exchange(json.dumps(a_request(argv, running)).encode() + b"\n")
+    assert reply == {"error": f"bad request: {argv[0]!r} is not a command the daemon answers"}
+    assert requests_served() == 0
+    assert not (running / ".ra" / "index").exists()  # nothing was indexed: no update ran
+
+
+def test_a_stalled_client_blocks_nobody(running):
+    """A client that sent half a line blocked the daemon, and every forwarded command then
+    waited with no time limit."""
+    import socket
+
+    from ra import daemon
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stalled:
+        stalled.connect(str(daemon.socket_path()))
+        stalled.sendall(b'{"argv": ["search", ')  # and nothing more
+        started = time.monotonic()
+        code, out, _ = ra(running, "search", "--list", "logging")
+        took = time.monotonic() - started
+        assert code == 0 and "docs:guide.md#logging" in out
+        assert took < daemon.READ_SECONDS + 15
+        assert requests_served() == 1  # answered by the daemon once the stall timed out
+        reply = json.loads(b"".join(iter(lambda: stalled.recv(1 << 16), b"")))
+    assert reply["error"] == ("bad request: the request did not arrive within "
+                              f"{daemon.READ_SECONDS:g} s")
+
+
+def test_the_client_gives_up_on_a_silent_daemon(monkeypatch, tmp_path, capsys):
+    """A daemon that accepts and never answers: the client runs the command itself."""
+    import socket
+    import threading
+
+    from ra.cli import entry
+
+    path = entry.socket_path()
+    Path(path).parent.mkdir(parents=True)
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent.bind(path)
+    silent.listen(4)  # never accepts: connections wait in its backlog
+    monkeypatch.setattr(entry, "FORWARD_SECONDS", 0.5)
+    result = []
+    worker = threading.Thread(target=lambda: result.append(entry.forward(["search", "x"])),
+                              daemon=True)
+    started = time.monotonic()
+    worker.start()
+    worker.join(timeout=10)
+    silent.close()
+    assert not worker.is_alive() and result == [None]  # None: run it here instead
+    assert time.monotonic() - started < 5
+    assert capsys.readouterr() == ("", "")

@@ -96,7 +96,7 @@ def test_fingerprints_select_the_files_discover_selects(tmp_path):
     toml = TOML + 'exclude = ["sub/skip.md"]\n'
     config = project(tmp_path, {}, toml)
     found = discover(config.trees, sniff=False)
-    want = {f"{f.tree}:{f.path}": (f.size, f.mtime_ns) for f in found.files}
+    want = {f"{f.tree}:{f.path}": f.fingerprint for f in found.files}
     assert "docs:link.md" in want and "docs:bin.md" in want and "docs:sub/b.md" in want
     assert "docs:dir.md/inner.md" in want and "docs:linked.md" not in want
     assert fingerprints(config) == want
@@ -105,7 +105,7 @@ def test_fingerprints_select_the_files_discover_selects(tmp_path):
     for rel, abspath in walk_tree(tree.path):
         if tree.matches(rel) and os.path.isfile(abspath):
             st = os.stat(abspath)
-            reference[f"docs:{rel}"] = (st.st_size, st.st_mtime_ns)
+            reference[f"docs:{rel}"] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     assert want == reference
 
 
@@ -621,3 +621,24 @@ def test_concurrent_readers_while_a_writer_rebuilds(tmp_path, readers):
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, out + err
         assert '"answers"' in out
+
+
+def test_a_restored_mtime_does_not_hide_an_edit(tmp_path):
+    """``cp -p``, ``rsync -t``, archive tools and ``os.utime`` set the mtime back; a
+    rewrite at the same size then kept serving the old text and ``ra check`` said
+    current. The inode change time is in the fingerprint: no tool can set it back."""
+    config = project(tmp_path, {"a.md": "# Alpha\n\nzebra crossing\n", "b.md": "# B\n\nb\n"})
+    open_index(config)[0].close()
+    path = tmp_path / "docs" / "a.md"
+    before = path.stat()
+    time.sleep(0.01)  # a ctime tick on coarse clocks
+    path.write_text("# Alpha\n\nhorse crossing\n")  # the same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size
+    assert path.stat().st_mtime_ns == before.st_mtime_ns
+    assert check_state(config).state == "stale"
+    reader, status = open_index(config)
+    reader.close()
+    assert status and "indexed 1 changed file" in status
+    assert {r.path for r in search(config, "horse")} == {"a.md"}
+    assert search(config, "zebra") == []

@@ -360,9 +360,8 @@ def test_replaced_file_updates_the_manifest(project, tmp_path):
     finally:
         gen.close()
     assert "docs:new.md" in files and "docs:alpha.md" not in files and len(files) == 3
-    size, mtime_ns = files["docs:new.md"]
     st = (tmp_path / "docs/new.md").stat()
-    assert (size, mtime_ns) == (st.st_size, st.st_mtime_ns)
+    assert files["docs:new.md"] == (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def test_changed_exclude_pattern_is_a_config_change(project, tmp_path):

@@ -43,6 +43,8 @@ FILES = pa.schema([
     _f("kind", pa.string(), "markdown | text", False),
     _f("size", pa.int64(), "file size in bytes (fingerprint)", False),
     _f("mtime_ns", pa.int64(), "modification time in ns since the epoch (fingerprint)", False),
+    _f("ctime_ns", pa.int64(), "inode change time in ns since the epoch (fingerprint: no "
+       "tool can set it back)", False),
     _f("is_global", pa.bool_(), "true when the tree comes from ~/.ra.toml", False),
 ])
 

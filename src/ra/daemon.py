@@ -12,7 +12,11 @@ fresh process would.
 
 Requests are served one at a time (a command changes the working directory and the
 environment of the process while it runs). The socket's folder is private to the user
-(mode 0700). A daemon whose own source files changed since it started (an upgrade, an
+(mode 0700), and even so the daemon trusts no client: a request must arrive whole within
+``READ_SECONDS`` and ``MAX_REQUEST`` bytes, must have the shape ``ra.cli.entry.request``
+gives it and name a forwarded command (``FORWARDED``); anything else gets an error answer
+and the daemon goes on serving. A client that does not read its answer is dropped after
+``WRITE_SECONDS``. A daemon whose own source files changed since it started (an upgrade, an
 edited editable install) refuses requests, so clients run the command themselves, and
 exits; so does a daemon idle for ``idle`` seconds. It keeps at most ``MAX_INDEXES``
 indexes open, least recently used first out.
@@ -32,11 +36,17 @@ from collections import OrderedDict
 from pathlib import Path
 
 from ra.cli import entry
-from ra.cli.entry import PASSED, build_id
+from ra.cli.entry import FORWARDED, PASSED, build_id
 
 #: Indexes kept open at once (a warm reader of a 10k-file corpus holds ~500 MB).
 MAX_INDEXES = 3
 IDLE_SECONDS = 1800.0
+#: Seconds a client has to send its whole request, and to take its whole answer: a
+#: stalled client blocks the others no longer than this.
+READ_SECONDS = 5.0
+WRITE_SECONDS = 10.0
+#: Bytes a request may have (arguments, working directory and a few variables).
+MAX_REQUEST = 1 << 20
 
 
 def socket_path() -> Path:
@@ -115,7 +125,6 @@ class Daemon:
             except TimeoutError:
                 continue
             with conn:
-                conn.settimeout(None)
                 if self.handle(conn):
                     last = time.monotonic()
 
@@ -123,11 +132,15 @@ class Daemon:
         """Answer one connection; True when it ran a command (status and stop requests do
         not keep the daemon alive)."""
         try:
-            req = json.loads(_read_line(conn))
-        except (OSError, ValueError):
+            req = json.loads(_read_line(conn, time.monotonic() + READ_SECONDS))
+        except (OSError, ValueError, RecursionError) as exc:  # stalled, too long, not JSON
+            self.reply(conn, {"error": f"bad request: {exc}"})
             return False
+        problem = invalid(req)
         command = False
-        if req.get("op") == "status":
+        if problem:
+            reply = {"error": f"bad request: {problem}"}
+        elif req.get("op") == "status":
             reply = self.status()
         elif req.get("op") == "stop":
             self.stopping = True
@@ -138,9 +151,18 @@ class Daemon:
         else:
             self.requests += 1
             reply, command = self.run(req), True
-        with contextlib.suppress(OSError):
-            conn.sendall(json.dumps(reply).encode())
+        self.reply(conn, reply)
         return command
+
+    @staticmethod
+    def reply(conn: socket.socket, reply: dict) -> bool:
+        """Send ``reply`` within ``WRITE_SECONDS``; False when the client did not take it."""
+        try:
+            conn.settimeout(WRITE_SECONDS)
+            conn.sendall(json.dumps(reply).encode())
+        except OSError:
+            return False
+        return True
 
     def status(self) -> dict:
         import resource
@@ -174,14 +196,52 @@ class Daemon:
         return {"exit": code, "out": out.getvalue(), "err": err.getvalue()}
 
 
-def _read_line(conn: socket.socket) -> bytes:
+def _read_line(conn: socket.socket, deadline: float) -> bytes:
+    """One request line, read before ``deadline`` (``time.monotonic``); TimeoutError when
+    it does not come whole in time, ValueError when it is too long."""
     data = b""
     while not data.endswith(b"\n"):
-        chunk = conn.recv(1 << 16)
+        left = deadline - time.monotonic()
+        try:
+            if left <= 0:
+                raise TimeoutError
+            conn.settimeout(left)
+            chunk = conn.recv(1 << 16)
+        except TimeoutError:
+            raise TimeoutError(f"the request did not arrive within {READ_SECONDS:g} s") from None
         if not chunk:
             break
         data += chunk
+        if len(data) > MAX_REQUEST:
+            raise ValueError(f"the request is over {MAX_REQUEST} bytes")
     return data
+
+
+def invalid(req) -> str | None:
+    """What is wrong with request ``req`` (parsed JSON), or None: an ``op`` of ``status``
+    or ``stop``, or a command as ``ra.cli.entry.request`` makes it."""
+    if not isinstance(req, dict):
+        return "not a JSON object"
+    if "op" in req:
+        return None if req["op"] in ("status", "stop") else f"unknown op {req['op']!r}"
+    shapes = {"argv": list, "cwd": str, "env": dict, "tty": list, "build": str}
+    for key, kind in shapes.items():
+        if not isinstance(req.get(key), kind):
+            return f"{key!r} missing or not a {kind.__name__}"
+    argv, env, tty = req["argv"], req["env"], req["tty"]
+    if not argv or not all(isinstance(a, str) for a in argv):
+        return "'argv' must be a non-empty list of strings"
+    if argv[0] not in FORWARDED:
+        return f"{argv[0]!r} is not a command the daemon answers"
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+        return "'env' must map strings to strings"
+    if len(tty) != 2 or not all(isinstance(t, bool) for t in tty):
+        return "'tty' must be two booleans"
+    if not os.path.isabs(req["cwd"]) or "\0" in req["cwd"]:
+        return "'cwd' must be an absolute path"
+    if any("\0" in a for a in argv) or any("\0" in v for v in env.values()):
+        return "NUL in the arguments or the environment"
+    return None
 
 
 def ask(op: str, timeout: float = 5.0) -> dict | None:
@@ -230,6 +290,18 @@ def start(idle: float = IDLE_SECONDS, wait: float = 15.0) -> dict:
                        f"{run_dir() / 'daemon.log'}")
 
 
+def _stop(signum: int, _frame) -> None:
+    """SIGTERM, SIGHUP, SIGINT: leave at once, whatever runs. An exception raised here
+    would not do: inside a DuckDB query it becomes the query's RuntimeError, which the
+    command answers, and inside an import it can leave other threads deadlocked on the
+    import lock. Nothing is lost: a client waiting for an answer gets none and runs its
+    command itself, an update under way is a ``.build-*`` folder the next writer
+    removes, its lock goes with the process, and its workers die with it."""
+    with contextlib.suppress(OSError, RuntimeError):
+        socket_path().unlink()
+    os._exit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
@@ -242,7 +314,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"error: {exc}\n")
         return 1
     daemon = Daemon(idle=args.idle)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, _stop)
     os.chdir("/")
     try:
         daemon.serve(listener)

@@ -1,8 +1,9 @@
 """Freshness: is the published index the index of the files as they are now?
 
 Every reading command calls ``open_index``, which compares the current files' fingerprints
-(size, mtime_ns) and the configuration hash with the current generation, rebuilds when
-they differ, and returns a reader pinned to an up-to-date generation. A second process
+(size, mtime_ns, ctime_ns: a restored mtime does not restore the ctime) and the
+configuration hash with the current generation, rebuilds when they differ, and returns a
+reader pinned to an up-to-date generation. A second process
 that finds a rebuild under way waits for the writer lock, then re-checks and reuses the
 fresh generation instead of building it again.
 
@@ -31,7 +32,7 @@ from stat import S_ISREG
 from ra import generations
 from ra.errors import IndexStateError
 from ra.layout import SCHEMA_VERSION
-from ra.pipeline.discover import Scan, scan
+from ra.pipeline.discover import Scan, scan, utf8_name
 
 
 @dataclass
@@ -83,8 +84,8 @@ def config_hash(config) -> str:
     return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()
 
 
-def fingerprints(config) -> dict[str, tuple[int, int]]:
-    """``tree:path → (size, mtime_ns)`` of the files the configuration selects now.
+def fingerprints(config) -> dict[str, tuple[int, int, int]]:
+    """``tree:path → (size, mtime_ns, ctime_ns)`` of the files the configuration selects now.
 
     Only ``stat``s files: binary files are included here and matched against the
     manifest's record of skipped binaries, so no file is opened to check freshness. The
@@ -157,9 +158,11 @@ def _hinted_state(config, gen: generations.Generation, keys: frozenset[str]
     except IndexStateError as exc:
         return IndexState("damaged", detail=str(exc))
     before = {**record.files, **record.binary}
-    now: dict[str, tuple[int, int]] = {}  # the files of ``keys`` that are files now
+    now: dict[str, tuple[int, int, int]] = {}  # the files of ``keys`` that are files now
     trees = {t.name: t for t in config.trees}
     for key in keys:
+        if not utf8_name(key):
+            return None  # a name ra cannot store: the walk reports it
         tree_name, _, rel = key.partition(":")
         tree = trees.get(tree_name)
         if tree is None or any(p.startswith(".") for p in rel.split("/")) or not tree.matches(rel):
@@ -176,7 +179,7 @@ def _hinted_state(config, gen: generations.Generation, keys: frozenset[str]
         if S_ISREG(st.st_mode) and st.st_nlink > 1:
             return None  # its other names may be in the trees, and no event named them
         if S_ISREG(st.st_mode):
-            now[key] = (st.st_size, st.st_mtime_ns)
+            now[key] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     added, modified, removed = diff({k: before[k] for k in keys if k in before}, now)
     if not (added or modified or removed):
         return IndexState("current", generation=gen.path.name)

@@ -106,17 +106,19 @@ def read_manifest(path: Path) -> dict:
 class FileRecord:
     """A generation's record of its files (``fingerprints.json``), each ``tree:path``."""
 
-    files: dict[str, tuple[int, int]]  # indexed files: (size, mtime_ns)
-    binary: dict[str, tuple[int, int]]  # binary files, skipped: (size, mtime_ns)
+    files: dict[str, tuple[int, int, int]]  # indexed files: (size, mtime_ns, ctime_ns)
+    binary: dict[str, tuple[int, int, int]]  # binary files, skipped: the same
     partition: dict[str, int]  # the partition holding each indexed file
 
     def to_json(self) -> dict:
         """Column lists sorted by key, the form stored: it parses three times faster
         than one small list per file."""
-        def columns(table: dict[str, tuple[int, int]], extra: dict | None = None) -> dict:
+        def columns(table: dict[str, tuple[int, int, int]], extra: dict | None = None
+                    ) -> dict:
             keys = sorted(table)
             out = {"key": keys, "size": [table[k][0] for k in keys],
-                   "mtime_ns": [table[k][1] for k in keys]}
+                   "mtime_ns": [table[k][1] for k in keys],
+                   "ctime_ns": [table[k][2] for k in keys]}
             if extra is not None:
                 out["partition"] = [extra[k] for k in keys]
             return out
@@ -128,9 +130,9 @@ class FileRecord:
     def from_json(cls, data: dict) -> FileRecord:
         files, binary = data["files"], data["binary"]
 
-        def table(c: dict) -> dict[str, tuple[int, int]]:
-            return dict(zip(c["key"], zip(c["size"], c["mtime_ns"], strict=True),
-                            strict=True))
+        def table(c: dict) -> dict[str, tuple[int, int, int]]:
+            return dict(zip(c["key"], zip(c["size"], c["mtime_ns"], c["ctime_ns"],
+                                          strict=True), strict=True))
 
         return cls(table(files), table(binary),
                    dict(zip(files["key"], files["partition"], strict=True)))
@@ -177,20 +179,73 @@ def _read_json(path: Path, name: str) -> dict:
         raise IndexStateError(f"index generation {path.name} is damaged: {exc}") from None
 
 
+#: Descriptors of the writer locks this process holds. A forked worker inherits them
+#: (``flock`` belongs to the open file the fork shares) and closes its copies first
+#: (``release_inherited``): a worker that outlived a killed writer held its lock.
+_held: set[int] = set()
+
+
 @contextlib.contextmanager
 def writer_lock(index_dir: Path, *, wait: bool = True) -> Iterator[bool]:
-    """Hold the exclusive writer lock; yields False if ``wait`` is off and it is taken."""
-    index_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(index_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    """Hold the exclusive writer lock; yields False if ``wait`` is off and it is taken.
+
+    The holder writes its pid into the lock file (``lock_holder``), to tell who holds it.
+    The kernel releases the lock when the holder's descriptors close, however it ends.
+    """
+    fd = _open_lock(index_dir)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
             yield False
             return
+        _held.add(fd)
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield True
     finally:
+        _held.discard(fd)
         os.close(fd)
+
+
+def _open_lock(index_dir: Path) -> int:
+    """The writer lock file of ``index_dir``, created with its folder if need be; an
+    IndexStateError names the folder when it cannot be (a file there, no permission)."""
+    try:
+        index_dir.mkdir(parents=True, exist_ok=True)
+        return os.open(index_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise IndexStateError(index_dir_problem(index_dir) or
+                              f"the index folder {index_dir} cannot be written "
+                              f"({exc.strerror})") from None
+
+
+def index_dir_problem(index_dir: Path) -> str | None:
+    """Why ``index_dir`` cannot hold an index (a file in the way), or None."""
+    for path in (index_dir, *index_dir.parents):
+        if path.exists():
+            if path.is_dir():
+                return None
+            return (f"the index folder {index_dir} is not a folder ({path} is a file): "
+                    "remove it, or set [settings] index_dir to a folder")
+    return None
+
+
+def lock_holder(index_dir: Path) -> int | None:
+    """The pid that last took the writer lock of ``index_dir`` (it may have ended)."""
+    try:
+        return int((index_dir / LOCK).read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def release_inherited() -> None:
+    """Close this process's copies of writer locks held by its parent (a forked worker
+    calls this first); the parent's locks stay held."""
+    while _held:
+        with contextlib.suppress(OSError):
+            os.close(_held.pop())
 
 
 def new_build_dir(index_dir: Path) -> Path:

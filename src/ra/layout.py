@@ -6,7 +6,8 @@ The query path imports this (not ``ra.artifacts``, which needs pyarrow) so that
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 6  # 5: declared heading ids, markup read for its text, #tags; 6: links/
+SCHEMA_VERSION = 7  # 5: declared heading ids, markup read for its text, #tags; 6: links/;
+#  7: ctime_ns in fingerprints and files
 
 #: BM25F fields, in the order of their numeric codes in ``postings.field``.
 FIELDS = ("title", "tags", "path", "body")

@@ -55,6 +55,7 @@ TRANSPORTS = {"stdio": "stdio", "http": "streamable-http", "streamable-http": "s
               "sse": "sse"}
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 MAX_QUERY, MAX_TOPICS, MAX_FILES = 1000, 20, 200  # per call; far past real use
+MAX_TOKENS = 1_000_000  # a token budget: ten times the largest context window
 
 INSTRUCTIONS = """\
 ra searches this project's knowledge base: its conventions, designs, decisions and \
@@ -128,6 +129,8 @@ class KnowledgeBase:
         refusing any that resolve outside it."""
         out, root = [], self.root
         for name in files:
+            if "\0" in name:  # no file system takes it; resolve() raised ValueError
+                raise RaError(f"{name!r}: a file name cannot hold a NUL byte")
             path = (root / name).resolve()
             if not path.is_relative_to(root):
                 raise RaError(f"{name!r} is outside the project root {root}")
@@ -218,7 +221,7 @@ Queries = Annotated[Query | Annotated[list[Query], Field(max_length=MAX_TOPICS)]
     "several topics in one call (each answered separately). Words are AND'd and "
     "typo-tolerant; \"quote\" an exact phrase; -word excludes; a OR b.")]
 Limit = Annotated[int | None, Field(ge=1, le=1000, description="Results per topic (default 5).")]
-MaxTokens = Annotated[int | None, Field(ge=1, description=(
+MaxTokens = Annotated[int | None, Field(ge=1, le=MAX_TOKENS, description=(
     "Token budget over all results (cl100k tokens; default [mcp] max_tokens, 4000). "
     "Results in rank order while they fit; one that does not fit is given as a list "
     "entry (id, title, snippet), else as its id and title; the answer says what it cut."))]

@@ -6,6 +6,12 @@ across partitions (``links`` with each target resolved to a chunk id). Only stat
 that read are run: DuckDB classifies each statement before anything executes, and
 anything but SELECT (WITH, DESCRIBE, SHOW), EXPLAIN or PRAGMA is refused — so
 ``CREATE``, ``INSERT``, ``COPY … TO`` or ``ATTACH`` cannot touch the index or write files.
+
+And they read the index and nothing else: the statements run on a connection of their own
+whose views are made first, after which DuckDB's external access is switched off with
+only the generation's folder allowed (``allowed_directories``), and the configuration is
+locked so that no statement can switch it back on. ``read_csv('/etc/passwd')``, ``glob``,
+``ATTACH``, ``INSTALL`` and the like fail with a permission error, which is said plainly.
 """
 
 from __future__ import annotations
@@ -52,18 +58,47 @@ def check_read_only(con, text: str) -> None:
 
 
 def run_sql(reader, text: str) -> SqlResult:
-    """Run read-only ``text`` against ``reader``'s views; the last statement's rows."""
+    """Run read-only ``text`` against the views of ``reader``'s generation; the last
+    statement's rows."""
     import duckdb
 
-    with reader.lock:
-        check_read_only(reader.con, text)
+    with sandboxed(reader.generation) as con:
+        check_read_only(con, text)
         try:
-            cursor = reader.con.execute(text)
+            cursor = con.execute(text)
             columns = [d[0] for d in cursor.description or []]
             rows = cursor.fetchall() if cursor.description else []
+        except duckdb.PermissionException as exc:
+            raise QueryError(f"ra sql reads the index and nothing else: {_first_line(exc)}",
+                             syntax=False, hint="query the views: " + ", ".join(VIEWS)
+                             ) from None
         except duckdb.Error as exc:
             raise QueryError(f"SQL error: {exc}", syntax=False) from None
     return SqlResult(columns, rows)
+
+
+def sandboxed(generation):
+    """A DuckDB connection with the views over ``generation`` that can read nothing else
+    (its configuration locked)."""
+    import duckdb
+
+    from ra.query.index import create_views
+
+    con = duckdb.connect(config={"threads": 2})
+    try:
+        con.execute("SET enable_progress_bar = false")
+        create_views(con, generation)
+        con.execute("SET allowed_directories = ?", [[str(generation.path) + "/"]])
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).split("\n", 1)[0].removeprefix("Permission Error: ")
 
 
 def schema_text() -> str:

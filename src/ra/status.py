@@ -49,7 +49,10 @@ def collect_status(config) -> dict:
     } for t in config.trees]
     index = {"path": str(config.index_dir) if config.index_dir else None,
              "state": check_state(config).describe()}
-    if config.index_dir is not None:
+    if config.index_dir is not None and config.index_dir.is_dir():
+        with generations.writer_lock(config.index_dir, wait=False) as free:
+            if not free:
+                index["updating"] = generations.lock_holder(config.index_dir)
         name = generations.current_name(config.index_dir)
         if name and (config.index_dir / name).is_dir():
             manifest = generations.read_manifest(config.index_dir / name)
@@ -69,11 +72,29 @@ def run_checks(config) -> list[tuple[str, str]]:
         findings += _check_tree(tree)
     found = discover(config.trees)
     findings += [("warning", p) for p in found.problems()]
+    findings += [("warning", f"{f.tree}:{f.path}: unreadable ({why}): not indexed")
+                 for f, why in _unreadable(found.files)]
     findings += _check_chunks(config)
+    if config.index_dir is not None and (
+            problem := generations.index_dir_problem(config.index_dir)):
+        return [*findings, ("error", problem)]
     state = check_state(config)
     level = "ok" if state.state == "current" else "warning"
     findings.append((level, f"index: {state.describe()}"))
     return findings
+
+
+def _unreadable(files) -> list[tuple]:
+    """``(file, why)`` of selected files that cannot be opened (no permission, gone):
+    the index leaves them out, and their old content with them."""
+    out = []
+    for f in files:
+        try:
+            with open(f.abspath, "rb"):
+                pass
+        except OSError as exc:
+            out.append((f, exc.strerror or str(exc)))
+    return out
 
 
 def _check_tree(tree) -> list[tuple[str, str]]:

@@ -497,7 +497,8 @@ def _prepare_writer(generation: Path | None = None) -> None:
     if _writer_ready:
         return
     _writer_ready = True
-    import numpy.ma  # noqa: F401  (pa.table looks at it when given NumPy arrays)
+    with contextlib.suppress(ImportError):  # NumPy is optional: pa.table looks at it
+        import numpy.ma  # noqa: F401
     import pyarrow.acero  # noqa: F401  (table joins and group-bys run on it)
     import pyarrow.dataset  # noqa: F401  (pyarrow.parquet reads a table through it)
 

@@ -75,6 +75,8 @@ def main(argv: list[str] | None = None, prog_name: str | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug, not a user error: one line, traceback on request
+        if isinstance(exc, RuntimeError) and str(exc) == "Query interrupted":
+            return 130  # Ctrl-C inside a DuckDB query: DuckDB raises this instead
         if os.environ.get("RA_DEBUG"):
             raise
         from ra.cli.output import error

@@ -88,14 +88,14 @@ def _render(response, config, json_: bool, list_: bool) -> None:
 
 def context(
     files: list[Path] = typer.Argument(..., help="The files you are working on."),
-    limit: int | None = typer.Option(None, "--limit", "-n", min=1,
+    limit: int | None = typer.Option(None, "--limit", "-n", min=1, max=1_000_000,
                                      help="Maximum results (default [context] limit, 10)."),
-    terms: int | None = typer.Option(None, "--terms", min=1,
+    terms: int | None = typer.Option(None, "--terms", min=1, max=1_000_000,
                                      help="Terms per file in the query (default 15)."),
     tree: list[str] = typer.Option([], "--tree", "-t", help="Only these trees."),
     list_: bool = typer.Option(False, "--list", help="Ids, titles and snippets only."),
     json_: bool = typer.Option(False, "--json", help="JSON output."),
-    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1,
+    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1, max=1_000_000,
                                           help="Token budget over all results (cl100k)."),
     explain: bool = typer.Option(False, "--explain",
                                  help="Show each file's ranked terms and the query."),
@@ -114,13 +114,14 @@ def context(
 
 def likethis(
     target: str = typer.Argument(..., metavar="ID|FILE", help="A chunk id or a file."),
-    limit: int | None = typer.Option(None, "--limit", "-n", min=1,
+    limit: int | None = typer.Option(None, "--limit", "-n", min=1, max=1_000_000,
                                      help="Maximum results (default [context] limit, 10)."),
-    terms: int | None = typer.Option(None, "--terms", min=1, help="Terms in the query."),
+    terms: int | None = typer.Option(None, "--terms", min=1, max=1_000_000,
+                                      help="Terms in the query."),
     tree: list[str] = typer.Option([], "--tree", "-t", help="Only these trees."),
     list_: bool = typer.Option(False, "--list", help="Ids, titles and snippets only."),
     json_: bool = typer.Option(False, "--json", help="JSON output."),
-    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1,
+    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1, max=1_000_000,
                                           help="Token budget over all results (cl100k)."),
     explain: bool = typer.Option(False, "--explain", help="Show the ranked terms and query."),
     tag: list[str] = _TAG, path: str | None = _PATH, since: str | None = _SINCE,
@@ -139,7 +140,8 @@ def likethis(
 def inspect_ctx(
     file: Path = typer.Argument(..., help="A file you are working on."),
     json_: bool = typer.Option(False, "--json", help="JSON output."),
-    terms: int | None = typer.Option(None, "--terms", min=1, help="Terms in the query."),
+    terms: int | None = typer.Option(None, "--terms", min=1, max=1_000_000,
+                                      help="Terms in the query."),
     tree: list[str] = typer.Option([], "--tree", "-t", help="Rank against these trees."),
 ) -> None:
     from ra.query.signals import extract_signals

@@ -7,7 +7,8 @@ opening the index). When the user has started ``ra daemon start``, the reading c
 with modules imported and the index open, and this process only prints what comes back.
 This module imports nothing but the standard library, so forwarding costs a bare Python
 start. Anything unusual (no daemon, a daemon of another ra build, ``RA_DAEMON=0``, a
-connection that fails before any output) falls back to running the command here.
+connection that fails before any output, a daemon that has not answered within
+``FORWARD_SECONDS``) falls back to running the command here.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ import sys
 FORWARDED = frozenset({"search", "context", "get", "ls"})
 #: Environment variables that shape a command's output or behaviour.
 PASSED = ("NO_COLOR", "TERM", "COLUMNS", "LINES", "RA_DEBUG")
+#: Seconds a forwarded command waits for the daemon's whole answer before running itself
+#: (a daemon busy with a long build, or wedged): connecting may take 2 of them.
+FORWARD_SECONDS = 30.0
+CONNECT_SECONDS = 2.0
 
 
 def main() -> int:
@@ -74,10 +79,10 @@ def forward(argv: list[str]) -> int | None:
     if path is None or not os.path.exists(path):
         return None
     try:
-        reply = exchange(path, request(argv))
+        reply = exchange(path, request(argv), FORWARD_SECONDS)
     except OSError:  # e.g. the working directory is gone: let the command say so
         return None
-    if reply is None or "exit" not in reply:
+    if not isinstance(reply, dict) or not isinstance(reply.get("exit"), int):
         return None  # refused (another build) or broken: nothing was printed yet
     try:
         sys.stdout.write(reply.get("out", ""))
@@ -88,19 +93,27 @@ def forward(argv: list[str]) -> int | None:
     return int(reply["exit"])
 
 
-def exchange(path: str, message: dict, timeout: float | None = None) -> dict | None:
+def exchange(path: str, message: dict, timeout: float) -> dict | None:
     """Send ``message`` as one JSON line to the socket at ``path`` and read the JSON reply
-    up to the end of the connection; None when nothing answers."""
+    up to the end of the connection, all within ``timeout`` seconds; None when nothing
+    answers in time."""
     import json  # only when a daemon may answer: `ra --help` does not pay for them
     import socket
+    import time
 
+    deadline = time.monotonic() + timeout
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    conn.settimeout(timeout)
+    conn.settimeout(min(timeout, CONNECT_SECONDS))
     try:
         conn.connect(path)
+        conn.settimeout(max(0.01, deadline - time.monotonic()))
         conn.sendall(json.dumps(message).encode() + b"\n")
         chunks = []
-        while chunk := conn.recv(1 << 16):
+        while True:
+            conn.settimeout(max(0.01, deadline - time.monotonic()))
+            chunk = conn.recv(1 << 16)
+            if not chunk:
+                break
             chunks.append(chunk)
         raw = b"".join(chunks)
         return json.loads(raw) if raw else None

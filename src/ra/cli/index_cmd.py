@@ -148,6 +148,8 @@ def status(json_: bool = typer.Option(False, "--json", help="JSON output.")) -> 
     idx = info["index"]
     lines.append(f"index: {idx['path']}")
     lines.append(f"  state: {idx['state']}")
+    if "updating" in idx:
+        lines.append(f"  an update is under way (ra pid {idx['updating']})")
     if idx.get("built_at"):
         lines.append(f"  last update: {idx['built_at']}, size {idx['size_bytes']:,} bytes")
     write_output("\n".join(lines) + "\n")

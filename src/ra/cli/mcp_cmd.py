@@ -33,6 +33,20 @@ Examples:
 PATHS = {"http": "/mcp", "streamable-http": "/mcp", "sse": "/sse"}
 
 
+def _exit_on_sigint() -> None:
+    """Exit at once on SIGINT, as on SIGTERM, from the start. Left to Python, a SIGINT
+    during start-up could interrupt an import on one of the threads' behalf and leave
+    them deadlocked, and once serving, asyncio's handler only cancels the server's task,
+    which then waits for the thread reading stdin: a server whose client keeps stdin open
+    outlived the signal. Nothing is lost by leaving at once: an update under way is a
+    ``.build-*`` folder the next writer removes, its lock goes with the process, and its
+    workers die with it (``ra.pipeline.workers``)."""
+    import os
+    import signal
+
+    signal.signal(signal.SIGINT, lambda signum, _frame: os._exit(128 + signum))
+
+
 def mcp(
     transport: str = typer.Option("stdio", "--transport", help="stdio | http | sse"),
     host: str = typer.Option("127.0.0.1", "--host", help="Address for http and sse."),
@@ -45,6 +59,8 @@ def mcp(
 
     if transport != "stdio" and transport not in PATHS:
         raise typer.BadParameter("choose one of stdio, http, sse", param_hint="--transport")
+    if transport == "stdio":
+        _exit_on_sigint()
     cwd = directory.resolve() if directory else Path.cwd()
     # The index opens on a thread while the MCP SDK imports (about a second) below.
     index = WarmIndex.at(cwd).start()

@@ -104,19 +104,19 @@ def _mode(list_: bool, matches: bool, json_: bool, output_: str | None) -> str:
 
 def search(
     queries: list[str] = typer.Argument(..., help="One or more topics."),
-    limit: int | None = typer.Option(None, "--limit", "-n", min=1,
+    limit: int | None = typer.Option(None, "--limit", "-n", min=1, max=1_000_000,
                                      help="Results per topic (default 5)."),
     list_: bool = typer.Option(False, "--list", help="Ids, titles and snippets only."),
     matches: bool = typer.Option(False, "--matches", help="Only the matching lines."),
     json_: bool = typer.Option(False, "--json", help="JSON output."),
     output_: str | None = typer.Option(None, "--output", "-o",
                                        help="full | list | matches | json"),
-    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1,
+    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1, max=1_000_000,
                                           help="Token budget over all results (cl100k)."),
     explain: bool = typer.Option(False, "--explain",
                                  help="Show the parsed query, expansions, SQL, timings."),
     tree: list[str] = typer.Option([], "--tree", "-t", help="Only these trees."),
-    candidate_limit: int | None = typer.Option(None, "--candidate-limit", min=1),
+    candidate_limit: int | None = typer.Option(None, "--candidate-limit", min=1, max=1_000_000),
     cutoff_ratio: float | None = typer.Option(None, "--cutoff-ratio", min=0.0, max=1.0),
     aggregation_threshold: float | None = typer.Option(None, "--aggregation-threshold",
                                                        min=0.0, max=1.0),
@@ -134,7 +134,8 @@ def search(
                                      "after this ISO date."),
     until: str | None = typer.Option(None, "--until", help="Only files modified on or "
                                      "before this ISO date."),
-    offset: int = typer.Option(0, "--offset", min=0, help="Skip this many results (pages)."),
+    offset: int = typer.Option(0, "--offset", min=0, max=1_000_000,
+                               help="Skip this many results (pages)."),
     sort: str = typer.Option("score", "--sort", help="score | date | path"),
     verbose: int = typer.Option(0, "--verbose", "-v", count=True),
 ) -> None:

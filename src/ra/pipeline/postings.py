@@ -75,12 +75,9 @@ def updated_terms(old: pa.Table, removed: pa.Table, added: pa.Table) -> pa.Table
     import pyarrow.compute as pc
 
     delta = term_delta(removed, added)
-    at = pc.index_in(delta["term"], value_set=old["term"])
-    known = pc.is_valid(at)
-    rows = at.filter(known).to_numpy()
-    df, cf = _numbers(old["df"]), _numbers(old["cf"])
-    df[rows] += delta["df"].filter(known).to_numpy()
-    cf[rows] += delta["cf"].filter(known).to_numpy()
+    known = pc.is_in(delta["term"], value_set=old["term"])
+    df = _plus(old["df"], old["term"], delta["term"], delta["df"])
+    cf = _plus(old["cf"], old["term"], delta["term"], delta["cf"])
     fresh = delta.filter(pc.invert(known)).sort_by("term")
     last = pc.max(old["term_id"]).as_py()  # None when there are no terms yet
     first = -1 if last is None else last
@@ -126,10 +123,8 @@ def updated_words(old: pa.Table, removed: pa.Table, added: pa.Table,
                   "freq": pc.multiply(t["freq"].cast(pa.int64()), sign)})
         for sign, t in ((-1, removed), (1, added))
     ]).group_by(["word", "term"]).aggregate([("freq", "sum")])
-    at = pc.index_in(delta["word"], value_set=old["word"])
-    known = pc.is_valid(at)
-    freq = _numbers(old["freq"])
-    freq[at.filter(known).to_numpy()] += delta["freq_sum"].filter(known).to_numpy()
+    known = pc.is_in(delta["word"], value_set=old["word"])
+    freq = _plus(old["freq"], old["word"], delta["word"], delta["freq_sum"])
     fresh = delta.filter(pc.invert(known))
     term_at = pc.index_in(fresh["term"], value_set=terms["term"])
     fresh = fresh.filter(pc.is_valid(term_at))  # as the join of ``words_of``
@@ -144,9 +139,16 @@ def updated_words(old: pa.Table, removed: pa.Table, added: pa.Table,
     return words.sort_by("word") if fresh.num_rows else words
 
 
-def _numbers(column: pa.ChunkedArray):
-    """A writable int64 NumPy copy of an integer column."""
-    return column.to_numpy().astype("int64")
+def _plus(values: pa.ChunkedArray, keys: pa.ChunkedArray, delta_keys: pa.ChunkedArray,
+          delta: pa.ChunkedArray) -> pa.ChunkedArray:
+    """``values`` (int64) plus ``delta`` where ``keys`` equal ``delta_keys`` (distinct),
+    plus 0 elsewhere. Arrow compute only: NumPy is not a dependency of ra (pyarrow does
+    not need it, and ``to_numpy`` fails without it)."""
+    import pyarrow.compute as pc
+
+    extra = pc.fill_null(delta.cast(pa.int64()).take(pc.index_in(keys, value_set=delta_keys)),
+                         0)
+    return pc.add(values.cast(pa.int64()), extra)
 
 
 def postings(analyzed: pa.Table, surface: pa.Table) -> tuple[pa.Table, pa.Table, pa.Table]:

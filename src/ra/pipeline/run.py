@@ -135,10 +135,10 @@ def run_parts(files: list[FoundFile], settings: dict, workers: int,
     groups = [files[i:i + size] for i in range(0, len(files), size)] or [[]]
     jobs = [(g, settings) for g in groups]
     if workers > 1 and len(groups) > 1:
-        from concurrent.futures import ProcessPoolExecutor
+        from ra.pipeline.workers import pool
 
-        with ProcessPoolExecutor(workers) as pool:
-            results = _track(pool.map(_process, jobs), groups, progress)
+        with pool(workers) as executor:  # workers that die with this process
+            results = _track(executor.map(_process, jobs), groups, progress)
     else:
         results = _track(map(_process, jobs), groups, progress)
     parts, problems, offset = [], [], 0
@@ -253,7 +253,7 @@ def finish_manifest(out: Path, config, report: BuildReport, files: dict, binary:
                     partitions: dict[int, list[str]], stats: dict, *, next_ord: int,
                     update: dict, digest: str | None = None) -> dict:
     """Write the manifest and the per-file record; ``files`` and ``binary`` map
-    ``tree:path`` to ``(size, mtime_ns)``; ``digest`` is their fingerprint digest when
+    ``tree:path`` to ``(size, mtime_ns, ctime_ns)``; ``digest`` is their fingerprint digest when
     the caller has it."""
     return write_manifest(
         out, config_hash=config_hash(config), stats=stats, files=files, binary=binary,
@@ -264,6 +264,6 @@ def finish_manifest(out: Path, config, report: BuildReport, files: dict, binary:
         stage_seconds=report.stage_seconds, trees=sorted({t.name for t in config.trees}))
 
 
-def fingerprints_of(files: Sequence[FoundFile]) -> dict[str, tuple[int, int]]:
-    """``tree:path → (size, mtime_ns)`` of discovered files."""
-    return {f"{f.tree}:{f.path}": (f.size, f.mtime_ns) for f in files}
+def fingerprints_of(files: Sequence[FoundFile]) -> dict[str, tuple[int, int, int]]:
+    """``tree:path → (size, mtime_ns, ctime_ns)`` of discovered files."""
+    return {f"{f.tree}:{f.path}": f.fingerprint for f in files}

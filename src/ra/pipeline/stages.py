@@ -44,8 +44,8 @@ def _found(staging: Path) -> Discovery:
 def stage_discover(config, staging: Path) -> None:
     found = discover(config.trees)
     write_table(files_rows(found.files), staging / "files.parquet")
-    binary = [{"tree": f.tree, "path": f.path, "size": f.size, "mtime_ns": f.mtime_ns}
-              for f in found.binary]
+    binary = [{"tree": f.tree, "path": f.path, "size": f.size, "mtime_ns": f.mtime_ns,
+               "ctime_ns": f.ctime_ns} for f in found.binary]
     (staging / "problems.json").write_text(json.dumps(
         {"problems": found.problems(), "binary": binary}, indent=1))
 
@@ -72,7 +72,7 @@ def stage_postings(config, staging: Path) -> None:
     found = _found(staging)
     info = json.loads((staging / "problems.json").read_text())
     found.binary = [FoundFile(b["tree"], b["path"], "", "text", b["size"], b["mtime_ns"],
-                              False) for b in info["binary"]]
+                              False, b["ctime_ns"]) for b in info["binary"]]
     tables = [pq.read_table(staging / f"{n}.parquet")
               for n in ("chunks", "analyzed", "lengths", "surface", "links")]
     out = staging / "generation"

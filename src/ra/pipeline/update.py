@@ -60,8 +60,8 @@ class Changes:
     generation."""
 
     record: generations.FileRecord  # the previous generation's files
-    files: dict[str, tuple[int, int]]  # text files to index now: tree:path → fingerprint
-    binary: dict[str, tuple[int, int]]  # binary files now (skipped, with fingerprints)
+    files: dict[str, tuple[int, int, int]]  # text files to index now: key → fingerprint
+    binary: dict[str, tuple[int, int, int]]  # binary files now (skipped, with fingerprints)
     fresh: list[FoundFile]  # added or modified text files, to (re)index, by key
     gone: list[str]  # files of ``prev`` whose rows leave: modified, removed, now binary
     skipped: list[tuple[str, str, str]]  # discovery problems now: (tree, path, why)
@@ -78,11 +78,10 @@ def changes_since(record: generations.FileRecord, trees, scan: Scan, added: list
     found = Discovery()
     for key in sorted(added + modified):
         tree, rel = key.split(":", 1)
-        size, mtime_ns = scan.files[key]
-        found_file(found, by_name[tree], rel, size, mtime_ns)
+        found_file(found, by_name[tree], rel, scan.files[key])
     changed = set(added) | set(modified)
     binary = {k: scan.files[k] for k in record.binary if k in scan.files and k not in changed}
-    binary.update((f"{f.tree}:{f.path}", (f.size, f.mtime_ns)) for f in found.binary)
+    binary.update((f"{f.tree}:{f.path}", f.fingerprint) for f in found.binary)
     files = {k: fp for k, fp in scan.files.items() if k not in binary} if binary else scan.files
     skipped = [(*k.split(":", 1), "binary file skipped") for k in binary]
     return Changes(record, files, binary, found.files,

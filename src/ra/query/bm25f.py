@@ -428,7 +428,7 @@ def _tainted(plan: Plan) -> str:
 def _candidates(plan: Plan, sql: Sql, w: Weights, f: Filters) -> str:
     score = " + ".join(f"coalesce(c{i}, 0)" for i in plan.positive) or "0"
     matched = " + ".join(f"(c{i} IS NOT NULL)::INTEGER" for i in plan.positive) or "0"
-    neg_ok = " AND ".join(f"c{i} IS NULL" for i in plan.negative) or "true"
+    neg_ok = " AND ".join(_unmatched(plan.clauses[i], sql) for i in plan.negative) or "true"
     where = ["true", *f.conditions(sql)]
     if top_negations(plan):
         where.append("pc.ord NOT IN (SELECT ord FROM blocked)")
@@ -438,6 +438,14 @@ def _candidates(plan: Plan, sql: Sql, w: Weights, f: Filters) -> str:
             f"{boost} END AS score, {matched} AS matched, {_expr(plan.expr, plan, sql)} AS ok, "
             f"({neg_ok}) AND {tree_ok} AS neg_ok "
             f"FROM per_chunk pc JOIN meta m ON m.ord = pc.ord WHERE {' AND '.join(where)}")
+
+
+def _unmatched(clause: Clause, sql: Sql) -> str:
+    """The condition that a chunk does not match ``clause`` (a negated one): a tree
+    clause is a condition on the chunk's tree, not a score column (``-tree:NAME``)."""
+    if clause.kind == "tree":
+        return f"m.tree <> {sql.bind(clause.tree)}"
+    return f"c{clause.index} IS NULL"
 
 
 def _ranked(plan: Plan, sql: Sql, w: Weights) -> str:

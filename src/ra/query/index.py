@@ -55,6 +55,17 @@ def view_name(artifact: str) -> str:
     return RAW_LINKS if artifact == "links" else artifact
 
 
+def create_views(con, generation) -> None:
+    """The views over ``generation``'s artifacts, the relations over them and the resolved
+    ``links`` (a reader's, and ``ra sql``'s sandboxed connection's)."""
+    for name in VIEWS:
+        con.execute(f"CREATE VIEW {view_name(name)} AS SELECT * FROM read_parquet("
+                    f"{_quote(generation.scan(name))})")
+    for name, body, _ in RELATIONS:
+        con.execute(f"CREATE TEMP VIEW {name} AS {body}")
+    con.execute(f"CREATE TEMP VIEW links AS {links_sql()}")
+
+
 @dataclass(frozen=True)
 class Stats:
     """Collection statistics for BM25F."""
@@ -244,12 +255,7 @@ class IndexReader:
     def _create_views(self) -> None:
         # A generation's files never change, so their Parquet footers can be cached.
         self.con.execute("SET parquet_metadata_cache = true")
-        for name in VIEWS:
-            self.con.execute(f"CREATE VIEW {view_name(name)} AS SELECT * FROM read_parquet("
-                             f"{_quote(self.generation.scan(name))})")
-        for name, body, _ in RELATIONS:
-            self.con.execute(f"CREATE TEMP VIEW {name} AS {body}")
-        self.con.execute(f"CREATE TEMP VIEW links AS {links_sql()}")
+        create_views(self.con, self.generation)
 
     def _resident(self):
         """The in-memory vocabulary, loading it and the search relations on first use

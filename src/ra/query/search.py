@@ -342,24 +342,37 @@ def filters_of(o: SearchOptions) -> Filters:
 
 
 def _date_ns(text: str | None, which: str) -> int | None:
-    """Nanoseconds since the epoch of an ISO date/datetime; ``until`` dates are inclusive."""
+    """Nanoseconds since the epoch of an ISO date/datetime; ``until`` dates are inclusive.
+    Any date Python reads is accepted (``0001-01-01``, ``9999-12-31``): times are held to
+    the range of the ``mtime_ns`` column (years 1677 to 2262), which no file leaves."""
     import datetime as dt
 
     if not text:
         return None
     try:
         if len(text) == 10:
-            day = dt.date.fromisoformat(text)
-            when = dt.datetime.combine(day, dt.time()).astimezone()
+            when = dt.datetime.combine(dt.date.fromisoformat(text), dt.time())
             if which == "until":
-                when += dt.timedelta(days=1)
+                when = when + dt.timedelta(days=1) if when.year < dt.MAXYEAR else None
         else:
             when = dt.datetime.fromisoformat(text)
-            when = when if when.tzinfo else when.astimezone()
     except ValueError:
         raise QueryError(f"--{which}: not an ISO date: {text!r}", syntax=False,
                          hint="e.g. 2026-11-21 or 2026-11-21T14:30") from None
-    return int(when.timestamp() * 1_000_000_000)
+    if when is None:  # the day after 9999-12-31: no upper bound
+        return INT64[1]
+    if when.tzinfo is None:
+        try:
+            when = when.astimezone()  # local time
+        except (OverflowError, ValueError, OSError):  # beyond what the C library maps
+            when = when.replace(tzinfo=dt.UTC)
+    epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+    ns = (when - epoch) // dt.timedelta(microseconds=1) * 1000
+    return min(max(ns, INT64[0]), INT64[1])
+
+
+#: The range of a BIGINT (``mtime_ns``).
+INT64 = (-(1 << 63), (1 << 63) - 1)
 
 
 def _holds(sorted_ords: list[int], low: int, high: int) -> bool:

@@ -1,0 +1,239 @@
+"""Odd files are skipped and reported, never fatal: a name that is not UTF-8, a file or a
+folder ra cannot read, a file that vanishes while it is indexed, an ``index_dir`` that
+is a file. Each is named by ``ra check`` (exit 1 for a skipped file, 2 for an index that
+cannot be written), the rest of the knowledge base is served by the CLI, the daemon and
+MCP, and nothing is served from a file ra can no longer read.
+
+The suite runs as root in CI, where permissions do not stop a read, so "no permission"
+is simulated where ra meets it (``os.open`` of a folder, ``read_document`` of a file).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from ra.cli.app import main
+from ra.pipeline import discover, run
+from ra.server import create_server
+
+BAD_NAME = b"bad\xff\xfename.md"
+RA = Path(sys.executable).with_name("ra")
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "good.md").write_text("# Good\n\nalpha words here\n")
+    (docs / "sub" / "inner.md").write_text("# Inner\n\nalpha inside\n")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "docs"\n')
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def found_paths(capsys, query: str = "alpha") -> list[str]:
+    code, out, err = cli(capsys, "search", query, "--list", "--json")
+    assert code == 0, err
+    return sorted(r["path"] for r in json.loads(out)["queries"][0]["results"])
+
+
+# --- names that are not UTF-8 ---------------------------------------------------------------
+
+def add_bad_name(project: Path) -> None:
+    with open(os.fsencode(project / "docs") + b"/" + BAD_NAME, "wb") as fh:
+        fh.write(b"# Bad\n\nalpha in a badly named file\n")
+
+
+def test_a_name_that_is_not_utf8_is_skipped_and_named(project, capsys):
+    """Every search exited 70 (UnicodeEncodeError) while ``ra check`` said 1 warning."""
+    add_bad_name(project)
+    assert found_paths(capsys) == ["good.md", "sub/inner.md"]
+    code, _, err = cli(capsys, "check")
+    assert code == 1
+    assert "docs:bad\\xff\\xfename.md: unreadable (name is not valid UTF-8)" in err
+    assert cli(capsys, "ls", "docs")[0] == 0
+    assert cli(capsys, "context", "docs/good.md")[0] == 0
+
+
+def test_a_name_that_is_not_utf8_after_the_index_was_built(project, capsys):
+    assert found_paths(capsys) == ["good.md", "sub/inner.md"]
+    add_bad_name(project)  # an incremental update meets it
+    assert found_paths(capsys) == ["good.md", "sub/inner.md"]
+
+
+@pytest.mark.anyio
+async def test_a_name_that_is_not_utf8_over_mcp(project):
+    add_bad_name(project)
+    async with Client(create_server(project)) as client:
+        found = await client.call_tool("search", {"queries": "alpha"})
+        sources = await client.call_tool("list_sources", {})
+    assert not found.is_error and not sources.is_error
+    paths = {r["path"] for r in found.structured_content["queries"][0]["results"]}
+    assert paths == {"good.md", "sub/inner.md"}
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.skipif(not RA.exists(), reason="the ra executable is not installed beside python")
+def test_a_name_that_is_not_utf8_through_the_daemon(project):
+    add_bad_name(project)
+    env = {**os.environ, "RA_DAEMON": "1"}
+    started = subprocess.run([str(RA), "daemon", "start", "--idle", "60"], cwd=project,
+                             env=env, capture_output=True, text=True, timeout=60)
+    assert started.returncode == 0, started.stderr
+    try:
+        done = subprocess.run([str(RA), "search", "alpha", "--list", "--json"], cwd=project,
+                              env=env, capture_output=True, text=True, timeout=60)
+        status = subprocess.run([str(RA), "daemon", "status", "--json"], cwd=project,
+                                env=env, capture_output=True, text=True, timeout=60)
+    finally:
+        subprocess.run([str(RA), "daemon", "stop"], env=env, capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(status.stdout)["requests"] == 1  # the daemon answered it
+    paths = {r["path"] for r in json.loads(done.stdout)["queries"][0]["results"]}
+    assert paths == {"good.md", "sub/inner.md"}
+
+
+# --- what ra cannot read ---------------------------------------------------------------------
+
+def test_an_unreadable_folder_is_named(project, capsys, monkeypatch):
+    """A folder that became unreadable left the index without a word."""
+    assert found_paths(capsys) == ["good.md", "sub/inner.md"]
+    real_open = os.open
+
+    def no_permission(path, flags, *args, **kwargs):
+        if os.fspath(path).endswith("/docs/sub"):
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(discover.os, "open", no_permission)
+    assert found_paths(capsys) == ["good.md"]
+    code, _, err = cli(capsys, "check")
+    assert code == 1 and "docs:sub: unreadable (Permission denied): folder skipped" in err
+
+
+def test_an_unreadable_file_is_named_and_its_old_text_not_served(project, capsys,
+                                                                 monkeypatch):
+    """A file made unreadable kept serving its old content: chmod changes no mtime."""
+    assert found_paths(capsys) == ["good.md", "sub/inner.md"]
+    good = project / "docs" / "good.md"
+    good.chmod(0)  # its ctime changes; as root the read would still succeed, so:
+    real_read, real_open = run.read_document, open
+
+    def no_permission(path):
+        if path.endswith("good.md"):
+            raise PermissionError(13, "Permission denied")
+        return real_read(path)
+
+    def no_open(path, *args, **kwargs):
+        if os.fspath(path).endswith("good.md"):
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(run, "read_document", no_permission)
+    assert found_paths(capsys) == ["sub/inner.md"]
+    monkeypatch.setattr("builtins.open", no_open)
+    code, _, err = cli(capsys, "check")
+    assert code == 1 and "docs:good.md: unreadable (Permission denied): not indexed" in err
+
+
+def test_a_file_that_vanishes_mid_walk_is_skipped(project, capsys, monkeypatch):
+    real_read = run.read_document
+
+    def vanishing(path):
+        if path.endswith("good.md"):
+            os.unlink(path)
+        return real_read(path)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(run, "read_document", vanishing)
+        assert found_paths(capsys) == ["sub/inner.md"]
+    assert found_paths(capsys) == ["sub/inner.md"]
+    assert cli(capsys, "check")[0] == 0
+
+
+def test_a_file_deleted_between_listing_and_stat_is_not_reported(project, monkeypatch):
+    real_scandir = os.scandir
+
+    def listing_then_delete(fd):
+        entries = list(real_scandir(fd))
+        for entry in entries:
+            if entry.name == "good.md":
+                (project / "docs" / "good.md").unlink()
+        return _Entries(entries)
+
+    monkeypatch.setattr(discover.os, "scandir", listing_then_delete)
+    from ra.config import load_config
+
+    scan = discover.scan(load_config(project).trees)
+    assert sorted(scan.files) == ["docs:sub/inner.md"] and scan.unreadable == []
+
+
+class _Entries(list):
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+# --- an index folder that is a file -----------------------------------------------------------
+
+def test_an_index_dir_that_is_a_file_is_an_error_with_its_exit_code(project, capsys):
+    """``ra search`` exited 70 and ``ra check`` reported 0 errors."""
+    (project / ".ra.toml").write_text('[tree.docs]\npath = "docs"\n'
+                                      '[settings]\nindex_dir = "idx"\n')
+    (project / "idx").write_text("not a folder\n")
+    code, _, err = cli(capsys, "search", "alpha")
+    assert code == 1 and "idx is not a folder" in err
+    code, _, err = cli(capsys, "check")
+    assert code == 2 and "error: the index folder" in err and "1 error," in err
+    assert cli(capsys, "update")[0] == 1
+
+
+@pytest.mark.anyio
+async def test_a_name_that_is_not_utf8_appearing_while_mcp_watches(project):
+    """The watcher names the new file in its event: the hint must not carry it."""
+    from ra.warm import WarmIndex
+
+    warm = WarmIndex.at(project).start()
+    try:
+        async with Client(create_server(project, warm)) as client:
+            first = await client.call_tool("search", {"queries": "alpha"})
+            add_bad_name(project)
+            (project / "docs" / "good.md").write_text("# Good\n\nalpha beta words\n")
+            found = await client.call_tool("search", {"queries": "beta"})
+    finally:
+        warm.close()
+    assert not first.is_error and not found.is_error, found.content[0].text
+    paths = {r["path"] for r in found.structured_content["queries"][0]["results"]}
+    assert paths == {"good.md"}
+
+
+@pytest.mark.anyio
+async def test_an_index_dir_that_is_a_file_over_mcp(project):
+    (project / ".ra.toml").write_text('[tree.docs]\npath = "docs"\n'
+                                      '[settings]\nindex_dir = "idx"\n')
+    (project / "idx").write_text("not a folder\n")
+    async with Client(create_server(project)) as client:
+        found = await client.call_tool("search", {"queries": "alpha"})
+        sources = await client.call_tool("list_sources", {})
+    assert found.is_error and "idx is not a folder" in found.content[0].text
+    assert "ra failed" not in found.content[0].text
+    assert not sources.is_error
