@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from conftest import conformance
-from ra.analysis import MAX_TOKEN_BYTES, Analyzer, analyzer_for, normalize_language, split_words
+from ra.text.analysis import (
+    MAX_TOKEN_BYTES,
+    Analyzer,
+    analyzer_for,
+    normalize_language,
+    split_words,
+)
 
 CASES = conformance("analyzer")
 LANGUAGES = CASES["languages"]

@@ -7,7 +7,7 @@ extension, body with the frontmatter description prepended on document nodes; no
 all for a chunk with sections below it and no words of its own), their lengths, N and df
 over the chunks with words, average lengths over the chunks that have the field, and the
 field-weighted, length-normalised tf summed *before* saturation. It tokenises with
-``ra.analysis`` (one analyzer serves indexing and querying) and takes the chunk tree
+``ra.text.analysis`` (one analyzer serves indexing and querying) and takes the chunk tree
 (breadcrumbs, bodies, parents) from ``chunks.parquet``, whose construction is tested
 elsewhere; tags, paths and descriptions come from the corpus written here, not from the
 index.
@@ -37,7 +37,6 @@ import pytest
 
 import ra.config
 import ra.freshness
-from ra.analysis import Analyzer, split_words
 from ra.query.bm25f import (
     Filters,
     Weights,
@@ -52,6 +51,7 @@ from ra.query.index import IndexReader
 from ra.query.parser import parse
 from ra.query.plan import AllOf, Alt, AnyOf, Clause, NoneOf, Plan, PlanOptions, Ref, plan_query
 from ra.query.search import Searcher, SearchOptions
+from ra.text.analysis import Analyzer, split_words
 
 GOLDEN = Path(__file__).parent / "golden" / "sql"
 UPDATE = os.environ.get("RA_UPDATE_GOLDEN") == "1"

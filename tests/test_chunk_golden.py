@@ -17,8 +17,8 @@ import os
 import pytest
 
 from conftest import CORPORA, REPO
-from ra.document import parse_document
 from ra.pipeline.discover import read_document
+from ra.text.document import parse_document
 
 GOLDEN = REPO / "tests" / "golden" / "chunks"
 

@@ -33,7 +33,6 @@ import pytest
 import ra.config
 import ra.freshness
 from conftest import CORPORA, conformance
-from ra.analysis import Analyzer
 from ra.cli.app import main
 from ra.globs import translate
 from ra.query import disjunction
@@ -57,7 +56,8 @@ from ra.query.signals import (
     tally,
     tokenize,
 )
-from ra.stopwords import STOPWORDS, for_file, is_stopword
+from ra.text.analysis import Analyzer
+from ra.text.stopwords import STOPWORDS, for_file, is_stopword
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

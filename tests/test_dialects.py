@@ -27,9 +27,9 @@ import pytest
 
 from conftest import REPO
 from ra.cli.app import main
-from ra.document import parse_document
 from ra.pipeline.discover import read_document
 from ra.query.snippets import strip_markdown
+from ra.text.document import parse_document
 
 FIXTURES = REPO / "tests" / "fixtures" / "dialects"
 GOLDEN = REPO / "tests" / "golden" / "dialects"

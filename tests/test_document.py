@@ -16,9 +16,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conftest import CORPORA, REPO, conformance
-from ra import document as D
-from ra import headings as H
-from ra.document import (
+from ra.text import document as D
+from ra.text import headings as H
+from ra.text.document import (
     Slugifier,
     breadcrumb,
     build_chunk_tree,
@@ -26,7 +26,7 @@ from ra.document import (
     parse_frontmatter,
     slugify,
 )
-from ra.headings import extract_headings
+from ra.text.headings import extract_headings
 
 LOSSLESS = ("ra keeps the lines of dropped headings in the body before them, so no text of "
             "a file is lost from the index (tests/test_pipeline.py checks every line lands "
@@ -392,7 +392,7 @@ def test_mistletoe_state_is_restored():
 
 
 def test_importing_the_parser_does_not_import_mistletoe_or_yaml():
-    code = ("import sys, ra.document; "
+    code = ("import sys, ra.text.document; "
             "print(sorted(m for m in ('mistletoe', 'yaml') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=REPO, check=True).stdout

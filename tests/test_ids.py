@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from conftest import conformance
 from ra.errors import RaError
-from ra.ids import ChunkId, DocId, InvalidIdError, format_chunk_id, format_doc_id
+from ra.text.ids import ChunkId, DocId, InvalidIdError, format_chunk_id, format_doc_id
 
 CASES = conformance("chunk_id_parse")["cases"]
 

@@ -16,11 +16,11 @@ import pytest
 
 from ra.cli.app import main
 from ra.config import load_config
-from ra.document import parse_document
 from ra.freshness import open_index
-from ra.links import Link, document_links, target_of
 from ra.pipeline import run
 from ra.sql import run_sql
+from ra.text.document import parse_document
+from ra.text.links import Link, document_links, target_of
 
 
 def links_of(text: str, path: str = "a/b.md") -> list[tuple[str, str, str]]:

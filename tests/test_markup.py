@@ -1,4 +1,4 @@
-"""``ra.markup``: the dialects of real documentation read for their text, construct by
+"""``ra.text.markup``: the dialects of real documentation read for their text, construct by
 construct (the golden trees of ``test_dialects.py`` show them on whole documents)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ra.document import parse_document
-from ra.markup import heading_anchor, inline_tags, mask_comments, plain_text
 from ra.query.snippets import strip_markdown
+from ra.text.document import parse_document
+from ra.text.markup import heading_anchor, inline_tags, mask_comments, plain_text
 
 
 @pytest.mark.parametrize("title, expected", [

@@ -14,7 +14,6 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from ra.analysis import analyzer_for
 from ra.artifacts import SCHEMAS
 from ra.config import load_config
 from ra.freshness import open_index
@@ -31,6 +30,7 @@ from ra.pipeline.postings import (
     statistics,
 )
 from ra.query.search import Searcher
+from ra.text.analysis import analyzer_for
 
 DOCS_TOML = '[tree.docs]\npath = "./docs"\n'
 

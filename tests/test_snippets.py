@@ -9,7 +9,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import conformance
-from ra.analysis import Analyzer
 from ra.query.snippets import (
     SCAN_CHARS,
     _blocks,
@@ -22,6 +21,7 @@ from ra.query.snippets import (
     strip_markdown,
     strip_syntax,
 )
+from ra.text.analysis import Analyzer
 
 PLAIN = Analyzer("none")  # terms are the lowercased words: expectations stay readable
 ENGLISH = Analyzer("english")

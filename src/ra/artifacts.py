@@ -16,7 +16,7 @@ source files, so an update rewrites only the partitions whose files changed
     lengths/    one row per chunk: analysed length of each field
     surface/    one row per (document, surface word): how often it occurs
     postings/   one row per (term, chunk, field), sorted by term_id then chunk
-    links/      one row per outgoing link of a chunk, its target normalised (``ra.links``);
+    links/      one row per outgoing link of a chunk, its target normalised (``ra.text.links``);
                 the ``links`` view resolves targets to chunk ids when the index is read
     terms.parquet   one row per distinct term: term_id, df, collection frequency
     words.parquet   one row per distinct surface word: the term it stems to (fuzzy)

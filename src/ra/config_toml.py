@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ra.analysis import normalize_language
 from ra.errors import ConfigError
 from ra.globs import GlobError, compile_glob
+from ra.text.analysis import normalize_language
 
 __all__ = ["ConfigWarning", "dumps", "find_key_line", "format_key", "parse_config_file",
            "parse_config_text"]

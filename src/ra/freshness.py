@@ -77,7 +77,7 @@ def config_hash(config) -> str:
 
     It lives here, not with the index writer, so that checking freshness imports
     nothing heavy (the writer needs pyarrow)."""
-    from ra.analysis import ANALYZER_VERSION
+    from ra.text.analysis import ANALYZER_VERSION
 
     shape = {"schema": SCHEMA_VERSION, "analyzer": ANALYZER_VERSION,
              "config": config.config_hash()}

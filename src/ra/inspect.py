@@ -24,9 +24,9 @@ def locate(file: Path, config) -> tuple[str, str]:
 
 def inspect_document(file: Path, config) -> dict:
     """The parse of ``file`` as the ``ra inspect doc --json`` shape."""
-    from ra.document import parse_document
     from ra.pipeline.discover import is_binary, kind_of, read_document
-    from ra.tokens import count_tokens
+    from ra.text.document import parse_document
+    from ra.text.tokens import count_tokens
 
     if not file.is_file():
         raise NotFoundError(f"no such file: {file}")

@@ -503,8 +503,8 @@ def _prepare_writer(generation: Path | None = None) -> None:
     import pyarrow.dataset  # noqa: F401  (pyarrow.parquet reads a table through it)
 
     import ra.pipeline.update  # pyarrow and the stages
-    from ra.document import parse_document
-    from ra.tokens import count_tokens
+    from ra.text.document import parse_document
+    from ra.text.tokens import count_tokens
 
     parse_document("---\ntitle: Warm\n---\n# Warm\n\nSome *text*.\n", "warm", "warm.md")
     count_tokens("warm")

@@ -73,7 +73,7 @@ _UNTIL = typer.Option(None, "--until", help="Only files modified on or before th
 
 
 def _render(response, config, json_: bool, list_: bool) -> None:
-    from ra.analysis import analyzer_for
+    from ra.text.analysis import analyzer_for
 
     for warning in response.warnings:
         output.warn(warning)

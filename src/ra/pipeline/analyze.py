@@ -1,13 +1,13 @@
 """Stage 3, analyze: chunk rows → terms per field with positions.
 
-Each chunk contributes four BM25F fields, analysed with ``ra.analysis``:
+Each chunk contributes four BM25F fields, analysed with ``ra.text.analysis``:
 
 - title: the breadcrumb (document title › ancestors › heading), so a chunk is found by
   the names of the sections that contain it;
 - tags: the document's tags;
 - path: the tree-relative path without its extension (its folders and the words of its
   file name);
-- body: the chunk's own text as a reader sees it (``ra.markup.plain_text``: code as
+- body: the chunk's own text as a reader sees it (``ra.text.markup.plain_text``: code as
   written, comments and the markup of site generators and note apps gone); the document
   node adds the frontmatter description.
 
@@ -32,10 +32,10 @@ from collections import Counter
 
 import pyarrow as pa
 
-from ra.analysis import Analyzer, analyzer_for, split_words
 from ra.artifacts import ANALYZED, LENGTHS, SURFACE
 from ra.layout import FIELD_CODE
-from ra.markup import is_markdown, plain_text
+from ra.text.analysis import Analyzer, analyzer_for, split_words
+from ra.text.markup import is_markdown, plain_text
 
 _COLUMNS = ("ord", "tree", "breadcrumb", "tags", "path", "body", "description",
             "descendants")

@@ -2,7 +2,7 @@
 
 ``chunk`` is pure: it takes decoded documents (the runner reads the files) and returns one
 row per chunk node, preorder within each document, numbered from ``first_ord``. Parsing
-itself lives in ``ra.document``; this stage flattens its node trees into Arrow columns and
+itself lives in ``ra.text.document``; this stage flattens its node trees into Arrow columns and
 adds cl100k_base token counts.
 
 Token counts: a chunk is shown with its subsections, so its cost is the tokens of its
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from ra.artifacts import CHUNKS, DOCS
-from ra.document import Document, parse_document
-from ra.tokens import count_many
+from ra.text.document import Document, parse_document
+from ra.text.tokens import count_many
 
 _NEWLINE = re.compile(b"\n")
 
@@ -42,7 +42,7 @@ class SourceDoc:
 
 
 def parse_all(docs: Sequence[SourceDoc], chunk_at_headings: bool) -> list[Document]:
-    """Parse every document (``ra.document.parse_document``)."""
+    """Parse every document (``ra.text.document.parse_document``)."""
     return [parse_document(d.text, d.tree, d.path, chunk_at_headings=chunk_at_headings)
             for d in docs]
 

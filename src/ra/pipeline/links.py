@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import pyarrow as pa
 
 from ra.artifacts import LINKS
-from ra.document import Document
-from ra.links import document_links, target_of
+from ra.text.document import Document
+from ra.text.links import document_links, target_of
 
 
 def links_table(parsed: Sequence[Document], first_ord: int = 0) -> pa.Table:

@@ -106,8 +106,8 @@ def likethis(reader, config, target: str | Path,
     """Chunks similar to an indexed chunk (by id) or to a file (as ``context_search``)."""
     if Path(target).is_file():
         return context_search(reader, config, [target], options)
-    from ra.analysis import analyzer_for
     from ra.query.get import get_chunk
+    from ra.text.analysis import analyzer_for
 
     t0 = time.perf_counter()
     chunk = get_chunk(reader, config, str(target))
@@ -302,9 +302,9 @@ def _included(searcher: Searcher, includes: list[str], terms: _Terms, warnings: 
     """Results for a rule's ``include`` ids, scored as the best result so they lead."""
     if not includes:
         return []
-    from ra.markup import is_markdown
     from ra.query.get import get_chunk
     from ra.query.snippets import snippet
+    from ra.text.markup import is_markdown
 
     top = max((r.score for r in results), default=1.0)
     out = []

@@ -1,6 +1,6 @@
 """``ra get``: one chunk or one whole document by id, and the chunks it links to.
 
-Ids are parsed strictly (``ra.ids``): paths that climb out of their tree are refused,
+Ids are parsed strictly (``ra.text.ids``): paths that climb out of their tree are refused,
 and only ids present in the index are served, so ``get`` never reads outside the
 configured trees. ``tree:path`` and ``tree:path#preamble`` name the document node; an
 unknown id fails with the nearest known ids as suggestions.
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from ra.errors import NotFoundError
-from ra.ids import ChunkId
+from ra.text.ids import ChunkId
 
 PREAMBLE = "preamble"
 SUGGESTIONS = 5

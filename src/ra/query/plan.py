@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ra.analysis import Analyzer, split_words
 from ra.errors import QueryError
 from ra.layout import FIELD_CODE, FIELDS
 from ra.query import ast
 from ra.query.fuzzy import MIN_FUZZY_LENGTH, expand
+from ra.text.analysis import Analyzer, split_words
 
 MAX_PREFIX_TERMS = 64
 MAX_CLAUSES = 256  # words and phrases per topic; longer queries are refused

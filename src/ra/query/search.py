@@ -20,9 +20,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
-from ra.analysis import analyzer_for
 from ra.errors import QueryError
-from ra.markup import is_markdown
 from ra.query import rank as ranking
 from ra.query.bm25f import Filters, Weights, bm25f_sql, is_plain, top_sql
 from ra.query.budget import estimate_tokens, list_entry_tokens, pack, ref_entry_tokens
@@ -30,6 +28,8 @@ from ra.query.index import ChunkMeta
 from ra.query.parser import parse
 from ra.query.plan import Plan, PlanOptions, plan_query
 from ra.query.snippets import snippet as make_snippet
+from ra.text.analysis import analyzer_for
+from ra.text.markup import is_markdown
 
 
 @dataclass(frozen=True)

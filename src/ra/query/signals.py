@@ -10,8 +10,8 @@
 3. rules: ``config.match_rules(path)`` injects terms (query boost 2), restricts trees
    (intersected with ``--tree``), names documents to include first, overrides search
    settings;
-4. content: the words of the sample (``ra.analysis.split_words``), minus stopwords
-   (``ra.stopwords.for_file``), pure numbers, and words shorter than ``min_word_length``
+4. content: the words of the sample (``ra.text.analysis.split_words``), minus stopwords
+   (``ra.text.stopwords.for_file``), pure numbers, and words shorter than ``min_word_length``
    or longer than ``max_word_length``; in markdown a word in an h1 counts 3, h2–h3 2,
    h4–h6 1.5, body 1. Words are stemmed with the index's analyzer so they meet index terms;
    a term whose weighted frequency in the content is below ``min_term_frequency`` is
@@ -37,12 +37,12 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
-from ra.analysis import split_words
 from ra.config import MatchedRules, effective_trees
 from ra.errors import RaError
 from ra.query import ast
 from ra.query.bm25f import idf
-from ra.stopwords import STOPWORDS, for_file, is_stopword
+from ra.text.analysis import split_words
+from ra.text.stopwords import STOPWORDS, for_file, is_stopword
 
 FILENAME_WEIGHT, DIRECTORY_WEIGHT, RULE_BOOST = 4.0, 3.0, 2.0
 HEADING = {1: ("md:h1", 3.0), 2: ("md:h2-h3", 2.0), 3: ("md:h2-h3", 2.0),
@@ -133,8 +133,8 @@ def is_markdown(path: str | Path) -> bool:
 def markdown_pieces(text: str) -> list[tuple[str, str, float]]:
     """``(text, source, weight)``: each heading by level, then the body without them;
     YAML frontmatter is dropped first."""
-    from ra.document import parse_frontmatter
-    from ra.headings import extract_headings
+    from ra.text.document import parse_frontmatter
+    from ra.text.headings import extract_headings
 
     _, body, _ = parse_frontmatter(text)
     raw, pos, rest, pieces = body.encode("utf-8"), 0, [], []
@@ -400,7 +400,7 @@ def extract_signals(file: str | Path, config, reader=None, *, trees: tuple[str, 
                     max_terms: int | None = None, analyzer=None) -> FileSignals:
     """Path, rule and content signals of one file, ranked against ``reader``'s index (or
     by weighted frequency alone without a reader). Raises ``UnreadableFile``."""
-    from ra.analysis import analyzer_for
+    from ra.text.analysis import analyzer_for
 
     ctx = config.context
     text = sample_content(file, ctx.sample_size)

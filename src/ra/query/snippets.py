@@ -22,8 +22,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 
-from ra.analysis import MAX_TOKEN_BYTES, Analyzer, analyzer_for, split_words
-from ra.markup import plain_text
+from ra.text.analysis import MAX_TOKEN_BYTES, Analyzer, analyzer_for, split_words
+from ra.text.markup import plain_text
 
 #: Which words match: a set of index terms, or a predicate on a lowercased surface word.
 Matches = Callable[[str], bool] | AbstractSet[str]
@@ -39,7 +39,7 @@ DEFAULT_MARK = ("**", "**")
 SCAN_CHARS = 8_000
 ELLIPSIS = "…"
 
-_WORD = re.compile(r"[^\W_]+")  # the analyser's word pattern (ra.analysis.split_words)
+_WORD = re.compile(r"[^\W_]+")  # the analyser's word pattern (ra.text.analysis.split_words)
 #: (pattern, replacement), applied in order to the text after a newline. Line patterns
 #: match from the newline before the line, not ``^`` in multiline mode: a literal first
 #: character lets the regex engine skip to the next newline (3x faster, same result).
@@ -68,7 +68,7 @@ def merge_ranges(a: Sequence[Sequence[int]],
 
 
 def strip_markdown(text: str, markdown: bool = True) -> str:
-    """``text`` as one line of plain text: what a reader sees of it (``ra.markup``:
+    """``text`` as one line of plain text: what a reader sees of it (``ra.text.markup``:
     comments, attribute lists, admonition and shortcode syntax, HTML tags and the like
     removed), then heading hashes, emphasis, link targets, code fences, quote and list
     markers removed; whitespace collapsed. ``markdown=False`` (a plain text file) only

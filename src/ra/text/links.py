@@ -10,7 +10,7 @@ Links are what the author wrote, read as the site generator or note app reads th
 - Hugo's ``{{< ref "path" >}}`` / ``relref`` as a link's target.
 
 Links inside code (spans and fenced blocks) and comments are examples, not links
-(``ra.markup.set_code_aside``).
+(``ra.text.markup.set_code_aside``).
 
 Each link's target is normalised here, from the source document alone, into what a
 resolver needs (:class:`Target`): whether it is external, the tree-relative paths it may
@@ -28,8 +28,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from ra.document import Document, slugify
-from ra.markup import plain_text, restore, set_code_aside
+from ra.text.document import Document, slugify
+from ra.text.markup import plain_text, restore, set_code_aside
 
 MARKDOWN = (".md", ".mdx", ".markdown")
 _PAGE = (".html", ".htm")

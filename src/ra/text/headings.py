@@ -7,7 +7,7 @@ makes a full mistletoe parse slow (about 0.5 MB/s), and only heading text needs 
 token classes get a cheap pre-check so that ordinary prose lines skip a dozen regexes;
 they decide exactly as mistletoe does (see ``_mistletoe``). A heading's trailing attribute
 list (``## Title { #id .class }``) leaves its text and gives its declared id
-(``ra.markup.heading_anchor``). ``ra.document`` builds the chunk tree from what
+(``ra.text.markup.heading_anchor``). ``ra.text.document`` builds the chunk tree from what
 ``scan_headings`` finds.
 """
 
@@ -23,7 +23,7 @@ from itertools import accumulate
 from types import SimpleNamespace
 from typing import Any
 
-from ra.markup import heading_anchor
+from ra.text.markup import heading_anchor
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class Found:
 
 
 def _found(level: int, text: str, first: int, stop: int) -> Found:
-    """A heading whose attribute list, if any, is split off its text (``ra.markup``)."""
+    """A heading whose attribute list, if any, is split off its text (``ra.text.markup``)."""
     text = _clean(text)
     if text.endswith("}"):
         title, anchor = heading_anchor(text)

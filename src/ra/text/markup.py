@@ -195,7 +195,7 @@ def _role(text: str, start: int, code: str) -> tuple[int, str]:
 
 def set_code_aside(text: str) -> tuple[str, list[str]]:
     """``text`` with comments removed and code behind placeholders, and the code: for
-    readers of markdown syntax (``ra.links``) that must not look inside code. Put the code
+    readers of markdown syntax (``ra.text.links``) that must not look inside code. Put the code
     back into any part of the text with :func:`restore`."""
     return _prepare(text)
 

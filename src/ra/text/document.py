@@ -5,7 +5,7 @@ The phases run in this order, and the order matters:
 1. **Frontmatter** (``---`` YAML ``---``) is split off *before* headings are looked for, so
    it can never turn into a fake setext heading (DESIGN deviation 4). Broken YAML is
    reported as a problem and the block is still removed.
-2. **Headings** are found by mistletoe's CommonMark block parser (``ra.headings``), so
+2. **Headings** are found by mistletoe's CommonMark block parser (``ra.text.headings``), so
    ``#`` lines inside code fences, HTML blocks or indented code are not headings, setext
    headings are, and headings inside block quotes and list items count as the original's
    parser counts them.
@@ -20,7 +20,7 @@ The phases run in this order, and the order matters:
    declared ids are reserved first, and a repeated one is numbered like any slug.
 
 Markdown as written for site generators and note apps is read for its text
-(``ra.markup``): a ``#`` line inside an Obsidian ``%%`` comment or an MDX ``{/* */}``
+(``ra.text.markup``): a ``#`` line inside an Obsidian ``%%`` comment or an MDX ``{/* */}``
 comment is no heading, inline ``#tags`` join the frontmatter tags, and Hugo's TOML
 frontmatter (``+++``) and MultiMarkdown's unfenced ``key: value`` block (Python-Markdown's
 ``meta`` extension) are read like YAML frontmatter.
@@ -43,9 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from ra.headings import Found, Lines, byte_offsets, first_h1, scan_headings, utf8_len
-from ra.ids import format_chunk_id, format_doc_id
-from ra.markup import inline_tags, is_markdown, mask_comments
+from ra.text.headings import Found, Lines, byte_offsets, first_h1, scan_headings, utf8_len
+from ra.text.ids import format_chunk_id, format_doc_id
+from ra.text.markup import inline_tags, is_markdown, mask_comments
 
 BREADCRUMB_SEPARATOR = " › "
 

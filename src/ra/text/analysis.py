@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ra._marks import MARKS
+from ra.text._marks import MARKS
 
 MAX_TOKEN_BYTES = 40
 
