@@ -15,7 +15,7 @@ from pathlib import Path
 CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
-from ra.config import load_config
+from ra.config.settings import load_config
 from ra.pipeline.run import build
 folder = Path(sys.argv[1])
 t = time.perf_counter()

@@ -136,7 +136,7 @@ def write_context_file(folder: Path) -> Path:
 
 def child(ra_folder: str, file: str, runs: str = str(WARM_RUNS)) -> dict:
     """Warm in-process ``context_search`` timings (see the module docstring)."""
-    from ra.config import load_config
+    from ra.config.settings import load_config
     from ra.query.context import ContextOptions, context_search
     from ra.query.index import IndexReader
 

@@ -116,7 +116,7 @@ def table(result: dict) -> Table:
 
 
 def queries_of(folder: Path, n: int = 100) -> list[str]:
-    from ra.config import load_config
+    from ra.config.settings import load_config
     from ra.freshness import open_index
 
     reader, _ = open_index(load_config(folder))

@@ -119,7 +119,7 @@ def percentiles(ms: list[float]) -> dict:
 
 
 def settings_of(folder: Path) -> peers.Settings:
-    from ra.config import load_config
+    from ra.config.settings import load_config
 
     return peers.Settings.from_config(load_config(folder))
 
@@ -161,7 +161,7 @@ def _child_latency(system: str, index: str, queries_path: str, ra_folder: str) -
 
 def ra_phases(folder: Path, queries: list[str]) -> dict[str, float]:
     """Median milliseconds of each phase of ra's search (``--explain`` timings)."""
-    from ra.config import load_config
+    from ra.config.settings import load_config
     from ra.query.index import IndexReader
     from ra.query.search import Searcher, SearchOptions
 
@@ -182,7 +182,7 @@ def _child_incremental(ra_folder: str, edit: str, query: str) -> dict:
     """ra: the no-change freshness check (p50 of 20, after a first call), open_index + one
     search unchanged, then after appending a line to ``edit``; then the update alone in
     this now warm process (p50 of 5 edits)."""
-    from ra.config import load_config
+    from ra.config.settings import load_config
     from ra.freshness import check_state, open_index, refresh_index
     from ra.query.search import Searcher
 
@@ -230,7 +230,7 @@ def _append(path: str) -> None:
 
 def _child_refresh(ra_folder: str, edit: str) -> dict:
     """ra: the update alone in a fresh process (its imports included), one edited file."""
-    from ra.config import load_config
+    from ra.config.settings import load_config
     from ra.freshness import refresh_index
 
     config = load_config(Path(ra_folder))
@@ -269,7 +269,7 @@ CHILDREN = {"build": _child_build, "latency": _child_latency, "context": context
 def index_bytes(ra_folder: Path) -> dict[str, int]:
     """Bytes per artifact of ra's current generation (partition folders summed)."""
     from ra import generations
-    from ra.config import load_config
+    from ra.config.settings import load_config
 
     gen = generations.open_current(load_config(ra_folder).index_dir)
     try:
@@ -305,7 +305,7 @@ def measure_corpus(corpus: Path, *, e2e_runs: int) -> dict:
 
 
 def _queries_and_chunks(folder: Path, root: Path) -> tuple[list[str], Path]:
-    from ra.config import load_config
+    from ra.config.settings import load_config
     from ra.freshness import open_index
 
     reader, _ = open_index(load_config(folder))

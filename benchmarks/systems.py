@@ -58,7 +58,7 @@ def open_systems(folder: Path, work: Path, key: DocKey, *, ra: dict[str, RaVaria
     ``peer_variants`` maps a row name to ``(peer name, fuzzy)``; ``k`` is how many chunks
     a peer returns before they are collapsed into documents.
     """
-    from ra.config import load_config
+    from ra.config.settings import load_config
     from ra.freshness import open_index
     from ra.query.search import Searcher
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from conftest import conformance
+from ra.config.languages import normalize_language
 from ra.text.analysis import (
     MAX_TOKEN_BYTES,
     Analyzer,
     analyzer_for,
-    normalize_language,
     split_words,
 )
 

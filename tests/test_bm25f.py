@@ -35,7 +35,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-import ra.config
+import ra.config.settings
 import ra.freshness
 from ra.query.bm25f import (
     Filters,
@@ -57,7 +57,7 @@ GOLDEN = Path(__file__).parent / "golden" / "sql"
 UPDATE = os.environ.get("RA_UPDATE_GOLDEN") == "1"
 
 K1, B = 1.2, 0.75
-# The configured defaults (ra.config.FieldBoosts), written out for the reference.
+# The configured defaults (ra.config.settings.FieldBoosts), written out for the reference.
 W = {"title": 2.0, "tags": 2.5, "path": 2.0, "body": 1.0}
 LOCAL_BOOST = 1.5
 COORD = 0.0  # partial answers (ra.query.bm25f.Weights.coord)
@@ -460,7 +460,7 @@ def setup(tmp_path_factory) -> Setup:
     (home / ".ra.toml").write_text(f'[tree.notes]\npath = "{home / "notes"}"\n')
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))
-        config = ra.config.load_config(root, home=home)
+        config = ra.config.settings.load_config(root, home=home)
         reader, _ = ra.freshness.open_index(config)
     analyzer = Analyzer("english")
     rows = reader.query("SELECT ord, id, parent_id, tree, path, breadcrumb, body, is_global, "

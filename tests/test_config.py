@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import conformance
-from ra.config import (
+from ra.config.settings import (
     DEFAULT_INCLUDE,
     Config,
     ConfigWarning,
@@ -35,7 +35,7 @@ from ra.config import (
     parse_config_text,
     resolve_path,
 )
-from ra.config_toml import dumps, find_key_line, format_key
+from ra.config.toml import dumps, find_key_line, format_key
 from ra.errors import ConfigError
 
 UPSTREAM_DEFAULT_INCLUDE = ["**/*.md", "**/*.txt"]
@@ -482,7 +482,7 @@ def test_no_config_gives_defaults(tmp_path):
     config = load_config(cwd=tmp_path)
     assert config.files == () and config.root is None and config.index_dir is None
     assert config.trees == () and config.warnings == ()
-    # title 2.0, not DESIGN.md's 3.0: changed on measured evidence (ra.config.FieldBoosts)
+    # title 2.0, not DESIGN.md's 3.0: changed on measured evidence (ra.config.settings.FieldBoosts)
     assert config.settings.default_limit == 5 and config.search.boosts.title == 2.0
     assert config.context.terms == 15 and config.search.fuzzy_weight == 0.5
 

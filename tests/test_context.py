@@ -30,11 +30,11 @@ from pathlib import Path
 
 import pytest
 
-import ra.config
+import ra.config.settings
 import ra.freshness
 from conftest import CORPORA, conformance
 from ra.cli.app import main
-from ra.globs import translate
+from ra.config.globs import translate
 from ra.query import disjunction
 from ra.query.ast import to_query_string
 from ra.query.bm25f import Filters, bm25f_sql
@@ -90,7 +90,7 @@ def test_analyze_file_combines_path_and_content(tmp_path):
     file.parent.mkdir(parents=True)
     file.write_text(case["content"])
     (tmp_path / ".ra.toml").write_text("")
-    config = ra.config.load_config(tmp_path)
+    config = ra.config.settings.load_config(tmp_path)
     signals = extract_signals(file, config)
     path_words = {t.word for t in signals.terms if "path" in t.source}
     assert set(case["expected"]["path_terms_contain"]) <= path_words
@@ -215,7 +215,7 @@ def test_query_sums_the_boosts_of_a_term_selected_twice():
 
 def test_project_path_is_relative_to_the_root(tmp_path, monkeypatch):
     (tmp_path / ".ra.toml").write_text("")
-    config = ra.config.load_config(tmp_path)
+    config = ra.config.settings.load_config(tmp_path)
     monkeypatch.chdir(tmp_path / ".")
     assert project_path(tmp_path / "src" / "a.rs", config) == "src/a.rs"
     assert project_path(Path("/elsewhere/deep/dir/b.rs"), config) == "dir/b.rs"
@@ -258,7 +258,7 @@ def small(tmp_path_factory):
     home = tmp_path_factory.mktemp("ctx-small-home")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))
-        config = ra.config.load_config(root, home=home)
+        config = ra.config.settings.load_config(root, home=home)
         reader, _ = ra.freshness.open_index(config)
     yield root, config, reader
     reader.close()
@@ -475,7 +475,7 @@ def book(tmp_path_factory):
     home = tmp_path_factory.mktemp("ctx-rust-book-home")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))
-        config = ra.config.load_config(root, home=home)
+        config = ra.config.settings.load_config(root, home=home)
         reader, _ = ra.freshness.open_index(config)
     yield root, config, reader
     reader.close()
@@ -736,7 +736,7 @@ def test_disjunction_boosts_local_trees_only(tmp_path_factory):
     (home / ".ra.toml").write_text(f'[tree.notes]\npath = "{home / "notes"}"\n')
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))
-        config = ra.config.load_config(root, home=home)
+        config = ra.config.settings.load_config(root, home=home)
         reader, _ = ra.freshness.open_index(config)
     try:
         fast, ref = _both(reader, config, "mutex^1.5 OR spinlock OR shared^0.3")

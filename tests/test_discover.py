@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import conformance
-from ra.config import Tree
+from ra.config.settings import Tree
 from ra.freshness import diff
 from ra.pipeline.discover import SNIFF_BYTES, discover, is_binary, kind_of, read_document
 

@@ -22,7 +22,7 @@ import duckdb
 import pytest
 
 from ra.cli.app import main
-from ra.config import load_config, parse_config_text
+from ra.config.settings import load_config, parse_config_text
 from ra.freshness import open_index
 from ra.sql import run_sql
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ra.cli.app import main
-from ra.config import load_config
+from ra.config.settings import load_config
 from ra.errors import QueryError
 from ra.freshness import open_index
 from ra.query.search import Searcher, SearchOptions

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ra.config import load_config
+from ra.config.settings import load_config
 from ra.freshness import Hint, check_state, fingerprints, open_index, refresh_index, refresh_watched
 from ra.generations import current_name, open_current, read_fingerprints
 from ra.pipeline import run
@@ -114,7 +114,7 @@ def test_the_walk_keeps_one_folder_open_at_a_time(tmp_path):
     for i in range(120):
         write(tmp_path / "docs" / f"d{i:03d}" / "n.md", "# n\n")
     project(tmp_path, {})
-    code = ("import resource, sys; from ra.config import load_config; "
+    code = ("import resource, sys; from ra.config.settings import load_config; "
             "from ra.freshness import fingerprints; "
             "resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64)); "
             "print(len(fingerprints(load_config(sys.argv[1]))))")
@@ -577,7 +577,7 @@ def test_a_truncated_artifact_file_is_found_at_open_and_rebuilt(tmp_path):
 
 READER = r"""
 import json, sys, time
-from ra.config import load_config
+from ra.config.settings import load_config
 from ra.freshness import open_index
 from ra.query.search import Searcher, SearchOptions
 config = load_config(sys.argv[1])

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ra import generations
-from ra.config import load_config
+from ra.config.settings import load_config
 from ra.errors import IndexStateError
 from ra.freshness import check_state, open_index, refresh_index
 from ra.layout import MANIFEST

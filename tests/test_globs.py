@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ra.globs import GlobError, GlobSet, compile_glob, glob_set, translate
+from ra.config.globs import GlobError, GlobSet, compile_glob, glob_set, translate
 
 # (pattern, path) pairs from globset's `matches!` tests (crates/globset/src/glob.rs) that
 # apply with default options.

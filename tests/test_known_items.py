@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-import ra.config
+import ra.config.settings
 import ra.freshness
 from conftest import CORPORA
 from ra.query.search import Searcher, SearchOptions
@@ -93,7 +93,7 @@ def _index(root: Path, home: Path) -> Corpus:
     (root / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))
-        config = ra.config.load_config(root, home=home)
+        config = ra.config.settings.load_config(root, home=home)
         reader, _ = ra.freshness.open_index(config)
     return Corpus(Searcher(reader, config), {})
 

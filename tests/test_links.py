@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ra.cli.app import main
-from ra.config import load_config
+from ra.config.settings import load_config
 from ra.freshness import open_index
 from ra.pipeline import run
 from ra.sql import run_sql

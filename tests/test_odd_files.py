@@ -179,7 +179,7 @@ def test_a_file_deleted_between_listing_and_stat_is_not_reported(project, monkey
         return _Entries(entries)
 
     monkeypatch.setattr(discover.os, "scandir", listing_then_delete)
-    from ra.config import load_config
+    from ra.config.settings import load_config
 
     scan = discover.scan(load_config(project).trees)
     assert sorted(scan.files) == ["docs:sub/inner.md"] and scan.unreadable == []

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ra.artifacts import SCHEMAS
-from ra.config import load_config
+from ra.config.settings import load_config
 from ra.freshness import open_index
 from ra.generations import open_current, read_fingerprints
 from ra.layout import ARTIFACTS, FIELD_CODE, FIELDS, artifact_path

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import ra.config
+import ra.config.settings
 import ra.freshness
 from ra.query.bm25f import bm25f_sql
 from ra.query.fuzzy import SurfaceIndex, anchors, expand
@@ -64,7 +64,7 @@ def pair(tmp_path_factory):
     (root / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n\n[tree.other]\npath = "./other"\n')
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))
-        config = ra.config.load_config(root, home=home)
+        config = ra.config.settings.load_config(root, home=home)
         short, _ = ra.freshness.open_index(config)
     resident = IndexReader.open(config.index_dir)
     resident.keep_vocabulary = True
@@ -153,7 +153,7 @@ def test_the_limit_keeps_the_best_rows_and_breaks_ties_by_id(tmp_path):
             "# Wombats\n\nwombats dig burrows\n\n## Burrows\n\nburrows are deep\n")
     (tmp_path / "docs" / "other.md").write_text("# Burrows\n\nrabbits dig burrows too\n")
     (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
-    config = ra.config.load_config(tmp_path)
+    config = ra.config.settings.load_config(tmp_path)
     reader, _ = ra.freshness.open_index(config)
     resident = IndexReader.open(config.index_dir)
     resident.keep_vocabulary = True

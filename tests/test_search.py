@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pytest
 
-import ra.config
+import ra.config.settings
 import ra.freshness
 from ra.errors import QueryError
 from ra.query.search import Searcher, SearchOptions
@@ -145,7 +145,7 @@ def env(tmp_path_factory) -> Env:
     (root / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n\n[tree.other]\npath = "./other"\n')
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))
-        config = ra.config.load_config(root, home=home)
+        config = ra.config.settings.load_config(root, home=home)
         reader, _ = ra.freshness.open_index(config)
     yield Env(Searcher(reader, config), reader)
     reader.close()

@@ -23,7 +23,7 @@ from mcp import Client, StdioServerParameters
 
 from conftest import GUIDE
 from ra.cli.app import main
-from ra.config import load_config
+from ra.config.settings import load_config
 from ra.server import KnowledgeBase, create_server, transport_security
 from ra.warm import WarmIndex
 

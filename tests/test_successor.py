@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from ra import generations
-from ra.config import load_config
+from ra.config.settings import load_config
 from ra.freshness import refresh_index
 from ra.pipeline import run, update
 from ra.query.index import IndexReader

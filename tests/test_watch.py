@@ -143,7 +143,7 @@ def test_a_removed_index_folder_is_rebuilt(index, project):
 
 def test_a_generation_published_by_another_process_is_taken(index, project):
     assert found(index, "logging") == ["guide.md"]
-    code = ("import sys; from pathlib import Path; from ra.config import load_config; "
+    code = ("import sys; from pathlib import Path; from ra.config.settings import load_config; "
             "from ra.freshness import refresh_index; p = Path(sys.argv[1]); "
             "(p / 'docs' / 'zoo.md').write_text('# Giraffes\\n\\nLong necks.\\n'); "
             "print(refresh_index(load_config(p)))")
@@ -230,7 +230,7 @@ def test_without_watching_every_call_checks_the_files(project, refreshes):
 
 @linux_only
 def test_events_name_the_files_they_are_about(project):
-    from ra.config import load_config
+    from ra.config.settings import load_config
     from ra.watch import FILES, FOLDERS, Watcher, plan_watches
 
     watcher = Watcher()
@@ -256,7 +256,7 @@ def test_events_name_the_files_they_are_about(project):
 def test_a_file_that_a_symlink_points_at_is_never_named_alone(project):
     """Writing the target of a symlink changes what both names read: its event leaves
     the files unnamed, so the check walks."""
-    from ra.config import load_config
+    from ra.config.settings import load_config
     from ra.watch import Watcher, plan_watches
 
     docs = project / "docs"

@@ -74,7 +74,7 @@ a task? `ra daemon start` once keeps it warm, and each command answers several t
 def project_root(config_files: Sequence[Path], cwd: Path, home: Path | None = None) -> Path:
     """Folder of the nearest project ``.ra.toml`` (``~/.ra.toml`` does not count), else
     ``cwd``."""
-    from ra.config import is_global_config
+    from ra.config.settings import is_global_config
 
     local = next((f for f in config_files if not is_global_config(f, home)), None)
     return Path(local).parent if local is not None else Path(cwd)

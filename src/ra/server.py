@@ -251,7 +251,7 @@ Archived = Annotated[bool, Field(description=(
 def create_server(cwd: Path, index: WarmIndex | None = None) -> MCPServer:
     """An MCP server for the knowledge base configured at ``cwd``, served from ``index``
     (which the caller closes); without one, each session opens its own."""
-    from ra.config import load_config
+    from ra.config.settings import load_config
 
     if index is None:
         load_config(cwd)  # a configuration error is raised here, not in the first session

@@ -98,8 +98,8 @@ def _unreadable(files) -> list[tuple]:
 
 
 def _check_tree(tree) -> list[tuple[str, str]]:
-    from ra.config import DEFAULT_INCLUDE
-    from ra.globs import compile_glob
+    from ra.config.globs import compile_glob
+    from ra.config.settings import DEFAULT_INCLUDE
 
     if not Path(tree.path).is_dir():
         return [("warning", f"tree {tree.name}: folder {tree.path} does not exist")]

@@ -145,7 +145,7 @@ class WarmIndex:
     def at(cls, cwd: Path, **options) -> WarmIndex:
         """The WarmIndex of the configuration discovered from ``cwd`` (ConfigError if it
         cannot be read)."""
-        from ra.config import load_config
+        from ra.config.settings import load_config
 
         return cls(load_config(cwd), cwd=cwd, **options)
 
@@ -308,7 +308,7 @@ class WarmIndex:
         self._pending, self._stamp, self._keys = EVERYTHING, None, None
 
     def _config_stamp(self) -> tuple:
-        from ra.config import discover_config_files
+        from ra.config.settings import discover_config_files
 
         files = self.config.files if self.cwd is None else discover_config_files(self.cwd)
         stamp = []
@@ -322,7 +322,7 @@ class WarmIndex:
 
     def _reload_config(self) -> bool:
         """Read the configuration again; True when it changed."""
-        from ra.config import load_config, load_config_files
+        from ra.config.settings import load_config, load_config_files
 
         stamp = None if self._watch else self._config_stamp()  # before reading: no gap
         config = (load_config(self.cwd) if self.cwd is not None

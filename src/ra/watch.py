@@ -57,7 +57,7 @@ FILE_MASK = MODIFY | ATTRIB | DELETE_SELF | MOVE_SELF
 class _Folder:
     """A folder of a tree: an entry's event counts when the tree would index the entry."""
 
-    tree: object  # ra.config.Tree
+    tree: object  # ra.config.settings.Tree
     rel: str  # the folder, relative to the tree root ("" for the root)
     path: str
 
@@ -103,7 +103,7 @@ Plan = dict[str, tuple[int, list]]  # path -> (mask, roles)
 
 def plan_watches(config, cwd: Path | None, home: Path | None = None) -> Plan:
     """Every path to watch for ``config`` seen from ``cwd``, with its mask and roles."""
-    from ra.config import CONFIG_NAME, global_config_path
+    from ra.config.settings import CONFIG_NAME, global_config_path
 
     plan: Plan = {}
 

@@ -41,7 +41,7 @@ def agents(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No diff when writing."),
 ) -> None:
     from ra import agents as gen
-    from ra.config import discover_config_files
+    from ra.config.settings import discover_config_files
 
     if stdout and diff:
         raise typer.BadParameter("choose one of --stdout and --diff", param_hint="--diff")

@@ -12,7 +12,7 @@ from ra.cli import output
 
 def load(cwd: Path | None = None):
     """The effective configuration, its warnings printed once on stderr."""
-    from ra.config import load_config
+    from ra.config.settings import load_config
 
     config = load_config(cwd or Path.cwd())
     for w in config.warnings:

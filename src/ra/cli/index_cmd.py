@@ -156,7 +156,7 @@ def status(json_: bool = typer.Option(False, "--json", help="JSON output.")) -> 
 
 
 def check() -> None:
-    from ra.config import load_config
+    from ra.config.settings import load_config
     from ra.status import run_checks
 
     findings = run_checks(load_config(Path.cwd()))  # reports the config's warnings itself

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from stat import S_ISREG
 
-from ra.globs import glob_set
+from ra.config.globs import glob_set
 
 Fingerprint = tuple[int, int, int]  # (size, mtime_ns, ctime_ns)
 SNIFF_BYTES = 8192
@@ -67,7 +67,7 @@ def kind_of(path: str) -> str:
 
 
 def discover(trees: Iterable, *, sniff: bool = True) -> Discovery:
-    """Walk ``trees`` (``ra.config.Tree``) and select the files to index.
+    """Walk ``trees`` (``ra.config.settings.Tree``) and select the files to index.
 
     ``sniff=False`` only stats (freshness checks): binary files then count as files, and
     the caller compares them with the manifest's record of skipped binaries.

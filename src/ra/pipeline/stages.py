@@ -27,7 +27,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from ra import generations
-from ra.config import load_config
+from ra.config.settings import load_config
 from ra.pipeline.analyze import analyze
 from ra.pipeline.discover import Discovery, FoundFile, discover
 from ra.pipeline.partitions import files_rows, split_by_files, write_table

@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 from dataclasses import astuple, dataclass, field
 
-from ra.config import FieldBoosts, SearchSettings, Settings
+from ra.config.settings import FieldBoosts, SearchSettings, Settings
 from ra.layout import FIELDS
 from ra.query.index import META_COLUMNS, field_length
 from ra.query.plan import AllOf, Alt, AnyOf, Clause, NoneOf, Plan, Ref
@@ -51,7 +51,7 @@ from ra.query.plan import AllOf, Alt, AnyOf, Clause, NoneOf, Plan, Ref
 
 @dataclass(frozen=True)
 class Weights:
-    """BM25F parameters; the defaults are the configuration's (``ra.config``)."""
+    """BM25F parameters; the defaults are the configuration's (``ra.config.settings``)."""
 
     k1: float = SearchSettings.k1
     b: float = SearchSettings.b
@@ -68,7 +68,7 @@ class Filters:
     include_archived: bool = False
     exclude_ids: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()  # any of them, case-insensitive
-    path_regex: str | None = None  # a tree-relative path glob, translated (ra.globs)
+    path_regex: str | None = None  # a tree-relative path glob, translated (ra.config.globs)
     since_ns: int | None = None  # file mtime >= since
     until_ns: int | None = None  # file mtime < until
 

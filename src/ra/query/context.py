@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ra.config import MatchedRules
+from ra.config.settings import MatchedRules
 from ra.errors import RaError
 from ra.query import ast
 from ra.query import rank as ranking

@@ -330,7 +330,7 @@ def _page(ranked: list, o: SearchOptions, limit: int, meta) -> list:
 
 def filters_of(o: SearchOptions) -> Filters:
     """The SQL filters of a call's options (dates and globs validated here)."""
-    from ra.globs import translate
+    from ra.config.globs import translate
 
     try:
         regex = translate(o.path) if o.path else None

@@ -37,7 +37,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
-from ra.config import MatchedRules, effective_trees
+from ra.config.settings import MatchedRules, effective_trees
 from ra.errors import RaError
 from ra.query import ast
 from ra.query.bm25f import idf

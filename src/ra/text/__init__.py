@@ -6,5 +6,5 @@
 - ``analysis``, ``stopwords``, ``_marks``: the analyzer (split, lowercase, stem, CJK
   bigrams) that indexing and querying share; ``tokens``: cl100k token counts.
 
-No I/O beyond reading the packaged BPE file. May import: ``ra.config``, ``ra.errors``.
+No I/O beyond reading the packaged BPE file. May import: ``ra.config.settings``, ``ra.errors``.
 """

@@ -26,18 +26,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ra.config.languages import normalize_language
 from ra.text._marks import MARKS
 
 MAX_TOKEN_BYTES = 40
-
-#: Languages accepted for ``[search] stemmer``: every Snowball algorithm, plus ``none``.
-LANGUAGES = (
-    "arabic", "armenian", "basque", "catalan", "czech", "danish", "dutch", "english",
-    "esperanto", "estonian", "finnish", "french", "german", "greek", "hindi", "hungarian",
-    "indonesian", "irish", "italian", "lithuanian", "nepali", "norwegian", "persian",
-    "polish", "porter", "portuguese", "romanian", "russian", "serbian", "spanish",
-    "swedish", "tamil", "turkish", "yiddish", "none",
-)
 
 #: Bump when analysis changes what terms a text yields: the index records it.
 ANALYZER_VERSION = 2
@@ -52,15 +44,6 @@ _CJK_CHAR = (
 )
 _CJK_RUN = re.compile(f"[{_CJK_CHAR}]+")
 _HAS_CJK = re.compile(f"[{_CJK_CHAR}]")
-
-
-def normalize_language(name: str) -> str:
-    """The canonical stemmer name for ``name`` (case-insensitive); ValueError if unknown."""
-    lang = name.strip().lower()
-    if lang not in LANGUAGES:
-        raise ValueError(f"unknown stemmer language {name!r}; choose one of: "
-                         + ", ".join(LANGUAGES))
-    return lang
 
 
 def _make_stem(language: str):

@@ -5,7 +5,7 @@ says, every value checked and normalised. Broken TOML or a value of the wrong ty
 :class:`~ra.errors.ConfigError` naming file, key and line; an unknown key is a
 :class:`ConfigWarning`. The older forms of the format (``[trees] NAME = "path"``,
 ``[[include]] tree/pattern``, ``[context.patterns]``) are read here too; what the files
-mean together (discovery, merging, path resolution) is :mod:`ra.config`'s business.
+mean together (discovery, merging, path resolution) is :mod:`ra.config.settings`'s business.
 
 The standard library reads TOML but neither writes it nor says where a value came from,
 and ra needs both: ``ra config`` prints the effective configuration (:func:`dumps`, for the
@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ra.config.globs import GlobError, compile_glob
+from ra.config.languages import normalize_language
 from ra.errors import ConfigError
-from ra.globs import GlobError, compile_glob
-from ra.text.analysis import normalize_language
 
 __all__ = ["ConfigWarning", "dumps", "find_key_line", "format_key", "parse_config_file",
            "parse_config_text"]

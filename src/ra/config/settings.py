@@ -5,7 +5,7 @@ Three phases, each a small pure step, so every rule below is testable on its own
 1. **Discover** (:func:`discover_config_files`): walk up from the working directory
    collecting ``.ra.toml`` files, nearest first; stop after a file that says
    ``root = true``; otherwise append ``~/.ra.toml`` (the global file, lowest precedence).
-2. **Parse** (:func:`parse_config_text`, in :mod:`ra.config_toml`): TOML → a validated
+2. **Parse** (:func:`parse_config_text`, in :mod:`ra.config.toml`): TOML → a validated
    *raw* dict per file. Errors name file, key and line; unknown keys are warnings.
 3. **Merge** (:func:`load_config_files`): scalars per key, nearest file wins; trees by name,
    the nearest definition wins wholesale (and is global only if it comes from
@@ -30,9 +30,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ra import config_toml
-from ra.config_toml import ConfigWarning, format_key, parse_config_file, parse_config_text
-from ra.globs import glob_set
+from ra.config import toml as config_toml
+from ra.config.globs import glob_set
+from ra.config.toml import ConfigWarning, format_key, parse_config_file, parse_config_text
 
 __all__ = [
     "CONFIG_NAME", "DEFAULT_INCLUDE", "Config", "ConfigWarning", "ContextRule",
