@@ -268,8 +268,8 @@ CHILDREN = {"build": _child_build, "latency": _child_latency, "context": context
 
 def index_bytes(ra_folder: Path) -> dict[str, int]:
     """Bytes per artifact of ra's current generation (partition folders summed)."""
-    from ra import generations
     from ra.config.settings import load_config
+    from ra.store import generations
 
     gen = generations.open_current(load_config(ra_folder).index_dir)
     try:

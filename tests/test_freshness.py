@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 
 from ra.config.settings import load_config
 from ra.freshness import Hint, check_state, fingerprints, open_index, refresh_index, refresh_watched
-from ra.generations import current_name, open_current, read_fingerprints
 from ra.pipeline import run
 from ra.pipeline.discover import fingerprint_digest
 from ra.query.search import Searcher, SearchOptions
+from ra.store.generations import current_name, open_current, read_fingerprints
 
 TOML = '[tree.docs]\npath = "./docs"\n'
 RA = [sys.executable, "-c", "import sys; from ra.cli.app import main; sys.exit(main())"]

@@ -9,13 +9,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from ra import generations
 from ra.config.settings import load_config
 from ra.errors import IndexStateError
 from ra.freshness import check_state, open_index, refresh_index
-from ra.layout import MANIFEST
 from ra.pipeline import run
 from ra.query.search import Searcher
+from ra.store import generations
+from ra.store.layout import MANIFEST
 
 DOCS_TOML = '[tree.docs]\npath = "./docs"\n'
 

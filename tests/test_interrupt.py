@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from ra.generations import writer_lock
+from ra.store.generations import writer_lock
 
 RA = shutil.which("ra") or str(Path(sys.executable).with_name("ra"))
 SIGNALS = (signal.SIGKILL, signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
@@ -84,7 +84,7 @@ WORKING = textwrap.dedent("""
     import sys, time
     from pathlib import Path
     import ra.pipeline.run as run
-    from ra.generations import writer_lock
+    from ra.store.generations import writer_lock
     from ra.pipeline.discover import FoundFile
 
     def slow(job):

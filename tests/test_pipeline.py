@@ -14,11 +14,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from ra.artifacts import SCHEMAS
 from ra.config.settings import load_config
 from ra.freshness import open_index
-from ra.generations import open_current, read_fingerprints
-from ra.layout import ARTIFACTS, FIELD_CODE, FIELDS, artifact_path
 from ra.pipeline import run
 from ra.pipeline.analyze import analyze
 from ra.pipeline.chunk import SourceDoc, chunk, docs_table
@@ -30,6 +27,9 @@ from ra.pipeline.postings import (
     statistics,
 )
 from ra.query.search import Searcher
+from ra.store.artifacts import SCHEMAS
+from ra.store.generations import open_current, read_fingerprints
+from ra.store.layout import ARTIFACTS, FIELD_CODE, FIELDS, artifact_path
 from ra.text.analysis import analyzer_for
 
 DOCS_TOML = '[tree.docs]\npath = "./docs"\n'

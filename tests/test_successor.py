@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from ra import generations
 from ra.config.settings import load_config
 from ra.freshness import refresh_index
 from ra.pipeline import run, update
 from ra.query.index import IndexReader
 from ra.query.search import Searcher, SearchOptions
+from ra.store import generations
 from ra.warm import WarmIndex
 
 BOOK = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "rust-book" / "src"

@@ -29,10 +29,10 @@ import os
 from dataclasses import dataclass, field
 from stat import S_ISREG
 
-from ra import generations
 from ra.errors import IndexStateError
-from ra.layout import SCHEMA_VERSION
 from ra.pipeline.discover import Scan, scan, utf8_name
+from ra.store import generations
+from ra.store.layout import SCHEMA_VERSION
 
 
 @dataclass
@@ -243,7 +243,7 @@ def refresh_index(config, *, progress=None, force: bool = False, tidy: bool = Tr
     Changed files are re-indexed incrementally (``ra.pipeline.update``); a changed
     configuration, a missing or damaged index, or ``force`` rebuild everything. Without
     ``tidy`` an incremental update leaves the generation it replaced for the caller to
-    remove (``ra.generations.collect_garbage``; the next update does it anyway).
+    remove (``ra.store.generations.collect_garbage``; the next update does it anyway).
     """
     state = check_state(config)
     if state.state == "current" and not force:

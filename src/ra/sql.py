@@ -103,7 +103,7 @@ def _first_line(exc: Exception) -> str:
 
 def schema_text() -> str:
     """Every view with its columns, types and descriptions."""
-    from ra.artifacts import describe
+    from ra.store.artifacts import describe
 
     out = []
     for view in VIEWS:

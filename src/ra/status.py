@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ra import generations
 from ra.freshness import check_state
 from ra.pipeline.discover import discover, walk_tree
+from ra.store import generations
 
 
 def _dir_size(path: Path) -> int:

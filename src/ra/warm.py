@@ -382,7 +382,7 @@ class WarmIndex:
         """The held reader carried over to the generation just published, when that
         generation is its incremental update (``IndexReader.successor``: from memory, in
         milliseconds); None when it is not."""
-        from ra.generations import open_current
+        from ra.store.generations import open_current
 
         if not held.keep_vocabulary:
             return None
@@ -399,7 +399,7 @@ class WarmIndex:
         return reader
 
     def _published(self) -> Path | None:
-        from ra.generations import current_name
+        from ra.store.generations import current_name
 
         name = current_name(self.config.index_dir)
         return None if name is None else self.config.index_dir / name
@@ -433,8 +433,8 @@ class WarmIndex:
         job.thread.start()
 
     def _warm(self, job: _Warming) -> None:
-        from ra.generations import read_fingerprints
         from ra.query.index import IndexReader
+        from ra.store.generations import read_fingerprints
 
         reader = None
         try:
@@ -474,7 +474,7 @@ class WarmIndex:
 def _tidy(index_dir: Path) -> None:
     """Remove the generations nobody reads any more, unless a writer is at work (it
     does so itself)."""
-    from ra.generations import collect_garbage, writer_lock
+    from ra.store.generations import collect_garbage, writer_lock
 
     try:
         with writer_lock(index_dir, wait=False) as locked:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ra.generations import CURRENT
+from ra.store.generations import CURRENT
 
 # What an event asks of the next update (bit flags).
 FILES = 1  # files may have changed: compare fingerprints

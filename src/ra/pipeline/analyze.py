@@ -32,8 +32,8 @@ from collections import Counter
 
 import pyarrow as pa
 
-from ra.artifacts import ANALYZED, LENGTHS, SURFACE
-from ra.layout import FIELD_CODE
+from ra.store.artifacts import ANALYZED, LENGTHS, SURFACE
+from ra.store.layout import FIELD_CODE
 from ra.text.analysis import Analyzer, analyzer_for, split_words
 from ra.text.markup import is_markdown, plain_text
 

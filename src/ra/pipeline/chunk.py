@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from ra.artifacts import CHUNKS, DOCS
+from ra.store.artifacts import CHUNKS, DOCS
 from ra.text.document import Document, parse_document
 from ra.text.tokens import count_many
 
@@ -59,7 +59,7 @@ def docs_table(docs: Sequence[SourceDoc]) -> pa.Table:
 
 def chunk(docs: pa.Table, *, chunk_at_headings: bool = True,
           first_ord: int = 0) -> tuple[pa.Table, list[Document]]:
-    """The chunk rows of ``docs`` (schema ``ra.artifacts.CHUNKS``) and the parsed docs."""
+    """The chunk rows of ``docs`` (schema ``ra.store.artifacts.CHUNKS``) and the parsed docs."""
     docs = [SourceDoc(**{**row, "problems": tuple(row["problems"] or ())})
             for row in docs.to_pylist()]
     parsed = parse_all(docs, chunk_at_headings)

@@ -14,13 +14,13 @@ from collections.abc import Sequence
 
 import pyarrow as pa
 
-from ra.artifacts import LINKS
+from ra.store.artifacts import LINKS
 from ra.text.document import Document
 from ra.text.links import document_links, target_of
 
 
 def links_table(parsed: Sequence[Document], first_ord: int = 0) -> pa.Table:
-    """One row per link of each node of ``parsed`` (schema ``ra.artifacts.LINKS``)."""
+    """One row per link of each node of ``parsed`` (schema ``ra.store.artifacts.LINKS``)."""
     cols: dict[str, list] = {f.name: [] for f in LINKS}
     ord_ = first_ord
     for doc in parsed:

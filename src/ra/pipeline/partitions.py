@@ -30,10 +30,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ra import __version__
-from ra.artifacts import SCHEMAS
-from ra.generations import FileRecord, generation_id, remember_fingerprints
-from ra.layout import FINGERPRINTS, GLOBAL, MANIFEST, PARTITIONED, SCHEMA_VERSION, part_name
 from ra.pipeline.discover import fingerprint_digest
+from ra.store.artifacts import SCHEMAS
+from ra.store.generations import FileRecord, generation_id, remember_fingerprints
+from ra.store.layout import FINGERPRINTS, GLOBAL, MANIFEST, PARTITIONED, SCHEMA_VERSION, part_name
 
 PART_FILES = 256
 ROW_GROUPS = {"chunks": 4096, "analyzed": 65_536, "postings": 16_384}
@@ -42,7 +42,7 @@ ROW_GROUPS = {"chunks": 4096, "analyzed": 65_536, "postings": 16_384}
 @dataclass
 class Part:
     """The per-file tables of one partition (``postings`` once term ids are known),
-    fields in the order of ``ra.layout.PARTITIONED``."""
+    fields in the order of ``ra.store.layout.PARTITIONED``."""
 
     id: int
     files: pa.Table

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ra.artifacts import POSTINGS, TERMS, WORDS
-from ra.layout import FIELDS
+from ra.store.artifacts import POSTINGS, TERMS, WORDS
+from ra.store.layout import FIELDS
 
 POSTINGS_ROW_GROUP = 16_384
 #: The order of postings rows: by term, so that a query's terms are a few row groups.

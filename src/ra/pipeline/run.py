@@ -25,7 +25,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ra import generations
 from ra.errors import IndexStateError
 from ra.freshness import config_hash
 from ra.pipeline.analyze import analyze
@@ -50,6 +49,7 @@ from ra.pipeline.postings import (
     terms_of,
     words_of,
 )
+from ra.store import generations
 
 Progress = Callable[[int, int], None]
 

@@ -26,12 +26,12 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from ra import generations
 from ra.config.settings import load_config
 from ra.pipeline.analyze import analyze
 from ra.pipeline.discover import Discovery, FoundFile, discover
 from ra.pipeline.partitions import files_rows, split_by_files, write_table
 from ra.pipeline.run import index_settings, publish_with, run_parts, write_generation
+from ra.store import generations
 
 STAGES = ("discover", "chunk", "analyze", "postings", "publish")
 

@@ -30,7 +30,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ra import generations
 from ra.pipeline.discover import Discovery, FoundFile, Scan, found_file
 from ra.pipeline.partitions import (
     PART_FILES,
@@ -52,6 +51,7 @@ from ra.pipeline.postings import (
     updated_words,
 )
 from ra.pipeline.run import BuildReport, finish_manifest, index_settings, oversized, process_files
+from ra.store import generations
 
 
 @dataclass

@@ -8,7 +8,7 @@ lock, and every later update waited on it. Agent harnesses kill timed-out comman
 SIGKILL, SIGTERM or SIGHUP, so this is the ordinary case, not a corner.
 
 Each worker therefore starts (``_adopt``) by closing its copies of the writer locks
-(``ra.generations.held_locks``), asking the kernel to kill it when its parent dies
+(``ra.store.generations.held_locks``), asking the kernel to kill it when its parent dies
 (``prctl(PR_SET_PDEATHSIG)`` on Linux), checking that the parent has not died already
 (it may have, before the worker ran), and watching the parent's pid on a thread (where
 there is no ``prctl``). In the parent, an interrupted build (SIGINT, an error) cancels
@@ -81,7 +81,7 @@ def cancel_all() -> None:
 
 def _adopt(parent: int) -> None:
     """Worker initializer: release the parent's locks and die with the parent."""
-    from ra import generations
+    from ra.store import generations
 
     generations.release_inherited()
     _live.clear()  # the parent's pools: this process must not cancel them when it exits

@@ -327,7 +327,7 @@ def _explain(groups: list[_Group], signals: list[FileSignals], stats, includes: 
              exclude: set[str], query: str, timings: dict) -> dict:
     """``--explain``: each file's signals, then the query as ``ra search --explain`` shows
     one (clauses, SQL of the first tree group, pipeline, timings)."""
-    from ra.layout import FIELDS
+    from ra.store.layout import FIELDS
 
     g = groups[0]
     clauses = [{"clause": c.index, "kind": c.kind, "text": c.text,

@@ -33,10 +33,10 @@ short-lived reader over Parquet 320 ms against 540 ms (``benchmarks/context_spee
 
 from __future__ import annotations
 
-from ra.layout import FIELDS
 from ra.query.bm25f import Filters, Sql, Weights, idf
 from ra.query.index import META_COLUMNS
 from ra.query.plan import AnyOf, Plan, Ref
+from ra.store.layout import FIELDS
 
 KEEP = 1.0 - 1e-9  # relative margin of the approximate pass (see the module docstring)
 _GLOBAL = META_COLUMNS.index("is_global")

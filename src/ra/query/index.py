@@ -1,6 +1,6 @@
 """Read access to one index generation through DuckDB.
 
-``IndexReader`` pins a published generation (``ra.generations``) and opens an in-memory
+``IndexReader`` pins a published generation (``ra.store.generations``) and opens an in-memory
 DuckDB connection whose views name the artifacts, so every query (search SQL, ``ra sql``,
 ``ra ls``) reads the same generation however often the index is rebuilt meanwhile.
 
@@ -37,12 +37,12 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from ra import generations
 from ra.errors import IndexStateError
-from ra.layout import FIELDS, GLOBAL, PARTITIONED, artifact_path, part_name
 from ra.query.chunkstore import META_COLUMNS, STORE_COLUMNS, ChunkMeta, ChunkStore
 from ra.query.links import RAW as RAW_LINKS
 from ra.query.links import links_sql
+from ra.store import generations
+from ra.store.layout import FIELDS, GLOBAL, PARTITIONED, artifact_path, part_name
 
 #: Artifacts read as views; ``view_name`` gives the view of each (the links artifact is
 #: ``link_rows``: the view ``links`` resolves it, ``ra.query.links``).

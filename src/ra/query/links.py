@@ -27,7 +27,7 @@ RAW = "link_rows"
 
 def links_sql(where: str = "") -> str:
     """The links of ``link_rows`` (filtered by ``where``), resolved: the columns of
-    ``ra.artifacts.LINKS_VIEW``."""
+    ``ra.store.artifacts.LINKS_VIEW``."""
     return f"""\
 WITH l AS (SELECT * FROM {RAW} {where}),
 docs AS (

@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ra.errors import QueryError
-from ra.layout import FIELD_CODE, FIELDS
 from ra.query import ast
 from ra.query.fuzzy import MIN_FUZZY_LENGTH, expand
+from ra.store.layout import FIELD_CODE, FIELDS
 from ra.text.analysis import Analyzer, split_words
 
 MAX_PREFIX_TERMS = 64

@@ -399,8 +399,8 @@ def _filters_shown(o: SearchOptions) -> dict:
 
 
 def _explain(node, plan: Plan, sql, stats, filters: dict, timings: dict) -> dict:
-    from ra.layout import FIELDS
     from ra.query.ast import to_dict, to_query_string
+    from ra.store.layout import FIELDS
 
     clauses = [{
         "clause": c.index, "kind": c.kind, "text": c.text,

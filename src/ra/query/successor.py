@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import threading
 
-from ra import generations
-from ra.layout import PARTITIONED, part_name
 from ra.query.index import (
     RELATIONS,
     RESIDENT,
@@ -26,6 +24,8 @@ from ra.query.index import (
     _stats_of,
     view_name,
 )
+from ra.store import generations
+from ra.store.layout import PARTITIONED, part_name
 
 
 def carry_over(held: IndexReader, generation: generations.Generation) -> IndexReader | None:

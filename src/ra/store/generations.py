@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ra.errors import IndexStateError
-from ra.layout import FINGERPRINTS, MANIFEST, artifact_glob, artifact_path
+from ra.store.layout import FINGERPRINTS, MANIFEST, artifact_glob, artifact_path
 
 CURRENT = "CURRENT"
 LOCK = ".writer.lock"

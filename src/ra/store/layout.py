@@ -1,6 +1,6 @@
 """Names shared by the index writer and its readers, free of heavy imports.
 
-The query path imports this (not ``ra.artifacts``, which needs pyarrow) so that
+The query path imports this (not ``ra.store.artifacts``, which needs pyarrow) so that
 ``ra search`` starts fast.
 """
 

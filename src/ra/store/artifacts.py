@@ -5,7 +5,7 @@ column carries a description (stored as Parquet field metadata). Bump
 ``SCHEMA_VERSION`` whenever a column changes meaning: the manifest records it and a
 mismatch forces a full rebuild.
 
-Artifacts of one generation (a directory, see ``ra.generations``). Per-file data is
+Artifacts of one generation (a directory, see ``ra.store.generations``). Per-file data is
 partitioned: each artifact is a folder of ``part-NNNN.parquet`` files, one per group of
 source files, so an update rewrites only the partitions whose files changed
 (``ra.pipeline.partitions``); read a whole artifact with ``'GEN/chunks/*.parquet'``.
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ra.layout import FIELD_CODE, FIELDS, SCHEMA_VERSION  # noqa: F401 (re-exported)
+from ra.store.layout import FIELD_CODE, FIELDS, SCHEMA_VERSION  # noqa: F401 (re-exported)
 
 
 def _f(name: str, type_: pa.DataType, doc: str, nullable: bool = True) -> pa.Field:
