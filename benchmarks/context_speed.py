@@ -137,8 +137,8 @@ def write_context_file(folder: Path) -> Path:
 def child(ra_folder: str, file: str, runs: str = str(WARM_RUNS)) -> dict:
     """Warm in-process ``context_search`` timings (see the module docstring)."""
     from ra.config.settings import load_config
+    from ra.index.reader import IndexReader
     from ra.query.context import ContextOptions, context_search
-    from ra.query.index import IndexReader
 
     folder = Path(ra_folder)
     os.chdir(folder)

@@ -52,8 +52,8 @@ def percentile(values: list[float], q: float) -> float:
 def in_process(folder: Path, queries: list[str], *, fuzzy: bool = True,
                server: bool = True) -> dict:
     from ra.config.settings import load_config
-    from ra.freshness import open_index
-    from ra.query.index import IndexReader
+    from ra.index.freshness import open_index
+    from ra.index.reader import IndexReader
     from ra.query.search import Searcher, SearchOptions
 
     config = load_config(folder)
@@ -83,7 +83,7 @@ def one_shot(folder: Path, queries: list[str]) -> dict:
     """Per query, a fresh reader (views over Parquet, as one CLI command opens) and one
     search: p50/p95 of the open, the whole search and its stages (``--explain`` timings)."""
     from ra.config.settings import load_config
-    from ra.query.index import IndexReader
+    from ra.index.reader import IndexReader
     from ra.query.search import Searcher, SearchOptions
 
     config = load_config(folder)
@@ -122,7 +122,7 @@ def process_times(folder: Path, queries: list[str], runs: int = 20) -> dict:
 
 def main(argv: list[str]) -> None:
     from ra.config.settings import load_config
-    from ra.query.index import IndexReader
+    from ra.index.reader import IndexReader
 
     folder = Path(argv[0]).resolve()
     reader = IndexReader.open(load_config(folder).index_dir)

@@ -24,8 +24,8 @@ from benchmarks import latency
 from benchmarks.report import Table
 
 #: Seconds a fresh server answers before per-call latency is measured: long enough for
-#: its in-memory tables to be ready on a large corpus (loading starts ``ra.warm.START_DELAY``
-#: after start, then the writer is prepared, ``ra.warm._prepare_writer``).
+#: its in-memory tables to be ready on a large corpus (loading starts ``ra.index.warm.START_DELAY``
+#: after start, then the writer is prepared, ``ra.index.warm._prepare_writer``).
 SETTLE_SECONDS = 14.0
 
 
@@ -117,7 +117,7 @@ def table(result: dict) -> Table:
 
 def queries_of(folder: Path, n: int = 100) -> list[str]:
     from ra.config.settings import load_config
-    from ra.freshness import open_index
+    from ra.index.freshness import open_index
 
     reader, _ = open_index(load_config(folder))
     with reader:

@@ -162,7 +162,7 @@ def _child_latency(system: str, index: str, queries_path: str, ra_folder: str) -
 def ra_phases(folder: Path, queries: list[str]) -> dict[str, float]:
     """Median milliseconds of each phase of ra's search (``--explain`` timings)."""
     from ra.config.settings import load_config
-    from ra.query.index import IndexReader
+    from ra.index.reader import IndexReader
     from ra.query.search import Searcher, SearchOptions
 
     config = load_config(folder)
@@ -183,7 +183,7 @@ def _child_incremental(ra_folder: str, edit: str, query: str) -> dict:
     search unchanged, then after appending a line to ``edit``; then the update alone in
     this now warm process (p50 of 5 edits)."""
     from ra.config.settings import load_config
-    from ra.freshness import check_state, open_index, refresh_index
+    from ra.index.freshness import check_state, open_index, refresh_index
     from ra.query.search import Searcher
 
     config = load_config(Path(ra_folder))
@@ -231,7 +231,7 @@ def _append(path: str) -> None:
 def _child_refresh(ra_folder: str, edit: str) -> dict:
     """ra: the update alone in a fresh process (its imports included), one edited file."""
     from ra.config.settings import load_config
-    from ra.freshness import refresh_index
+    from ra.index.freshness import refresh_index
 
     config = load_config(Path(ra_folder))
     _append(edit)
@@ -306,7 +306,7 @@ def measure_corpus(corpus: Path, *, e2e_runs: int) -> dict:
 
 def _queries_and_chunks(folder: Path, root: Path) -> tuple[list[str], Path]:
     from ra.config.settings import load_config
-    from ra.freshness import open_index
+    from ra.index.freshness import open_index
 
     reader, _ = open_index(load_config(folder))
     try:
@@ -380,7 +380,7 @@ def warm_daemon(root: Path):
 
 
 def settle(folder: Path, env: dict, args: list[str], seconds: float = 10.0) -> None:
-    """Let a fresh daemon open the index and load it in memory (``ra.warm`` serves from
+    """Let a fresh daemon open the index and load it in memory (``ra.index.warm`` serves from
     Parquet meanwhile), so what follows measures the warm daemon."""
     timed_process([ra_command(), *args], folder, env)
     time.sleep(seconds)

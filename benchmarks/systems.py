@@ -59,7 +59,7 @@ def open_systems(folder: Path, work: Path, key: DocKey, *, ra: dict[str, RaVaria
     a peer returns before they are collapsed into documents.
     """
     from ra.config.settings import load_config
-    from ra.freshness import open_index
+    from ra.index.freshness import open_index
     from ra.query.search import Searcher
 
     config = load_config(folder)

@@ -45,7 +45,7 @@ def settings(config, overrides: dict[str, str]):
 
 def searcher_for(folder: Path, overrides: dict[str, str]):
     from ra.config.settings import load_config
-    from ra.freshness import open_index
+    from ra.index.freshness import open_index
     from ra.query.search import Searcher
 
     config = settings(load_config(folder), overrides)

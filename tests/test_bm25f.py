@@ -36,7 +36,8 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 import ra.config.settings
-import ra.freshness
+import ra.index.freshness
+from ra.index.reader import IndexReader
 from ra.query.bm25f import (
     Filters,
     Weights,
@@ -47,7 +48,6 @@ from ra.query.bm25f import (
     normalised_sql,
     top_sql,
 )
-from ra.query.index import IndexReader
 from ra.query.parser import parse
 from ra.query.plan import AllOf, Alt, AnyOf, Clause, NoneOf, Plan, PlanOptions, Ref, plan_query
 from ra.query.search import Searcher, SearchOptions
@@ -461,7 +461,7 @@ def setup(tmp_path_factory) -> Setup:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))
         config = ra.config.settings.load_config(root, home=home)
-        reader, _ = ra.freshness.open_index(config)
+        reader, _ = ra.index.freshness.open_index(config)
     analyzer = Analyzer("english")
     rows = reader.query("SELECT ord, id, parent_id, tree, path, breadcrumb, body, is_global, "
                         "descendants FROM chunks ORDER BY ord")
@@ -802,7 +802,7 @@ def resident(setup):
     """A long-lived reader of the same index, with ``tf_norm`` built."""
     reader = IndexReader.open(setup.config.index_dir)
     reader.keep_vocabulary = True
-    assert reader.normalised(Weights())
+    assert reader.normalised(Weights(), normalised_sql)
     yield reader
     reader.close()
 

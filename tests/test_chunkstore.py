@@ -3,7 +3,7 @@ them; dropped chunks leave holes and a changed document comes back under new ord
 
 from __future__ import annotations
 
-from ra.query.chunkstore import ChunkMeta, ChunkStore
+from ra.index.chunkstore import ChunkMeta, ChunkStore
 
 
 def doc(first: int, name: str, sections: int, mtime: int = 7) -> list[tuple]:

@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 import ra.config.settings
-import ra.freshness
+import ra.index.freshness
 from conftest import CORPORA, conformance
 from ra.cli.app import main
 from ra.config.globs import translate
@@ -259,7 +259,7 @@ def small(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))
         config = ra.config.settings.load_config(root, home=home)
-        reader, _ = ra.freshness.open_index(config)
+        reader, _ = ra.index.freshness.open_index(config)
     yield root, config, reader
     reader.close()
 
@@ -476,7 +476,7 @@ def book(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))
         config = ra.config.settings.load_config(root, home=home)
-        reader, _ = ra.freshness.open_index(config)
+        reader, _ = ra.index.freshness.open_index(config)
     yield root, config, reader
     reader.close()
 
@@ -737,7 +737,7 @@ def test_disjunction_boosts_local_trees_only(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))
         config = ra.config.settings.load_config(root, home=home)
-        reader, _ = ra.freshness.open_index(config)
+        reader, _ = ra.index.freshness.open_index(config)
     try:
         fast, ref = _both(reader, config, "mutex^1.5 OR spinlock OR shared^0.3")
         _assert_same_rows(fast, ref)

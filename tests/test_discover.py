@@ -9,7 +9,7 @@ import pytest
 
 from conftest import conformance
 from ra.config.settings import Tree
-from ra.freshness import diff
+from ra.index.freshness import diff
 from ra.pipeline.discover import SNIFF_BYTES, discover, is_binary, kind_of, read_document
 
 
@@ -195,7 +195,7 @@ def test_symlink_loop_is_reported_not_fatal(tmp_path):
 
 
 # --- manifest_diff conformance -----------------------------------------------------------
-# Ported onto ra.freshness.diff: keys are ``tree:path`` (not absolute paths) and values
+# Ported onto ra.index.freshness.diff: keys are ``tree:path`` (not absolute paths) and values
 # ``[size, mtime_ns]``. Deviation: the original compares mtime in whole seconds only; ra
 # compares mtime_ns and size exactly (DESIGN "Freshness"), so sub-second edits and
 # size-only changes count as modified too.

@@ -23,7 +23,7 @@ import pytest
 
 from ra.cli.app import main
 from ra.config.settings import load_config, parse_config_text
-from ra.freshness import open_index
+from ra.index.freshness import open_index
 from ra.sql import run_sql
 
 REPO = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ import pytest
 from ra.cli.app import main
 from ra.config.settings import load_config
 from ra.errors import QueryError
-from ra.freshness import open_index
+from ra.index.freshness import open_index
 from ra.query.search import Searcher, SearchOptions
 
 DAY = 86_400

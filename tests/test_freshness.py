@@ -24,7 +24,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ra.config.settings import load_config
-from ra.freshness import Hint, check_state, fingerprints, open_index, refresh_index, refresh_watched
+from ra.index.freshness import (
+    Hint,
+    check_state,
+    fingerprints,
+    open_index,
+    refresh_index,
+    refresh_watched,
+)
 from ra.pipeline import run
 from ra.pipeline.discover import fingerprint_digest
 from ra.query.search import Searcher, SearchOptions
@@ -76,7 +83,7 @@ def test_fingerprints_select_the_files_discover_selects(tmp_path):
     rules: hidden names skipped, file symlinks followed, folder symlinks and loops not,
     patterns and binaries as configured; so both see the same files with the same
     fingerprints, and those are what ``walk_tree`` and ``Tree.matches`` select."""
-    from ra.freshness import fingerprints
+    from ra.index.freshness import fingerprints
     from ra.pipeline.discover import discover, walk_tree
 
     docs = tmp_path / "docs"
@@ -115,7 +122,7 @@ def test_the_walk_keeps_one_folder_open_at_a_time(tmp_path):
         write(tmp_path / "docs" / f"d{i:03d}" / "n.md", "# n\n")
     project(tmp_path, {})
     code = ("import resource, sys; from ra.config.settings import load_config; "
-            "from ra.freshness import fingerprints; "
+            "from ra.index.freshness import fingerprints; "
             "resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64)); "
             "print(len(fingerprints(load_config(sys.argv[1]))))")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
@@ -327,7 +334,7 @@ def test_a_hint_is_used_only_for_its_generation(tmp_path, monkeypatch):
     """A hint names what changed since one generation: for another (published by some
     other process meanwhile) the check walks every file, and so it does when a file
     named cannot be stat'ed for another reason than being gone, or has other links."""
-    from ra import freshness
+    from ra.index import freshness
 
     config = project(tmp_path, BASE)
     search(config, "shared")
@@ -430,7 +437,7 @@ def test_an_update_walks_once_and_opens_only_the_changed_files(tmp_path, monkeyp
 
 def test_a_check_older_than_the_current_generation_is_checked_again(tmp_path):
     """A state found before another writer published is not applied to its generation."""
-    from ra.freshness import _refresh
+    from ra.index.freshness import _refresh
 
     config = project(tmp_path, BASE)
     search(config, "shared")
@@ -578,7 +585,7 @@ def test_a_truncated_artifact_file_is_found_at_open_and_rebuilt(tmp_path):
 READER = r"""
 import json, sys, time
 from ra.config.settings import load_config
-from ra.freshness import open_index
+from ra.index.freshness import open_index
 from ra.query.search import Searcher, SearchOptions
 config = load_config(sys.argv[1])
 deadline = time.time() + float(sys.argv[2])

@@ -11,7 +11,7 @@ import pytest
 
 from ra.config.settings import load_config
 from ra.errors import IndexStateError
-from ra.freshness import check_state, open_index, refresh_index
+from ra.index.freshness import check_state, open_index, refresh_index
 from ra.pipeline import run
 from ra.query.search import Searcher
 from ra.store import generations

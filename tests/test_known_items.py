@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 import ra.config.settings
-import ra.freshness
+import ra.index.freshness
 from conftest import CORPORA
 from ra.query.search import Searcher, SearchOptions
 
@@ -94,7 +94,7 @@ def _index(root: Path, home: Path) -> Corpus:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))
         config = ra.config.settings.load_config(root, home=home)
-        reader, _ = ra.freshness.open_index(config)
+        reader, _ = ra.index.freshness.open_index(config)
     return Corpus(Searcher(reader, config), {})
 
 

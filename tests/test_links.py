@@ -16,7 +16,7 @@ import pytest
 
 from ra.cli.app import main
 from ra.config.settings import load_config
-from ra.freshness import open_index
+from ra.index.freshness import open_index
 from ra.pipeline import run
 from ra.sql import run_sql
 from ra.text.document import parse_document

@@ -210,7 +210,7 @@ def test_an_index_dir_that_is_a_file_is_an_error_with_its_exit_code(project, cap
 @pytest.mark.anyio
 async def test_a_name_that_is_not_utf8_appearing_while_mcp_watches(project):
     """The watcher names the new file in its event: the hint must not carry it."""
-    from ra.warm import WarmIndex
+    from ra.index.warm import WarmIndex
 
     warm = WarmIndex.at(project).start()
     try:

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ra.config.settings import load_config
-from ra.freshness import open_index
+from ra.index.freshness import open_index
 from ra.pipeline import run
 from ra.pipeline.analyze import analyze
 from ra.pipeline.chunk import SourceDoc, chunk, docs_table

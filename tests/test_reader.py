@@ -24,10 +24,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ra.config.settings
-import ra.freshness
+import ra.index.freshness
+from ra.index.reader import IndexReader
+from ra.index.vocabulary import SurfaceIndex, anchors
 from ra.query.bm25f import bm25f_sql
-from ra.query.fuzzy import SurfaceIndex, anchors, expand
-from ra.query.index import IndexReader
+from ra.query.fuzzy import expand
 from ra.query.parser import parse
 from ra.query.plan import plan_query
 from ra.query.search import Searcher, SearchOptions, filters_of
@@ -65,7 +66,7 @@ def pair(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))
         config = ra.config.settings.load_config(root, home=home)
-        short, _ = ra.freshness.open_index(config)
+        short, _ = ra.index.freshness.open_index(config)
     resident = IndexReader.open(config.index_dir)
     resident.keep_vocabulary = True
     yield Searcher(short, config), Searcher(resident, config)
@@ -154,7 +155,7 @@ def test_the_limit_keeps_the_best_rows_and_breaks_ties_by_id(tmp_path):
     (tmp_path / "docs" / "other.md").write_text("# Burrows\n\nrabbits dig burrows too\n")
     (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
     config = ra.config.settings.load_config(tmp_path)
-    reader, _ = ra.freshness.open_index(config)
+    reader, _ = ra.index.freshness.open_index(config)
     resident = IndexReader.open(config.index_dir)
     resident.keep_vocabulary = True
     fast = Searcher(resident, config)
@@ -276,7 +277,7 @@ def test_search_imports_duckdb_only(tmp_path):
 def test_a_search_with_an_unchanged_index_does_not_reindex(pair):
     short, _ = pair
     config = short.config
-    reader, status = ra.freshness.open_index(replace(config))
+    reader, status = ra.index.freshness.open_index(replace(config))
     try:
         assert status is None and reader.generation.path == short.reader.generation.path
     finally:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pytest
 
 import ra.config.settings
-import ra.freshness
+import ra.index.freshness
 from ra.errors import QueryError
 from ra.query.search import Searcher, SearchOptions
 
@@ -146,7 +146,7 @@ def env(tmp_path_factory) -> Env:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))
         config = ra.config.settings.load_config(root, home=home)
-        reader, _ = ra.freshness.open_index(config)
+        reader, _ = ra.index.freshness.open_index(config)
     yield Env(Searcher(reader, config), reader)
     reader.close()
 

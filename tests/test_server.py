@@ -24,8 +24,8 @@ from mcp import Client, StdioServerParameters
 from conftest import GUIDE
 from ra.cli.app import main
 from ra.config.settings import load_config
+from ra.index.warm import WarmIndex
 from ra.server import KnowledgeBase, create_server, transport_security
-from ra.warm import WarmIndex
 
 pytestmark = pytest.mark.anyio
 
@@ -306,7 +306,7 @@ async def test_a_changed_ra_toml_applies_from_the_next_call(project):
 # --- context ------------------------------------------------------------------------------
 
 async def test_context_matches_the_library_and_refuses_files_outside_the_project(project):
-    from ra.freshness import open_index
+    from ra.index.freshness import open_index
     from ra.query.context import ContextOptions, context_search
 
     (project / "src").mkdir()

@@ -17,12 +17,14 @@ from pathlib import Path
 import pytest
 
 from ra.config.settings import load_config
-from ra.freshness import refresh_index
+from ra.index.freshness import refresh_index
+from ra.index.reader import IndexReader
+from ra.index.successor import carry_over
+from ra.index.warm import WarmIndex
 from ra.pipeline import run, update
-from ra.query.index import IndexReader
+from ra.query.bm25f import normalised_sql
 from ra.query.search import Searcher, SearchOptions
 from ra.store import generations
-from ra.warm import WarmIndex
 
 BOOK = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "rust-book" / "src"
 QUERIES = ["ownership borrowing", "closures capture environment", "lifetime annotations",
@@ -122,7 +124,7 @@ def test_a_successor_equals_a_reader_loaded_afresh(project, change):
     before = answers(held, config)
     change(project / "docs")
     assert refresh_index(config).startswith("indexed")
-    successor = held.successor(generations.open_current(config.index_dir))
+    successor = carry_over(held, generations.open_current(config.index_dir))
     assert successor is not None and successor.patched
     with pytest.raises(Exception, match="closed"):  # the connection moved
         held.query("SELECT 1")
@@ -133,7 +135,7 @@ def test_a_successor_equals_a_reader_loaded_afresh(project, change):
         after = answers(successor, config)
         assert after == answers(fresh, config)
         assert after != before  # the change shows
-        assert not successor.normalised(Searcher(successor, config).weights())
+        assert not successor.normalised(Searcher(successor, config).weights(), normalised_sql)
     finally:
         successor.close()
         fresh.close()
@@ -146,7 +148,7 @@ def test_successors_chain_over_several_updates(project):
     for change in (edit_one, add_one, delete_one, edit_one):
         change(docs)
         refresh_index(config)
-        reader = reader.successor(generations.open_current(config.index_dir))
+        reader = carry_over(reader, generations.open_current(config.index_dir))
         assert reader is not None
     fresh = warm_reader(config)
     try:
@@ -166,15 +168,15 @@ def test_no_successor_for_a_generation_that_does_not_follow_this_one(project):
     add_one(docs)
     refresh_index(config)  # two updates: the second follows the first, not held's
     newest = generations.open_current(config.index_dir)
-    assert held.successor(newest) is None
+    assert carry_over(held, newest) is None
     refresh_index(config, force=True)  # a full build follows nothing
     rebuilt = generations.open_current(config.index_dir)
-    assert held.successor(rebuilt) is None
+    assert carry_over(held, rebuilt) is None
     assert held.query("SELECT count(*) FROM meta")[0][0] > 0  # untouched, still open
     cold = IndexReader.open(config.index_dir)  # a reader not in memory has none either
     edit_one(docs)
     refresh_index(config)
-    assert cold.successor(generations.open_current(config.index_dir)) is None
+    assert carry_over(cold, generations.open_current(config.index_dir)) is None
     for r in (held, cold):
         r.close()
     for g in (newest, rebuilt):
@@ -189,7 +191,7 @@ def test_no_successor_while_another_thread_holds_the_reader(project):
     generation = generations.open_current(config.index_dir)
     got = []
     with held.lock:
-        other = threading.Thread(target=lambda: got.append(held.successor(generation)))
+        other = threading.Thread(target=lambda: got.append(carry_over(held, generation)))
         other.start()
         other.join(30)
     assert got == [None]
@@ -199,9 +201,9 @@ def test_no_successor_while_another_thread_holds_the_reader(project):
 
 
 def test_warm_index_carries_the_reader_over_then_loads_afresh(project, monkeypatch):
-    import ra.warm
+    import ra.index.warm
 
-    monkeypatch.setattr(ra.warm, "SUCCESSOR_QUIET", 0.0)
+    monkeypatch.setattr(ra.index.warm, "SUCCESSOR_QUIET", 0.0)
     index = WarmIndex.at(project)
     try:
         index.reader()

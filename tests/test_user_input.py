@@ -24,7 +24,7 @@ from mcp import Client
 
 from conftest import GUIDE
 from ra.cli.app import main
-from ra.warm import WarmIndex
+from ra.index.warm import WarmIndex
 
 OK_EXITS = {0, 1, 2}
 

@@ -1,4 +1,4 @@
-"""``ra.warm.WarmIndex``: a long-lived reader that is never stale and checks nothing when
+"""``ra.index.warm.WarmIndex``: a long-lived reader that is never stale and checks nothing when
 nothing changed.
 
 Every change is made and then asked about at once, with no sleep between the write and
@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from conftest import GUIDE
-from ra import freshness
 from ra.errors import ConfigError
+from ra.index import freshness
+from ra.index.warm import WarmIndex
 from ra.query.search import Searcher, SearchOptions
-from ra.warm import WarmIndex
 
 TOML = '[tree.docs]\npath = "docs"\n'
 
@@ -144,7 +144,7 @@ def test_a_removed_index_folder_is_rebuilt(index, project):
 def test_a_generation_published_by_another_process_is_taken(index, project):
     assert found(index, "logging") == ["guide.md"]
     code = ("import sys; from pathlib import Path; from ra.config.settings import load_config; "
-            "from ra.freshness import refresh_index; p = Path(sys.argv[1]); "
+            "from ra.index.freshness import refresh_index; p = Path(sys.argv[1]); "
             "(p / 'docs' / 'zoo.md').write_text('# Giraffes\\n\\nLong necks.\\n'); "
             "print(refresh_index(load_config(p)))")
     done = subprocess.run([sys.executable, "-c", code, str(project)], capture_output=True,
@@ -231,7 +231,7 @@ def test_without_watching_every_call_checks_the_files(project, refreshes):
 @linux_only
 def test_events_name_the_files_they_are_about(project):
     from ra.config.settings import load_config
-    from ra.watch import FILES, FOLDERS, Watcher, plan_watches
+    from ra.index.watch import FILES, FOLDERS, Watcher, plan_watches
 
     watcher = Watcher()
     try:
@@ -257,7 +257,7 @@ def test_a_file_that_a_symlink_points_at_is_never_named_alone(project):
     """Writing the target of a symlink changes what both names read: its event leaves
     the files unnamed, so the check walks."""
     from ra.config.settings import load_config
-    from ra.watch import Watcher, plan_watches
+    from ra.index.watch import Watcher, plan_watches
 
     docs = project / "docs"
     (docs / "alias.md").symlink_to(docs / "guide.md")

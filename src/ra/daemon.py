@@ -6,7 +6,7 @@ request carries the arguments, the working directory, the terminal flags and the
 environment variables that shape output, and this process runs the very same typer
 command (``ra.cli.app.main``) with stdout and stderr captured, so the answer is the one the
 command would have printed itself. What it saves is the start-up: modules stay imported
-and each index stays open in a ``ra.warm.WarmIndex``, which learns of changed files from
+and each index stays open in a ``ra.index.warm.WarmIndex``, which learns of changed files from
 the operating system and updates the index incrementally before answering, exactly as a
 fresh process would.
 
@@ -80,8 +80,8 @@ class Readers:
         self.warm: OrderedDict[tuple[str, str], object] = OrderedDict()
 
     def __call__(self, config):
-        from ra.freshness import config_hash
-        from ra.warm import WarmIndex
+        from ra.index.warm import WarmIndex
+        from ra.store.layout import config_hash
 
         key = (str(config.index_dir), config_hash(config))
         warm = self.warm.get(key)

@@ -3,7 +3,7 @@
 A tool of ``ra.server`` returns ``Annotated[CallToolResult, Schema]``: the SDK publishes
 the schema as the tool's ``outputSchema`` and checks the structured content of every
 successful call against it. The shapes are those of the library's ``to_dict`` methods
-(``SearchResponse``, ``ra.query.get.Chunk``, ``ra.status.collect_status``), which the
+(``SearchResponse``, ``ra.query.get.Chunk``, ``ra.index.status.collect_status``), which the
 CLI prints with ``--json`` too; ``tests/test_server.py`` holds them together.
 """
 

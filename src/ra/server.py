@@ -2,7 +2,7 @@
 
 Shape (the MCP SDK v2 model):
 
-    ra mcp               starts a ``ra.warm.WarmIndex`` (configuration, freshness, reader)
+    ra mcp               starts a ``ra.index.warm.WarmIndex`` (configuration, freshness, reader)
                          on a thread *before* importing the SDK, so the second it takes to
                          import overlaps the index work; then ``run``
     create_server(cwd)   registers the tools on an ``MCPServer``; its lifespan yields a
@@ -45,7 +45,7 @@ from pydantic import Field, StringConstraints
 from ra import __version__
 from ra import mcp_schemas as schemas
 from ra.errors import QueryError, RaError, message
-from ra.warm import WarmIndex
+from ra.index.warm import WarmIndex
 
 log = logging.getLogger("ra.server")
 
@@ -204,7 +204,7 @@ def _sources_text(info: dict) -> str:
 def _sources(kb: KnowledgeBase, error: RaError | None) -> dict:
     """``collect_status`` of the configuration in use, with why a newer one could not be
     used: the index state then describes the last configuration that could be read."""
-    from ra.status import collect_status
+    from ra.index.status import collect_status
 
     info = collect_status(kb.config)
     info["errors"] = [] if error is None else [message(error, label="")]

@@ -34,7 +34,7 @@ def open_reader(config, *, refresh: bool = True) -> Iterator:
             output.note(status)
         yield reader
         return
-    from ra.freshness import open_index
+    from ra.index.freshness import open_index
 
     reader, status = open_index(config, refresh=refresh, progress=progress_bar())
     if status:

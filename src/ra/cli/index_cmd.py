@@ -131,7 +131,7 @@ def update() -> None:
 
 
 def status(json_: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
-    from ra.status import collect_status
+    from ra.index.status import collect_status
 
     info = collect_status(load())
     if json_:
@@ -157,7 +157,7 @@ def status(json_: bool = typer.Option(False, "--json", help="JSON output.")) -> 
 
 def check() -> None:
     from ra.config.settings import load_config
-    from ra.status import run_checks
+    from ra.index.status import run_checks
 
     findings = run_checks(load_config(Path.cwd()))  # reports the config's warnings itself
     for level, message in findings:

@@ -55,7 +55,7 @@ def mcp(
         None, "--directory", "-C", exists=True, file_okay=False,
         help="Serve the project in this folder instead of the working directory."),
 ) -> None:
-    from ra.warm import WarmIndex
+    from ra.index.warm import WarmIndex
 
     if transport != "stdio" and transport not in PATHS:
         raise typer.BadParameter("choose one of stdio, http, sse", param_hint="--transport")

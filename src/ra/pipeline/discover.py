@@ -238,7 +238,7 @@ def walk_tree(root: str | os.PathLike, on_folder: FolderHook | None = None
     Skips names that start with '.', never descends into symlinked folders, and yields
     files, file symlinks and broken or looping links (``ra status`` lists them; the index
     uses ``scan_tree``, which follows the same rules). ``on_folder(rel, path, entries)``
-    is called for each folder read, with all its entries (``ra.warm`` watches them).
+    is called for each folder read, with all its entries (``ra.index.warm`` watches them).
     """
     root = os.fspath(root)
     if not os.path.isdir(root):

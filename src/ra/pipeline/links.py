@@ -3,7 +3,7 @@
 Written by the chunk stage beside the chunk table, from the same parsed documents, with
 the same chunk numbers (``ord``): the chunks of a document are numbered in node order
 from ``first_ord``. What a link's target is in the index (a chunk id, or nothing) is not
-stored: the ``links`` view works it out when the index is read (``ra.query.links``),
+stored: the ``links`` view works it out when the index is read (``ra.index.links``),
 so that updating only the changed files keeps every link right, including links from
 unchanged files to a file that changed.
 """

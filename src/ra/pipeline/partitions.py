@@ -88,7 +88,7 @@ def write_part(out: Path, part: Part, *, keep: bool = False) -> None:
 
 #: The tables the last incremental update wrote, by generation id and file within the
 #: generation: the next update reads them again (the partition of a file edited twice,
-#: the global term and word tables), and a long-lived process (``ra.warm``) then takes
+#: the global term and word tables), and a long-lived process (``ra.index.warm``) then takes
 #: them from memory instead of decoding Parquet, about 90 ms of a one-file update on
 #: cpp-docs (``ra.pipeline.update.rehearse`` keeps the global tables of a generation
 #: loaded afresh). Generations never change, so a table kept is the file's content; only

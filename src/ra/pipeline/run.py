@@ -26,7 +26,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ra.errors import IndexStateError
-from ra.freshness import config_hash
 from ra.pipeline.analyze import analyze
 from ra.pipeline.chunk import SourceDoc, chunk, docs_table
 from ra.pipeline.discover import Discovery, FoundFile, discover, read_document
@@ -50,6 +49,7 @@ from ra.pipeline.postings import (
     words_of,
 )
 from ra.store import generations
+from ra.store.layout import config_hash
 
 Progress = Callable[[int, int], None]
 
@@ -190,7 +190,7 @@ def publish_with(index_dir: Path, fill: Callable[[Path], BuildReport], *,
                  tidy: bool = True) -> BuildReport:
     """Fill a fresh build folder with ``fill`` and publish it (writer lock held). Old
     generations are removed before, and after unless ``tidy`` is off (the caller
-    removes them later: ``ra.warm`` does, off the path of the answer it owes)."""
+    removes them later: ``ra.index.warm`` does, off the path of the answer it owes)."""
     generations.collect_garbage(index_dir)
     out = generations.new_build_dir(index_dir)
     try:

@@ -189,7 +189,7 @@ def rehearse(prev: Path) -> None:
 
     A process pays for its first Parquet read and write with pyarrow about 250 ms of
     set-up on top of the work (cpp-docs: the first partition read 307 ms, the next ones
-    60-70 ms); a long-lived process (``ra.warm``) rehearses while idle, so that the first
+    60-70 ms); a long-lived process (``ra.index.warm``) rehearses while idle, so that the first
     edit is indexed about as fast as the next ones. The global tables read are kept for
     that edit (``ra.pipeline.partitions.read_table``)."""
     import tempfile

@@ -44,7 +44,7 @@ import math
 from dataclasses import astuple, dataclass, field
 
 from ra.config.settings import FieldBoosts, SearchSettings, Settings
-from ra.query.index import META_COLUMNS, field_length
+from ra.index.reader import META_COLUMNS, field_length
 from ra.query.plan import AllOf, Alt, AnyOf, Clause, NoneOf, Plan, Ref
 from ra.store.layout import FIELDS
 

@@ -31,10 +31,10 @@ from pathlib import Path
 
 from ra.config.settings import MatchedRules
 from ra.errors import RaError
+from ra.index.reader import ChunkMeta
 from ra.query import ast
 from ra.query import rank as ranking
 from ra.query.bm25f import bm25f_sql
-from ra.query.index import ChunkMeta
 from ra.query.search import (
     Result,
     Searcher,

@@ -5,7 +5,7 @@ and only ids present in the index are served, so ``get`` never reads outside the
 configured trees. ``tree:path`` and ``tree:path#preamble`` name the document node; an
 unknown id fails with the nearest known ids as suggestions.
 
-With ``links``, the chunks its links reach (``ra.query.links``) come along, each once, in
+With ``links``, the chunks its links reach (``ra.index.links``) come along, each once, in
 the order the links appear, without the chunk's own sections and ancestors (their text
 holds it already) and without sections of another chunk reached (its text holds them).
 They are packed into what the token budget leaves after the chunk itself, two tiers as
@@ -85,8 +85,8 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
 
 
 def _add_links(reader, chunk: Chunk, meta, span: int, budget: int | None) -> None:
+    from ra.index.links import out_links
     from ra.query.budget import Cost, pack
-    from ra.query.links import out_links
 
     chunk.links, chunk.max_tokens = out_links(reader, meta.ord, span), budget
     reached = [m for t in dict.fromkeys(link.id for link in chunk.links if link.id)

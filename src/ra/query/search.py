@@ -21,10 +21,10 @@ import time
 from dataclasses import dataclass, field, replace
 
 from ra.errors import QueryError
+from ra.index.reader import ChunkMeta
 from ra.query import rank as ranking
-from ra.query.bm25f import Filters, Weights, bm25f_sql, is_plain, top_sql
+from ra.query.bm25f import Filters, Weights, bm25f_sql, is_plain, normalised_sql, top_sql
 from ra.query.budget import estimate_tokens, list_entry_tokens, pack, ref_entry_tokens
-from ra.query.index import ChunkMeta
 from ra.query.parser import parse
 from ra.query.plan import Plan, PlanOptions, plan_query
 from ra.query.snippets import snippet as make_snippet
@@ -263,7 +263,7 @@ class Searcher:
                     o.offset + self.default_limit(o))
         weights, filters, stats = self.weights(), filters_of(o), self.reader.stats
         resident = self.reader.resident
-        if is_plain(plan, filters) and self.reader.normalised(weights):
+        if is_plain(plan, filters) and self.reader.normalised(weights, normalised_sql):
             sql = top_sql(plan, stats.chunks, weights, filters, limit)
         else:
             sql = bm25f_sql(plan, stats.chunks, stats.avg_length, weights, filters, limit,

@@ -6,6 +6,9 @@ The query path imports this (not ``ra.store.artifacts``, which needs pyarrow) so
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 SCHEMA_VERSION = 7  # 5: declared heading ids, markup read for its text, #tags; 6: links/;
 #  7: ctime_ns in fingerprints and files
 
@@ -38,3 +41,16 @@ def artifact_path(name: str) -> str:
 def artifact_glob(name: str) -> str:
     """A path pattern DuckDB reads the whole artifact with (relative to the generation)."""
     return f"{name}/*.parquet" if name in PARTITIONED else f"{name}.parquet"
+
+
+def config_hash(config) -> str:
+    """Hash of everything that shapes the index: schema, analyzer and configuration.
+
+    The writer records it in the manifest and freshness compares it; it lives here, not
+    with the writer, so that checking freshness imports nothing heavy (the writer needs
+    pyarrow)."""
+    from ra.text.analysis import ANALYZER_VERSION
+
+    shape = {"schema": SCHEMA_VERSION, "analyzer": ANALYZER_VERSION,
+             "config": config.config_hash()}
+    return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()

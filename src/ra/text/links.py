@@ -17,7 +17,7 @@ resolver needs (:class:`Target`): whether it is external, the tree-relative path
 name in order of preference (``../install`` may be ``install.md``, ``install/index.md``,
 …; ``page.html`` is the ``page.md`` it was built from), the file name a wiki link names
 anywhere in the vault, and the anchor slugs. Which of them is indexed is decided when
-the index is read (the ``links`` view, ``ra.query.links``), so that an incremental
+the index is read (the ``links`` view, ``ra.index.links``), so that an incremental
 update, which re-reads only changed files, leaves every link right.
 """
 

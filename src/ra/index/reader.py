@@ -17,9 +17,9 @@ A short-lived reader (one CLI command) defines them as views over Parquet: openi
 nothing, and one search reads only the columns and row groups it needs. A long-lived
 reader (``keep_vocabulary``: the MCP server, in-process use) materialises them on first
 use, sorted by ``ord`` (``tf_postings`` by ``term_id``), together with the vocabulary and
-the surface words for typo expansion (``ra.query.fuzzy.SurfaceIndex``), and keeps in
+the surface words for typo expansion (``ra.index.vocabulary.SurfaceIndex``), and keeps in
 Python what a search reads for only a few chunks at a time: each chunk's metadata,
-parent and text (``ra.query.chunkstore.ChunkStore``), so metadata, ancestors and content
+parent and text (``ra.index.chunkstore.ChunkStore``), so metadata, ancestors and content
 cost no query. On the first plain search it also materialises ``tf_norm``
 (``ra.query.bm25f.normalised_sql``: tf~ per term and chunk under the configured
 weights), which ``bm25f.top_sql`` scores with one aggregation. A search then opens no
@@ -38,14 +38,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ra.errors import IndexStateError
-from ra.query.chunkstore import META_COLUMNS, STORE_COLUMNS, ChunkMeta, ChunkStore
-from ra.query.links import RAW as RAW_LINKS
-from ra.query.links import links_sql
+from ra.index.chunkstore import META_COLUMNS, STORE_COLUMNS, ChunkMeta, ChunkStore
+from ra.index.links import RAW as RAW_LINKS
+from ra.index.links import links_sql
 from ra.store import generations
 from ra.store.layout import FIELDS, GLOBAL, PARTITIONED, artifact_path, part_name
 
 #: Artifacts read as views; ``view_name`` gives the view of each (the links artifact is
-#: ``link_rows``: the view ``links`` resolves it, ``ra.query.links``).
+#: ``link_rows``: the view ``links`` resolves it, ``ra.index.links``).
 VIEWS = ("files", "chunks", "terms", "postings", "words", "lengths", "analyzed", "surface",
          "links")
 
@@ -101,7 +101,7 @@ NORM_BATCHES = 8  # ranges of terms ``tf_norm`` is built in (see ``_normalise``)
 #: Exact terms plus typo candidates (with their terms) in one query; ``$d`` is the edit
 #: distance. Levenshtein <= 2d bounds OSA <= d (a transposition is two Levenshtein edits);
 #: for d = 1 a candidate must also share the word's anchored prefix or suffix
-#: (``ra.query.fuzzy.anchors``; empty anchors match every word).
+#: (``ra.index.vocabulary.anchors``; empty anchors match every word).
 VOCABULARY_SQL = """\
 SELECT NULL AS typed, t.term AS word, t.term, t.term_id, t.df FROM terms t
 WHERE t.term = ANY($terms::VARCHAR[])
@@ -123,7 +123,7 @@ _ANCESTORS = (
 ANCESTORS_SQL = _ANCESTORS.format(", ".join("m." + c for c in META_COLUMNS))
 ANCESTOR_ORDS_SQL = _ANCESTORS.format("m.ord")
 
-#: Rows of ``ra.query.chunkstore.STORE_COLUMNS`` for a long-lived reader's ``ChunkStore``.
+#: Rows of ``ra.index.chunkstore.STORE_COLUMNS`` for a long-lived reader's ``ChunkStore``.
 STORE_SQL = ("SELECT " + ", ".join(f"m.{c}" for c in STORE_COLUMNS[:-1]) + ", t.text "
              "FROM meta m JOIN texts t ON t.ord = m.ord")
 
@@ -219,7 +219,7 @@ class IndexReader:
         self._term_info: dict[int, tuple[str, int]] = {}
         self._near: dict[tuple[str, int], list[tuple[str, int]]] = {}
         self._by_ord: dict[int, ChunkMeta] = {}
-        self._store: ChunkStore | None = None  # a long-lived reader's chunks (ra.query.chunkstore)
+        self._store: ChunkStore | None = None  # a long-lived reader's chunks (ra.index.chunkstore)
         self._normalised: tuple | None = None  # the weights ``tf_norm`` was built for
         self.patched = False  # tables patched by ``successor``: no ``tf_norm``
 
@@ -228,29 +228,6 @@ class IndexReader:
         """The reader of the current generation, or None when none is published."""
         gen = generations.open_current(index_dir)
         return None if gen is None else cls(gen)
-
-    # --- the next generation, from memory ----------------------------------------------
-
-    def successor(self, generation: generations.Generation) -> IndexReader | None:
-        """A long-lived reader of ``generation`` made from this one's memory, when
-        ``generation`` is the incremental update (``ra.pipeline.update``) of the one this
-        reader holds; this reader is closed then: its connection moves to the successor.
-
-        Chunk numbers are never reused and a changed file's chunks are numbered anew, so
-        the in-memory tables change by rows: the chunks of the update's partitions that
-        are gone are deleted, those numbered from the old ``next_ord`` on are read from
-        the new partitions and added, and the vocabulary is read again (its df changed).
-        That takes tens of milliseconds where loading takes seconds. ``tf_norm`` holds tf~
-        under the old length averages, so it is dropped and the successor scores with
-        ``bm25f_sql`` over ``tf_postings``: the same scores (tests pin ``top_sql`` to it),
-        a little slower, until a reader loaded afresh replaces it (``ra.warm``).
-
-        None, and nothing changed, when this cannot be done: this reader is not in
-        memory, another thread holds it, or ``generation`` follows another generation.
-        A failure midway closes this reader and raises."""
-        from ra.query.successor import carry_over
-
-        return carry_over(self, generation)
 
     def _create_views(self) -> None:
         # A generation's files never change, so their Parquet footers can be cached.
@@ -278,7 +255,7 @@ class IndexReader:
         self._load_vocabulary()
 
     def _load_vocabulary(self) -> None:
-        from ra.query.fuzzy import SurfaceIndex
+        from ra.index.vocabulary import SurfaceIndex
 
         terms = self.con.execute("SELECT term, term_id, df FROM terms").fetchall()
         words = self.con.execute("SELECT word, term_id FROM words").fetchall()
@@ -330,7 +307,7 @@ class IndexReader:
         words = sorted({w for w in words if (w, distance) not in self._near})
         if not terms and not words:
             return
-        from ra.query.fuzzy import anchors
+        from ra.index.vocabulary import anchors
 
         ends = [anchors(w, distance) for w in words]
         rows = self.query(VOCABULARY_SQL, {"terms": terms, "words": words, "d": distance,
@@ -467,31 +444,31 @@ class IndexReader:
         self._lineage.update(wanted)
         return {o: self._by_ord[o] for o in wanted if o in self._by_ord}
 
-    def normalised(self, weights) -> bool:
+    def normalised(self, weights, build) -> bool:
         """Whether relation ``tf_norm`` holds tf~ under ``weights`` (``bm25f.top_sql``
-        reads it). A long-lived reader builds it for the first weights it is asked about;
-        a short-lived one has none (building it would cost more than one search)."""
+        reads it). A long-lived reader builds it, with the query ``build(avg_length,
+        weights, term_range)`` gives (``bm25f.normalised_sql``), for the first weights it is
+        asked about; a short-lived one has none (building it would cost more than one
+        search)."""
         if self._resident() is None or self.patched:
             return False
         key = (tuple(weights.boosts), weights.b)
         with self.lock:
             if self._normalised is None:
-                self._normalise(weights)
+                self._normalise(weights, build)
                 self._normalised = key
         return self._normalised == key
 
-    def _normalise(self, weights) -> None:
+    def _normalise(self, weights, build) -> None:
         """Materialise ``tf_norm`` in ``NORM_BATCHES`` ranges of terms: one aggregation
         over every posting peaked at 300 MB more than the reader holds (cpp-docs)."""
-        from ra.query.bm25f import normalised_sql
-
         avg = self.stats.avg_length
-        sql = normalised_sql(avg, weights)
+        sql = build(avg, weights)
         self.con.execute(f"CREATE TEMP TABLE tf_norm AS {sql.text} LIMIT 0", sql.params)
         end = max(self._term_info, default=-1) + 1
         step = max(1, -(-end // NORM_BATCHES))
         for low in range(0, end, step):
-            sql = normalised_sql(avg, weights, (low, low + step))
+            sql = build(avg, weights, (low, low + step))
             self.con.execute(f"INSERT INTO tf_norm {sql.text} ORDER BY term_id, ord",
                              sql.params)
 

@@ -13,7 +13,7 @@ An event says *whether* to check: a name the walk skips (dot names) or no tree s
 is nothing, anything else asks for the freshness check. A misjudged event therefore costs
 a check, never a stale answer, and a full queue (``IN_Q_OVERFLOW``) asks for everything.
 Events about files in a tree's folders also say *which* files: ``Watcher.keys`` collects
-their ``tree:path``, so that the check may stat those alone (``ra.freshness.Hint``). Any
+their ``tree:path``, so that the check may stat those alone (``ra.index.freshness.Hint``). Any
 other event that asks for a check of files (a folder, a symlink, a watched file or
 folder itself going, a full queue) makes ``keys`` None: the whole walk, as before.
 """

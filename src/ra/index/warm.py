@@ -1,9 +1,9 @@
 """Always-current index readers for long-lived processes (the MCP server, ``ra daemon``).
 
 A command line process checks freshness once: it stats every file of every tree and
-compares the fingerprints with the manifest (``ra.freshness``), about 70 ms on 10,000
+compares the fingerprints with the manifest (``ra.index.freshness``), about 70 ms on 10,000
 files. A process answering many calls would pay that on every call; ``WarmIndex`` learns
-of changes from the kernel instead (``ra.watch``: inotify watches on every folder the
+of changes from the kernel instead (``ra.index.watch``: inotify watches on every folder the
 discovery walk reads, the configuration files, the index's ``CURRENT`` pointer). A call
 drains the event queue without blocking (one ``ioctl`` when it is empty): no relevant
 event, and the held reader is current. The kernel queues an event inside the writing
@@ -54,9 +54,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ra.watch import CONFIG, EVERYTHING, FILES, FOLDERS, GENERATION, Watcher, plan_watches
+from ra.index.watch import CONFIG, EVERYTHING, FILES, FOLDERS, GENERATION, Watcher, plan_watches
 
-log = logging.getLogger("ra.warm")
+log = logging.getLogger("ra.index.warm")
 
 #: Seconds without a newer generation before a reader carried over from memory
 #: (``IndexReader.successor``) is replaced by one loaded afresh: while files are being
@@ -130,7 +130,7 @@ class WarmIndex:
         self._stamp: tuple | None = None  # the configuration files' stat (no inotify)
         self._reader = None
         # The generation last checked against the files, and the files events named since
-        # (None: not known, the next check walks every file): ``ra.freshness.Hint``.
+        # (None: not known, the next check walks every file): ``ra.index.freshness.Hint``.
         self._verified: str | None = None
         self._keys: set[str] | None = None
         self._retired: list = []  # replaced readers, closed once nobody holds them
@@ -337,7 +337,7 @@ class WarmIndex:
         return True
 
     def _refresh(self, effects: int) -> None:
-        from ra.freshness import Hint, open_index, refresh_watched
+        from ra.index.freshness import Hint, open_index, refresh_watched
 
         held, index_dir = self._reader, self.config.index_dir
         if held is not None and (index_dir is None or held.generation.path.parent != index_dir):
@@ -382,6 +382,7 @@ class WarmIndex:
         """The held reader carried over to the generation just published, when that
         generation is its incremental update (``IndexReader.successor``: from memory, in
         milliseconds); None when it is not."""
+        from ra.index.successor import carry_over
         from ra.store.generations import open_current
 
         if not held.keep_vocabulary:
@@ -390,7 +391,7 @@ class WarmIndex:
         if generation is None:
             return None
         try:
-            reader = held.successor(generation)
+            reader = carry_over(held, generation)
         except Exception as exc:  # the held reader is closed: a cold one takes over
             log.warning("carrying the index over to the new generation failed: %s", exc)
             reader = None
@@ -433,7 +434,7 @@ class WarmIndex:
         job.thread.start()
 
     def _warm(self, job: _Warming) -> None:
-        from ra.query.index import IndexReader
+        from ra.index.reader import IndexReader
         from ra.store.generations import read_fingerprints
 
         reader = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ra.freshness import check_state
+from ra.index.freshness import check_state
 from ra.pipeline.discover import discover, walk_tree
 from ra.store import generations
 

@@ -13,7 +13,7 @@ per-file record (``fingerprints.json``) is read only to name what changed. A sta
 carries its walk and that record to the update, which then walks nothing again and
 opens only the changed files.
 
-A process that watches the trees with inotify (``ra.warm``) knows more: the files were
+A process that watches the trees with inotify (``ra.index.warm``) knows more: the files were
 those of a generation it checked, and since then only the files its events named may
 have changed. ``refresh_watched`` takes that as a ``Hint`` and stats only those files
 instead of walking (about 90 ms on 10,000 files, on the path of the next answer). A hint
@@ -23,8 +23,6 @@ recorded unreadable entries (a walk's finding that the hint cannot reproduce).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from dataclasses import dataclass, field
 from stat import S_ISREG
@@ -32,7 +30,7 @@ from stat import S_ISREG
 from ra.errors import IndexStateError
 from ra.pipeline.discover import Scan, scan, utf8_name
 from ra.store import generations
-from ra.store.layout import SCHEMA_VERSION
+from ra.store.layout import config_hash
 
 
 @dataclass
@@ -70,18 +68,6 @@ class Hint:
 
     generation: str
     keys: frozenset[str]
-
-
-def config_hash(config) -> str:
-    """Hash of everything that shapes the index: schema, analyzer and configuration.
-
-    It lives here, not with the index writer, so that checking freshness imports
-    nothing heavy (the writer needs pyarrow)."""
-    from ra.text.analysis import ANALYZER_VERSION
-
-    shape = {"schema": SCHEMA_VERSION, "analyzer": ANALYZER_VERSION,
-             "config": config.config_hash()}
-    return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()
 
 
 def fingerprints(config) -> dict[str, tuple[int, int, int]]:
@@ -191,7 +177,7 @@ def _hinted_state(config, gen: generations.Generation, keys: frozenset[str]
 
 def open_index(config, *, refresh: bool = True, progress=None):
     """A reader of an up-to-date index, plus a status line when it had to be updated."""
-    from ra.query.index import IndexReader
+    from ra.index.reader import IndexReader
 
     if config.index_dir is None:
         raise IndexStateError("no configuration found: run `ra init` to create .ra.toml, "
@@ -218,7 +204,7 @@ def _current_reader(config):
     """``(reader, None)`` of the published generation when it is up to date, else
     ``(None, state)``: the generation is pinned once, and its manifest read once for
     the check and the reader."""
-    from ra.query.index import IndexReader
+    from ra.index.reader import IndexReader
 
     try:
         gen = generations.open_current(config.index_dir)

@@ -1,0 +1,107 @@
+"""The surface vocabulary a long-lived reader keeps in memory for typo expansion.
+
+A ``SurfaceIndex`` hands ``ra.query.fuzzy.expand`` only the words that can be within one
+edit instead of every word of a similar length: one edit leaves the first or the last
+third of a word untouched (a transposition touches two neighbouring characters, and the
+middle third keeps them apart), so a word within distance 1 shares that anchored prefix
+or suffix. Both are found by bisection in sorted lists, and rapidfuzz then scores a few
+dozen words, not twenty thousand.
+"""
+
+from __future__ import annotations
+
+import sys
+from bisect import bisect_left
+from collections.abc import Iterable
+
+
+def anchors(word: str, distance: int) -> tuple[str, str]:
+    """The prefix and suffix one of which every word within ``distance`` edits of
+    ``word`` shares: its first and last third for distance 1, else nothing (empty)."""
+    third = len(word) // 3 if distance == 1 else 0
+    return (word[:third], word[len(word) - third:]) if third else ("", "")
+
+
+class SurfaceIndex:
+    """Surface words by length, with sorted prefix and suffix views for distance 1."""
+
+    def __init__(self, vocabulary: Iterable[tuple[str, int]]) -> None:
+        self.by_length: dict[int, list[tuple[str, int]]] = {}
+        for word, term_id in vocabulary:
+            self.by_length.setdefault(len(word), []).append((word, term_id))
+        self._sorted: dict[int, tuple[list[str], list[int], list[str], list[int]]] = {}
+        self._all: tuple[list[str], list[int]] | None = None
+
+    def replace(self, words: Iterable[str], present: Iterable[tuple[str, int]]) -> None:
+        """Forget ``words``, then hold those of them that are ``present`` (``(word,
+        term_id)``): what a vocabulary read afresh would hold, in the same order (each
+        bucket sorted by word, as ``words.parquet`` is)."""
+        gone = set(words)
+        if not gone:
+            return
+        added: dict[int, list[tuple[str, int]]] = {}
+        for word, term_id in present:
+            added.setdefault(len(word), []).append((word, term_id))
+        for n in {len(w) for w in gone}:
+            old = self.by_length.get(n, [])
+            bucket = sorted([p for p in old if p[0] not in gone] + added.pop(n, []))
+            if bucket == old:
+                continue  # most often: the words of an edited file are still there
+            if bucket:
+                self.by_length[n] = bucket
+            else:
+                self.by_length.pop(n, None)
+            self._sorted.pop(n, None)
+            self._all = None
+
+    def with_prefix(self, prefix: str) -> set[int]:
+        """Term ids of the surface words that start with ``prefix``."""
+        if self._all is None:
+            pairs = sorted(w for bucket in self.by_length.values() for w in bucket)
+            self._all = ([w for w, _ in pairs], [i for _, i in pairs])
+        return set(_starting_with(*self._all, prefix))
+
+    def near(self, word: str, distance: int) -> list[tuple[str, int]]:
+        """``(surface word, term_id)`` that may lie within ``distance`` edits of ``word``.
+
+        A superset of the words ``expand`` accepts, in vocabulary order within each
+        length (the order ``expand`` breaks ties by), shortest length first.
+        """
+        lengths = range(max(len(word) - distance, 1), len(word) + distance + 1)
+        prefix, suffix = anchors(word, distance)
+        if not prefix:
+            return [w for n in lengths for w in self.by_length.get(n, ())]
+        out: list[tuple[str, int]] = []
+        for n in lengths:
+            bucket = self.by_length.get(n)
+            if bucket:
+                out += [bucket[i] for i in self._anchored(n, prefix, suffix)]
+        return out
+
+    def _anchored(self, n: int, prefix: str, suffix: str) -> list[int]:
+        """Positions in bucket ``n`` of the words starting with ``prefix`` or ending with
+        ``suffix``, ascending."""
+        words, order, reversed_words, reversed_order = self._views(n)
+        found = set(_starting_with(words, order, prefix))
+        found.update(_starting_with(reversed_words, reversed_order, suffix[::-1]))
+        return sorted(found)
+
+    def _views(self, n: int) -> tuple[list[str], list[int], list[str], list[int]]:
+        views = self._sorted.get(n)
+        if views is None:
+            bucket = [w for w, _ in self.by_length[n]]
+            order = sorted(range(len(bucket)), key=bucket.__getitem__)
+            rev = [w[::-1] for w in bucket]
+            rorder = sorted(range(len(rev)), key=rev.__getitem__)
+            views = self._sorted[n] = ([bucket[i] for i in order], order,
+                                       [rev[i] for i in rorder], rorder)
+        return views
+
+
+def _starting_with(words: list[str], order: list[int], prefix: str) -> list[int]:
+    """``order[i]`` for each ``words[i]`` (sorted) that starts with ``prefix``: the range
+    from ``prefix`` up to the least string above every word starting with it."""
+    i = bisect_left(words, prefix)
+    if not prefix or ord(prefix[-1]) == sys.maxunicode:
+        return [order[j] for j in range(i, len(words)) if words[j].startswith(prefix)]
+    return order[i:bisect_left(words, prefix[:-1] + chr(ord(prefix[-1]) + 1), i)]
