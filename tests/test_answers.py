@@ -22,7 +22,7 @@ import pytest
 from mcp import Client
 
 from ra.cli.app import main
-from ra.server import create_server
+from ra.serve.mcp import create_server
 
 LONG = "# Docker\n\n" + "Run the docker deploy with care. " * 1000 + "\n"  # ~7k tokens
 NOTES = {

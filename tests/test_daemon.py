@@ -47,7 +47,7 @@ def ra(project: Path, *argv: str, daemon: bool = True) -> tuple[int, str, str]:
 
 
 def requests_served() -> int:
-    from ra import daemon
+    from ra.serve import daemon
 
     info = daemon.ask("status")
     return -1 if info is None else info["requests"]
@@ -169,9 +169,9 @@ def test_idle_daemon_exits(project):
     while requests_served() >= 0 and time.monotonic() < deadline:
         time.sleep(0.2)
     assert requests_served() == -1
-    from ra import daemon
+    from ra.serve import daemon
 
-    assert not daemon.socket_path().exists()
+    assert not daemon.socket_file().exists()
 
 
 @pytest.mark.parametrize("config", [None, '[tree.docs]\npath = "docs"\nlimit = [\n'])
@@ -196,11 +196,11 @@ def raw_exchange(payload: bytes, timeout: float = 20.0) -> dict | None:
     """Send ``payload`` as is to the daemon; its JSON answer (None when it sent none)."""
     import socket
 
-    from ra import daemon
+    from ra.serve import daemon
 
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
         conn.settimeout(timeout)
-        conn.connect(str(daemon.socket_path()))
+        conn.connect(str(daemon.socket_file()))
         conn.sendall(payload)
         conn.shutdown(socket.SHUT_WR)
         raw = b"".join(iter(lambda: conn.recv(1 << 16), b""))
@@ -253,10 +253,10 @@ def test_a_stalled_client_blocks_nobody(running):
     waited with no time limit."""
     import socket
 
-    from ra import daemon
+    from ra.serve import daemon
 
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stalled:
-        stalled.connect(str(daemon.socket_path()))
+        stalled.connect(str(daemon.socket_file()))
         stalled.sendall(b'{"argv": ["search", ')  # and nothing more
         started = time.monotonic()
         code, out, _ = ra(running, "search", "--list", "logging")

@@ -24,7 +24,7 @@ import pytest
 from ra.cli.app import main
 from ra.config.settings import load_config, parse_config_text
 from ra.index.freshness import open_index
-from ra.sql import run_sql
+from ra.query.sql import run_sql
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"

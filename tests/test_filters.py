@@ -210,7 +210,7 @@ def test_mcp_search_filters(project):
     import anyio
     from mcp import Client
 
-    from ra.server import create_server
+    from ra.serve.mcp import create_server
 
     async def call() -> dict:
         async with Client(create_server(project)) as client:

@@ -127,7 +127,7 @@ def test_workers_die_with_a_killed_writer_and_free_the_lock(tmp_path, sig, how):
 
 BUSY_DAEMON = textwrap.dedent("""
     import sys, time
-    import ra.daemon as daemon
+    import ra.serve.daemon as daemon
 
     real = daemon.Daemon.run
 
@@ -284,7 +284,7 @@ def test_crash_update_and_background_updates(tmp_path):
             proc = start([RA, "mcp"], root, home)
         else:  # ``ra daemon`` builds for a forwarded search; its client must not hang
             toggle_chunking(root, round_)
-            proc = start([sys.executable, "-m", "ra.daemon", "--idle", "60"], root, home)
+            proc = start([sys.executable, "-m", "ra.serve.daemon", "--idle", "60"], root, home)
             socket = home / ".ra" / "run" / "daemon.sock"
             deadline = time.monotonic() + NEXT_COMMAND_SECONDS
             while not socket.exists() and time.monotonic() < deadline:

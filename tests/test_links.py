@@ -18,7 +18,7 @@ from ra.cli.app import main
 from ra.config.settings import load_config
 from ra.index.freshness import open_index
 from ra.pipeline import run
-from ra.sql import run_sql
+from ra.query.sql import run_sql
 from ra.text.document import parse_document
 from ra.text.links import Link, document_links, target_of
 

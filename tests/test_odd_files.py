@@ -21,7 +21,7 @@ from mcp import Client
 
 from ra.cli.app import main
 from ra.pipeline import discover, run
-from ra.server import create_server
+from ra.serve.mcp import create_server
 
 BAD_NAME = b"bad\xff\xfename.md"
 RA = Path(sys.executable).with_name("ra")

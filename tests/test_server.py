@@ -25,7 +25,7 @@ from conftest import GUIDE
 from ra.cli.app import main
 from ra.config.settings import load_config
 from ra.index.warm import WarmIndex
-from ra.server import KnowledgeBase, create_server, transport_security
+from ra.serve.mcp import KnowledgeBase, create_server, transport_security
 
 pytestmark = pytest.mark.anyio
 
@@ -347,7 +347,7 @@ def test_transport_security_guards_against_dns_rebinding():
 
 def test_the_cli_imports_the_sdk_only_for_ra_mcp():
     code = ("import sys; from ra.cli.app import main; main(['--help']); "
-            "print('mcp' in sys.modules, 'ra.server' in sys.modules, file=sys.stderr)")
+            "print('mcp' in sys.modules, 'ra.serve.mcp' in sys.modules, file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
     assert done.stderr.strip().endswith("False False")

@@ -176,7 +176,7 @@ def warm(kb):
 
 
 def call(kb: Path, warm: WarmIndex, tool: str, args: dict):
-    from ra.server import create_server
+    from ra.serve.mcp import create_server
 
     async def go():
         async with Client(create_server(kb, warm)) as client:
@@ -209,7 +209,7 @@ def test_context_with_a_nul_byte_is_a_tool_error(kb, warm):
 
 
 def test_max_tokens_is_bounded_over_mcp(kb, warm):
-    from ra.server import MAX_TOKENS
+    from ra.serve.mcp import MAX_TOKENS
 
     result = call(kb, warm, "search", {"queries": "rust", "max_tokens": MAX_TOKENS + 1})
     assert result.is_error and "less than or equal to 1000000" in result.content[0].text

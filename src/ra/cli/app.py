@@ -1,8 +1,9 @@
 """The ``ra`` command line: a typer app whose commands live one group per module.
 
-Commands are thin: parse options, call the library, render with ``ra.cli.output``. Errors
-from the library (``ra.errors.RaError``) are translated here, at the border, into a
-message on stderr and an exit code — never a traceback. Heavy modules (duckdb, pyarrow,
+Commands are thin: parse options, call the library, render with ``ra.query.render`` and
+print through ``ra.cli.output``. Errors from the library (``ra.errors.RaError``) are
+translated here, at the border, into a message on stderr and an exit code — never a
+traceback. Heavy modules (duckdb, pyarrow,
 mistletoe, tiktoken, mcp) are imported inside the commands that need them, so ``ra
 --help`` and ``ra search`` start quickly. Help is click's plain formatting
 (``rich_markup_mode=None``): rich's renderer costs more to import than the rest of

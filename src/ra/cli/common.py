@@ -20,7 +20,7 @@ def load(cwd: Path | None = None):
     return config
 
 
-#: Set by a long-lived process (``ra.daemon``): a function ``config -> (reader, status)``
+#: Set by a long-lived process (``ra.serve.daemon``): a function ``config -> (reader, status)``
 #: lending an up-to-date reader that it keeps open across commands.
 lender = None
 

@@ -14,6 +14,7 @@ import typer
 from ra.cli import output
 from ra.cli.common import load, open_reader, write_output
 from ra.cli.inspect_cmd import inspect_app
+from ra.query import render
 
 
 def register(app: typer.Typer) -> None:
@@ -78,7 +79,7 @@ def _render(response, config, json_: bool, list_: bool) -> None:
     for warning in response.warnings:
         output.warn(warning)
     mode = "json" if json_ else "list" if list_ else "full"
-    text = output.render_search(response, mode, color=output.use_color(),
+    text = render.render_search(response, mode, color=output.use_color(),
                                 analyzer=analyzer_for(config.search.stemmer))
     explain = response.queries[0].explain if response.queries else None
     if explain is not None and mode != "json":
@@ -156,7 +157,7 @@ def inspect_ctx(
     for warning in signals.warnings:
         output.warn(warning)
     if json_:
-        write_output(output.dumps(signals.to_dict()) + "\n")
+        write_output(render.dumps(signals.to_dict()) + "\n")
     else:
         write_output(render_files([signals.to_dict()], []).lstrip("\n"))
 

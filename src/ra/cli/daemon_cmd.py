@@ -1,5 +1,5 @@
 """``ra daemon start|stop|status``: the warm process that answers reading commands
-(``ra.daemon``)."""
+(``ra.serve.daemon``), through ``ra.cli.daemon_client``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import typer
 
 from ra.cli import output
 from ra.cli.common import write_output
+from ra.query import render
 
 daemon_app = typer.Typer(help="""Keep ra warm in the background for fast CLI answers.
 
@@ -36,24 +37,24 @@ def register(app: typer.Typer) -> None:
 def start(idle: float = typer.Option(1800.0, "--idle", min=1.0,
                                      help="Stop after this many seconds without requests."),
           ) -> None:
-    from ra import daemon
+    from ra.cli import daemon_client as daemon
     from ra.errors import RaError
 
     status = daemon.ask("status", timeout=1.0)
     if status is None:
         try:
-            status = daemon.start(idle=idle)
+            status = daemon.start(idle)
         except RuntimeError as exc:
             raise RaError(f"ra daemon: {exc}") from None
         write_output(f"ra daemon started (pid {status['pid']}), listening on "
-                     f"{daemon.socket_path()}\n")
+                     f"{daemon.socket_file()}\n")
     else:
         write_output(f"ra daemon already running (pid {status['pid']})\n")
 
 
 @daemon_app.command("stop", help="Stop the daemon.\n\nExample: ra daemon stop")
 def stop() -> None:
-    from ra import daemon
+    from ra.cli import daemon_client as daemon
 
     reply = daemon.ask("stop")
     if reply is None:
@@ -65,11 +66,11 @@ def stop() -> None:
 @daemon_app.command("status", help="Say whether a daemon runs, and what it holds.\n\n"
                     "Example: ra daemon status --json")
 def status(json_: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
-    from ra import daemon
+    from ra.cli import daemon_client as daemon
 
     info = daemon.ask("status")
     if json_:
-        write_output(output.dumps({"running": info is not None, **(info or {})}) + "\n")
+        write_output(render.dumps({"running": info is not None, **(info or {})}) + "\n")
         return
     if info is None:
         write_output("no ra daemon is running\n")

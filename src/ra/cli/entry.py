@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 import sys
 
+from ra.cli.daemon_client import exchange, socket_path
+
 #: Commands a daemon answers: they only read (and, through freshness, update) the index.
 FORWARDED = frozenset({"search", "context", "get", "ls"})
 #: Environment variables that shape a command's output or behaviour.
@@ -23,7 +25,6 @@ PASSED = ("NO_COLOR", "TERM", "COLUMNS", "LINES", "RA_DEBUG")
 #: Seconds a forwarded command waits for the daemon's whole answer before running itself
 #: (a daemon busy with a long build, or wedged): connecting may take 2 of them.
 FORWARD_SECONDS = 30.0
-CONNECT_SECONDS = 2.0
 
 
 def main() -> int:
@@ -35,13 +36,6 @@ def main() -> int:
     from ra.cli.app import main as run
 
     return run(argv)
-
-
-def socket_path() -> str | None:
-    """Where the daemon of this user (this ``HOME``) listens; None if the path is too long
-    for a Unix socket."""
-    path = os.path.join(os.path.expanduser("~"), ".ra", "run", "daemon.sock")
-    return path if len(path.encode()) < 104 else None
 
 
 def build_id() -> str:
@@ -91,33 +85,3 @@ def forward(argv: list[str]) -> int | None:
         pass
     sys.stderr.write(reply.get("err", ""))
     return int(reply["exit"])
-
-
-def exchange(path: str, message: dict, timeout: float) -> dict | None:
-    """Send ``message`` as one JSON line to the socket at ``path`` and read the JSON reply
-    up to the end of the connection, all within ``timeout`` seconds; None when nothing
-    answers in time."""
-    import json  # only when a daemon may answer: `ra --help` does not pay for them
-    import socket
-    import time
-
-    deadline = time.monotonic() + timeout
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    conn.settimeout(min(timeout, CONNECT_SECONDS))
-    try:
-        conn.connect(path)
-        conn.settimeout(max(0.01, deadline - time.monotonic()))
-        conn.sendall(json.dumps(message).encode() + b"\n")
-        chunks = []
-        while True:
-            conn.settimeout(max(0.01, deadline - time.monotonic()))
-            chunk = conn.recv(1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        raw = b"".join(chunks)
-        return json.loads(raw) if raw else None
-    except (OSError, ValueError):
-        return None
-    finally:
-        conn.close()

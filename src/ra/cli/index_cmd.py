@@ -9,6 +9,7 @@ import typer
 
 from ra.cli import output
 from ra.cli.common import load, progress_bar, write_output
+from ra.query import render
 
 
 def register(app: typer.Typer) -> None:
@@ -125,7 +126,7 @@ def update() -> None:
     for chunk_id, chars in report.oversized:
         output.warn(f"{chunk_id}: {chars} characters (over max_chunk_size {limit})")
     stages = ", ".join(f"{k} {v:.1f}s" for k, v in report.stage_seconds.items())
-    p = output.plural
+    p = render.plural
     output.note(f"indexed {p(report.files, 'file')} into {p(report.chunks, 'chunk')}, "
                 f"{p(report.terms, 'term')} in {report.seconds:.1f}s ({stages})")
 
@@ -135,7 +136,7 @@ def status(json_: bool = typer.Option(False, "--json", help="JSON output.")) -> 
 
     info = collect_status(load())
     if json_:
-        write_output(output.dumps(info) + "\n")
+        write_output(render.dumps(info) + "\n")
         return
     lines = ["config files (nearest first):"]
     lines += [f"  {f}" for f in info["config_files"]] or ["  (none)"]
@@ -143,8 +144,8 @@ def status(json_: bool = typer.Option(False, "--json", help="JSON output.")) -> 
     for t in info["trees"]:
         missing = "" if t["exists"] else "  [missing folder]"
         lines.append(f"  {t['name']} ({t['scope']}) {t['path']}: "
-                     f"{output.plural(t['documents'], 'document')}, "
-                     f"{output.plural(t['chunks'], 'chunk')}{missing}")
+                     f"{render.plural(t['documents'], 'document')}, "
+                     f"{render.plural(t['chunks'], 'chunk')}{missing}")
     idx = info["index"]
     lines.append(f"index: {idx['path']}")
     lines.append(f"  state: {idx['state']}")
@@ -169,5 +170,5 @@ def check() -> None:
             output.note(message)
     errors = sum(1 for level, _ in findings if level == "error")
     warnings = sum(1 for level, _ in findings if level == "warning")
-    output.note(f"{output.plural(errors, 'error')}, {output.plural(warnings, 'warning')}")
+    output.note(f"{render.plural(errors, 'error')}, {render.plural(warnings, 'warning')}")
     raise typer.Exit(2 if errors else 1 if warnings else 0)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
-from ra.cli import output
 from ra.cli.common import load, open_reader, write_output
+from ra.query import render
 
 inspect_app = typer.Typer(help="Show how ra sees a file.\n\nExample: ra inspect doc docs/guide.md",
                           no_args_is_help=True)
@@ -36,11 +36,11 @@ def inspect_doc(
     file: Path = typer.Argument(..., help="A markdown or text file."),
     json_: bool = typer.Option(False, "--json", help="JSON output."),
 ) -> None:
-    from ra.inspect import inspect_document
+    from ra.pipeline.inspect import inspect_document
 
     info = inspect_document(file, load())
     if json_:
-        write_output(output.dumps(info) + "\n")
+        write_output(render.dumps(info) + "\n")
         return
     lines = [f"File: {info['file']}", f"Type: {info['type']}", f"Title: {info['title']}"]
     if info["tags"]:
@@ -66,7 +66,7 @@ def ls(
     json_: bool = typer.Option(False, "--json", help="JSON output."),
     tree: list[str] = typer.Option([], "--tree", "-t", help="Only these trees."),
 ) -> None:
-    from ra.listing import list_chunks, list_docs, list_trees
+    from ra.query.listing import list_chunks, list_docs, list_trees
 
     if what not in ("trees", "docs", "chunks"):
         raise typer.BadParameter("choose trees, docs or chunks", param_hint="WHAT")
@@ -78,7 +78,7 @@ def ls(
         with open_reader(config) as reader:
             rows = (list_docs if what == "docs" else list_chunks)(reader, tuple(tree))
     if json_:
-        write_output(output.dumps(rows) + "\n")
+        write_output(render.dumps(rows) + "\n")
         return
     write_output("".join(_ls_line(what, r) + "\n" for r in rows))
 
@@ -88,5 +88,5 @@ def _ls_line(what: str, r: dict) -> str:
         return f"{r['name']}\t{r['scope']}\t{r['path']}"
     if what == "docs":
         status = f"\t[{r['status']}]" if r.get("status") else ""
-        return f"{r['id']}\t{r['title']}\t{output.plural(r['chunks'], 'chunk')}{status}"
+        return f"{r['id']}\t{r['title']}\t{render.plural(r['chunks'], 'chunk')}{status}"
     return f"{r['id']}\t{r['title']}\t{r['tokens']} tokens"

@@ -1,4 +1,4 @@
-"""``ra mcp``: serve the knowledge base of the working directory over MCP (``ra.server``)."""
+"""``ra mcp``: serve the knowledge base of the working directory over MCP (``ra.serve.mcp``)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def mcp(
     cwd = directory.resolve() if directory else Path.cwd()
     # The index opens on a thread while the MCP SDK imports (about a second) below.
     index = WarmIndex.at(cwd).start()
-    from ra.server import LOOPBACK, run
+    from ra.serve.mcp import LOOPBACK, run
 
     if transport in PATHS:
         shown = f"[{host}]" if ":" in host else host

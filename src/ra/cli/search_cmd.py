@@ -7,6 +7,7 @@ from typer.core import TyperCommand
 
 from ra.cli import output
 from ra.cli.common import load, open_reader, write_output
+from ra.query import render
 
 
 def register(app: typer.Typer) -> None:
@@ -95,8 +96,8 @@ Examples:
 
 def _mode(list_: bool, matches: bool, json_: bool, output_: str | None) -> str:
     if output_:
-        if output_ not in output.MODES:
-            raise typer.BadParameter(f"choose one of {', '.join(output.MODES)}",
+        if output_ not in render.MODES:
+            raise typer.BadParameter(f"choose one of {', '.join(render.MODES)}",
                                      param_hint="--output")
         return output_
     return "json" if json_ else "list" if list_ else "matches" if matches else "full"
@@ -154,7 +155,7 @@ def search(
     with open_reader(config) as reader:
         searcher = Searcher(reader, config)
         response = searcher.search(list(queries), options)
-        text = output.render_search(response, mode, color=output.use_color(),
+        text = render.render_search(response, mode, color=output.use_color(),
                                     analyzer=searcher.analyzer)
     write_output(text)
 
@@ -174,4 +175,4 @@ def get(
     with open_reader(config) as reader:
         found = get_chunk(reader, config, chunk_id, full_document=full_document,
                           links=links, max_tokens=max_tokens)
-    write_output(output.dumps(found.to_dict()) + "\n" if json_ else output.render_chunk(found))
+    write_output(render.dumps(found.to_dict()) + "\n" if json_ else render.render_chunk(found))

@@ -32,7 +32,7 @@ def sql(
     csv_: bool = typer.Option(False, "--csv", help="CSV with a header row."),
     schema: bool = typer.Option(False, "--schema", help="List the views and columns."),
 ) -> None:
-    from ra.sql import as_csv, as_json, as_table, run_sql, schema_text
+    from ra.query.sql import as_csv, as_json, as_table, run_sql, schema_text
 
     if schema:
         write_output(schema_text())

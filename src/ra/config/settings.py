@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ra.config import toml as config_toml
+from ra.config import toml
 from ra.config.globs import glob_set
 from ra.config.toml import ConfigWarning, format_key, parse_config_file, parse_config_text
 
@@ -265,7 +265,7 @@ class Config:
                       for f in self.files]
         else:
             notes = ["No .ra.toml found: built-in defaults."]
-        return config_toml.dumps(self.to_dict(), comments=notes)
+        return toml.dumps(self.to_dict(), comments=notes)
 
 
 def _rule_dict(rule: ContextRule) -> dict:

@@ -33,9 +33,8 @@ import socket
 import sys
 import time
 from collections import OrderedDict
-from pathlib import Path
 
-from ra.cli import entry
+from ra.cli.daemon_client import ask, run_dir, socket_file
 from ra.cli.entry import FORWARDED, PASSED, build_id
 
 #: Indexes kept open at once (a warm reader of a 10k-file corpus holds ~500 MB).
@@ -47,17 +46,6 @@ READ_SECONDS = 5.0
 WRITE_SECONDS = 10.0
 #: Bytes a request may have (arguments, working directory and a few variables).
 MAX_REQUEST = 1 << 20
-
-
-def socket_path() -> Path:
-    path = entry.socket_path()
-    if path is None:
-        raise RuntimeError(f"the home folder's path is too long for a Unix socket: {Path.home()}")
-    return Path(path)
-
-
-def run_dir() -> Path:
-    return socket_path().parent
 
 
 class _Capture(io.StringIO):
@@ -244,18 +232,13 @@ def invalid(req) -> str | None:
     return None
 
 
-def ask(op: str, timeout: float = 5.0) -> dict | None:
-    """Send ``{"op": op}`` to the running daemon; its reply, or None when none answers."""
-    return entry.exchange(str(socket_path()), {"op": op}, timeout)
-
-
 def listen() -> socket.socket:
     """Bind the daemon's socket in a private folder; ``RuntimeError`` if a daemon already
     answers there."""
     folder = run_dir()
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
-    path = socket_path()
+    path = socket_file()
     if ask("status", timeout=1.0) is not None:
         raise RuntimeError(f"a daemon is already listening on {path}")
     with contextlib.suppress(FileNotFoundError):
@@ -267,29 +250,6 @@ def listen() -> socket.socket:
     return listener
 
 
-def start(idle: float = IDLE_SECONDS, wait: float = 15.0) -> dict:
-    """Start a detached daemon and wait until it answers; its status."""
-    import subprocess
-
-    run_dir().mkdir(parents=True, exist_ok=True)
-    log = open(run_dir() / "daemon.log", "ab")  # noqa: SIM115 - handed to the child
-    with log:
-        proc = subprocess.Popen([sys.executable, "-m", "ra.daemon", "--idle", str(idle)],
-                                stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                cwd="/", start_new_session=True)
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        status = ask("status", timeout=1.0)
-        if status is not None:
-            return status
-        if proc.poll() is not None:
-            tail = (run_dir() / "daemon.log").read_text(errors="replace").splitlines()[-1:]
-            raise RuntimeError(f"the daemon exited at start: {' '.join(tail) or proc.returncode}")
-        time.sleep(0.05)
-    raise RuntimeError(f"the daemon did not answer within {wait:.0f} s; see "
-                       f"{run_dir() / 'daemon.log'}")
-
-
 def _stop(signum: int, _frame) -> None:
     """SIGTERM, SIGHUP, SIGINT: leave at once, whatever runs. An exception raised here
     would not do: inside a DuckDB query it becomes the query's RuntimeError, which the
@@ -298,14 +258,14 @@ def _stop(signum: int, _frame) -> None:
     command itself, an update under way is a ``.build-*`` folder the next writer
     removes, its lock goes with the process, and its workers die with it."""
     with contextlib.suppress(OSError, RuntimeError):
-        socket_path().unlink()
+        socket_file().unlink()
     os._exit(128 + signum)
 
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m ra.daemon")
+    parser = argparse.ArgumentParser(prog="python -m ra.serve.daemon")
     parser.add_argument("--idle", type=float, default=IDLE_SECONDS)
     args = parser.parse_args(argv)
     try:
@@ -322,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         listener.close()
         with contextlib.suppress(FileNotFoundError):
-            socket_path().unlink()
+            socket_file().unlink()
         daemon.readers.close()
     return 0
 

@@ -16,10 +16,10 @@ Shape (the MCP SDK v2 model):
                          against the current one
     run(transport, ...)  stdio (default), streamable HTTP or SSE
 
-Tools are thin: arguments → library → ``ra.cli.output`` rendering, so the text an agent
+Tools are thin: arguments → library → ``ra.query.render`` rendering, so the text an agent
 reads is what ``ra search`` prints and the structured content is ``ra search --json``'s
 ``SearchResponse.to_dict()``; each tool declares that shape as its output schema
-(``ra.mcp_schemas``). ``search``, ``context`` and ``get`` with ``links`` answer within
+(``ra.serve.mcp_schemas``). ``search``, ``context`` and ``get`` with ``links`` answer within
 a token budget unless the agent gives one (``[mcp] max_tokens``), and say what it cut.
 Library errors (``RaError``) become tool errors carrying the CLI's message; bad arguments
 are rejected by the SDK's validation against the ``Annotated`` schemas; any other
@@ -43,11 +43,11 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, StringConstraints
 
 from ra import __version__
-from ra import mcp_schemas as schemas
 from ra.errors import QueryError, RaError, message
 from ra.index.warm import WarmIndex
+from ra.serve import mcp_schemas as schemas
 
-log = logging.getLogger("ra.server")
+log = logging.getLogger("ra.serve.mcp")
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True,
                             openWorldHint=False)
@@ -169,7 +169,7 @@ def answer(ctx: Context, fn: Callable[[KnowledgeBase], CallToolResult]) -> CallT
 
 
 def _search_result(response, list_only: bool) -> CallToolResult:
-    from ra.cli.output import render_search
+    from ra.query.render import render_search
 
     text = render_search(response, "list" if list_only else "full",
                          budget_option="the max_tokens argument")
@@ -333,8 +333,8 @@ def _add_search_tools(server: MCPServer) -> None:
     ) -> GetOut:
         """Read one section of the knowledge base, with its subsections, or a whole
         document, by the id a search returned; with links, the sections it links to."""
-        from ra.cli.output import render_chunk
         from ra.query.get import get_chunk
+        from ra.query.render import render_chunk
 
         def body(kb: KnowledgeBase) -> CallToolResult:
             c = kb.call(lambda s: get_chunk(

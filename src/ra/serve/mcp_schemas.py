@@ -1,6 +1,6 @@
 """The structured output of each MCP tool, declared so that clients see its schema.
 
-A tool of ``ra.server`` returns ``Annotated[CallToolResult, Schema]``: the SDK publishes
+A tool of ``ra.serve.mcp`` returns ``Annotated[CallToolResult, Schema]``: the SDK publishes
 the schema as the tool's ``outputSchema`` and checks the structured content of every
 successful call against it. The shapes are those of the library's ``to_dict`` methods
 (``SearchResponse``, ``ra.query.get.Chunk``, ``ra.index.status.collect_status``), which the

@@ -1,0 +1,165 @@
+"""Results as text, in one place: what ``ra search``/``ra get`` print and what the MCP
+server's tools answer with, so the two surfaces cannot drift apart.
+
+Results are rendered in one of four shapes: ``full`` (a ``─── id ───`` line, the
+breadcrumb and the chunk's markdown), ``list`` (id, title and a snippet), ``matches``
+(matching lines with line numbers) and ``json`` (``SearchResponse.to_dict``). Colour is
+the caller's decision (``ra.cli.output.use_color``: a terminal, no ``NO_COLOR``).
+"""
+
+from __future__ import annotations
+
+import json
+
+RULE = "───"
+MODES = ("full", "list", "matches", "json")
+
+
+def style(text: str, code: str, color: bool) -> str:
+    """``text`` in an ANSI style when ``color``."""
+    return f"\x1b[{code}m{text}\x1b[0m" if color else text
+
+
+def marks(color: bool) -> tuple[str, str]:
+    """How matches are marked in snippets and lines."""
+    return ("\x1b[1;33m", "\x1b[0m") if color else ("**", "**")
+
+
+def dumps(data) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+# --- search results ----------------------------------------------------------------------
+
+def render_search(response, mode: str, *, color: bool = False, analyzer=None,
+                  budget_option: str = "--max-tokens") -> str:
+    """Text of a ``SearchResponse`` in ``mode``; ``budget_option`` is what the reader
+    sets the token budget with (the MCP tools say ``max_tokens``)."""
+    if mode == "json":
+        return dumps(response.to_dict()) + "\n"
+    many = len(response.queries) > 1
+    out: list[str] = []
+    for topic in response.queries:
+        if many:
+            out.append(style(f"## {topic.query}", "1", color)
+                       + f"  ({len(topic.results)} of {topic.total_matches} matches)")
+        if topic.match == "partial":
+            out.append("(no chunk matches every word; showing the chunks that match most)")
+        if not topic.results:
+            out.append(_nothing_shown(topic, response.max_tokens))
+        for r in topic.results:
+            out.append(_render_result(r, mode, color, analyzer, set(topic.terms)))
+        if topic.explain is not None:
+            out.append(render_explain(topic.explain))
+    if response.max_tokens is not None:
+        out.append(_budget_line(response, budget_option))
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _nothing_shown(topic, budget: int | None) -> str:
+    if not topic.omitted:
+        return f"no results for {topic.query!r}"
+    return (f"{plural(topic.total_matches, 'chunk')} match {topic.query!r}, but none fits "
+            f"in {budget} tokens: the smallest needs {topic.needs} tokens as its id and "
+            "title")
+
+
+def _budget_line(response, option: str) -> str:
+    """``[used of budget tokens]``, and what the budget cut when it cut anything."""
+    line = f"[{response.tokens_used} of {response.max_tokens} tokens"
+    if not response.truncated:
+        return line + "]"
+    shown = [r for t in response.queries for r in t.results if r.seen_in is None]
+    snippets, refs = sum(r.tier == "list" for r in shown), sum(r.tier == "ref" for r in shown)
+    omitted = sum(t.omitted for t in response.queries)
+    cut = [f"{plural(snippets, 'result')} as "
+           f"{'a snippet' if snippets == 1 else 'snippets'}"] if snippets else []
+    cut += [f"{plural(refs, 'result')} as id and title"] if refs else []
+    if omitted:
+        needs = min(t.needs for t in response.queries if t.needs is not None)
+        cut.append(f"{omitted} not shown (the smallest needs {needs} tokens)")
+    return (f"{line}; cut to fit: {', '.join(cut)}; raise {option} for more, or read "
+            "one by id with get]")
+
+
+def _header(r, color: bool) -> str:
+    return style(f"{RULE} {r.id} {RULE}", "36", color)
+
+
+def _render_result(r, mode: str, color: bool, analyzer, terms) -> str:
+    if r.seen_in is not None:
+        return f"{_header(r, color)}\n(shown above under {r.seen_in!r})\n"
+    if r.tier == "ref":
+        return f"{r.id}  {style(r.title, '1', color)}"
+    if mode == "list" or r.tier == "list":
+        return f"{r.id}  {style(r.title, '1', color)}\n    {r.snippet}\n"
+    if mode == "matches":
+        return _render_matches(r, color, analyzer, terms)
+    return f"{_header(r, color)}\n{r.breadcrumb}\n\n{(r.content or '').rstrip()}\n"
+
+
+def _render_matches(r, color: bool, analyzer, terms) -> str:
+    from ra.query.snippets import highlight, matching_lines
+
+    lines = [f"{_header(r, color)}"]
+    first = getattr(r, "line", 1) or 1
+    for number, line in matching_lines(r.content or "", terms, analyzer):
+        lines.append(f"{first + number - 1:>5}: {highlight(line, terms, analyzer, marks(color))}")
+    return "\n".join(lines) + "\n"
+
+
+def render_chunk(chunk) -> str:
+    """Text of ``ra get``'s ``Chunk``: the chunk, then the chunks its links reach."""
+    out = [f"{RULE} {chunk.id} {RULE}\n{chunk.breadcrumb}\n\n{chunk.content.rstrip()}\n"]
+    if chunk.links is None:
+        return out[0]
+    reached = len(chunk.linked) + chunk.linked_omitted
+    out.append(f"\n{plural(len(chunk.links), 'link')} out of {chunk.id}, "
+               f"reaching {plural(reached, 'indexed chunk')}"
+               + (":" if chunk.linked else "."))
+    for c in chunk.linked:
+        out.append(f"\n{RULE} {c.id} {RULE}\n{c.breadcrumb}\n\n{c.content.rstrip()}\n"
+                   if c.tier == "full" else f"{c.id}  {c.title}")
+    if chunk.linked_omitted or any(c.tier != "full" for c in chunk.linked):
+        out.append(f"[{_budget_note(chunk)}]")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _budget_note(chunk) -> str:
+    listed = sum(c.tier != "full" for c in chunk.linked)
+    parts = [f"{listed} given as id and title"] if listed else []
+    if chunk.linked_omitted:
+        parts.append(f"{chunk.linked_omitted} more not shown")
+    return (f"within {chunk.max_tokens} tokens: " + ", ".join(parts)
+            + "; `ra get ID` reads one, --max-tokens allows more")
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 file``, ``2 files`` (``many`` for irregular plurals)."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
+def render_explain(explain: dict) -> str:
+    """The ``--explain`` report as text."""
+    from ra.query.ast import to_query_string  # noqa: F401 (keeps import cost lazy)
+
+    lines = ["", "explain:", f"  parsed: {explain.get('parsed', '')}"]
+    for c in explain.get("clauses", []):
+        neg = "NOT " if c["negated"] else ""
+        terms = ", ".join(
+            f"{t['term']}(df={t['df']}" + (f", d={t['distance']}, w={t['weight']:.2f}"
+                                          if t["distance"] else "")
+            + ("" if t["in_index"] else ", not indexed") + ")" for t in c["terms"])
+        lines.append(f"  clause {c['clause']}: {neg}{c['kind']} {c['text']!r} "
+                     f"fields={','.join(c['fields'])} boost={c['boost']:g} → {terms}")
+    if explain.get("filters"):
+        lines.append("  filters: " + json.dumps(explain["filters"], ensure_ascii=False))
+    p = explain.get("pipeline", {})
+    lines.append(f"  pipeline: {p.get('candidates')} candidates → {p.get('aggregated')} after "
+                 f"aggregation → {p.get('after_elbow')} after elbow → {p.get('final')} shown")
+    t = explain.get("timings_ms", {})
+    lines.append("  timings (ms): " + ", ".join(f"{k} {v:.2f}" for k, v in t.items()))
+    lines.append("  sql:")
+    lines += ["    " + ln for ln in explain.get("sql", "").splitlines()]
+    lines.append("  params: " + json.dumps(explain.get("params", {}), ensure_ascii=False))
+    return "\n".join(lines)
