@@ -45,7 +45,7 @@ def open_reader(config, *, refresh: bool = True) -> Iterator:
         reader.close()
 
 
-def progress_bar():
+def progress_bar(label: str = "indexing", unit: str = "files"):
     """A progress callback drawing on stderr, or None when stderr is not a terminal."""
     if not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
         return None
@@ -53,8 +53,8 @@ def progress_bar():
     def draw(done: int, total: int) -> None:
         width = 30
         filled = int(width * done / max(total, 1))
-        sys.stderr.write(f"\rindexing [{'#' * filled}{'.' * (width - filled)}] "
-                         f"{done}/{total} files")
+        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] "
+                         f"{done}/{total} {unit}")
         if done >= total:
             sys.stderr.write("\r" + " " * (width + 40) + "\r")
         sys.stderr.flush()

@@ -128,6 +128,23 @@ def update() -> None:
     p = output.plural
     output.note(f"indexed {p(report.files, 'file')} into {p(report.chunks, 'chunk')}, "
                 f"{p(report.terms, 'term')} in {report.seconds:.1f}s ({stages})")
+    if config.semantic.enabled:
+        embed(config)
+
+
+def embed(config) -> None:
+    """Embed the chunks that have no vector yet ([semantic]), with progress."""
+    from ra.semantic import runtime
+    from ra.semantic.embed import embed_index
+    from ra.semantic.embedders import EmbedderError
+
+    try:
+        report = embed_index(config, lambda: runtime.embedder(config.semantic),
+                             progress=progress_bar("embedding", "chunks"))
+    except EmbedderError as exc:
+        output.warn(f"{exc}; searches use keywords alone")
+        return
+    output.note(report.describe())
 
 
 def status(json_: bool = typer.Option(False, "--json", help="JSON output.")) -> None:

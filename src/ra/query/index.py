@@ -39,7 +39,7 @@ from pathlib import Path
 
 from ra import generations
 from ra.errors import IndexStateError
-from ra.layout import FIELDS, GLOBAL, PARTITIONED, artifact_path, part_name
+from ra.layout import FIELDS, GLOBAL, PARTITIONED, VECTORS, artifact_path, part_name
 from ra.query.chunkstore import META_COLUMNS, STORE_COLUMNS, ChunkMeta, ChunkStore
 from ra.query.links import RAW as RAW_LINKS
 from ra.query.links import links_sql
@@ -211,6 +211,7 @@ class IndexReader:
         self._store: ChunkStore | None = None  # a long-lived reader's chunks (ra.query.chunkstore)
         self._normalised: tuple | None = None  # the weights ``tf_norm`` was built for
         self.patched = False  # tables patched by ``successor``: no ``tf_norm``
+        self.semantic = None  # the vector relations' state (``ra.semantic.scoring``)
 
     @classmethod
     def open(cls, index_dir: Path) -> IndexReader | None:
@@ -250,6 +251,9 @@ class IndexReader:
         for name, body, _ in RELATIONS:
             self.con.execute(f"CREATE TEMP VIEW {name} AS {body}")
         self.con.execute(f"CREATE TEMP VIEW links AS {links_sql()}")
+        if (self.manifest.get("vectors") or {}).get("dims"):  # [semantic] (ra.semantic)
+            self.con.execute(f"CREATE VIEW {VECTORS} AS SELECT * FROM read_parquet("
+                             f"{_quote(self.generation.scan(VECTORS))})")
 
     def _resident(self):
         """The in-memory vocabulary, loading it and the search relations on first use
