@@ -138,6 +138,7 @@ class WarmIndex:
         self._follower: threading.Thread | None = None
         self._follow_lock = threading.Lock()
         self._tidying: threading.Thread | None = None
+        self._embedding = None  # [semantic]: the embedding thread (ra.semantic.background)
         self._closed = threading.Event()
         _open.add(self)
 
@@ -216,6 +217,8 @@ class WarmIndex:
                 follower, self._follower = self._follower, None
         finally:
             self._lock.release()
+        if self._embedding is not None:
+            self._embedding.stop()
         if job is not None and job.thread is not None:
             job.thread.join(timeout=5)
         if follower is not None and follower is not threading.current_thread():
@@ -367,6 +370,21 @@ class WarmIndex:
                              delay=SUCCESSOR_QUIET if reader.patched else 0.0)
         if status and held is not None:
             self._tidy_soon(index_dir)
+        if self.config.semantic.enabled and self._reader is not None:
+            self._embed_soon()
+
+    def _embed_soon(self) -> None:
+        """Embed on a thread what the generation held lacks ([semantic]): searches use
+        keywords alone, and say so, until its vectors are published."""
+        from ra.semantic.background import Embedding
+        from ra.semantic.state import readiness
+
+        model = self.config.semantic.model_id()
+        if readiness(self._reader.manifest, model).ready and self._embedding is not None:
+            return  # nothing to embed, and the model is loaded or loading
+        if self._embedding is None:
+            self._embedding = Embedding(self)
+        self._embedding.kick()
 
     def _tidy_soon(self, index_dir: Path) -> None:
         """Remove the generation just replaced on a thread, now that nobody pins it (the

@@ -26,8 +26,10 @@ lender = None
 
 
 @contextlib.contextmanager
-def open_reader(config, *, refresh: bool = True) -> Iterator:
-    """A reader of an up-to-date index; says on stderr what freshness had to do."""
+def open_reader(config, *, refresh: bool = True, semantic: bool = False) -> Iterator:
+    """A reader of an up-to-date index; says on stderr what freshness had to do. With
+    ``semantic``, vectors that a few changed files lack are embedded first
+    (``ra.semantic.embed.catch_up``; a daemon embeds in the background instead)."""
     if lender is not None and refresh:
         reader, status = lender(config)
         if status:
@@ -39,6 +41,10 @@ def open_reader(config, *, refresh: bool = True) -> Iterator:
     reader, status = open_index(config, refresh=refresh, progress=progress_bar())
     if status:
         output.note(status)
+    if semantic and refresh:
+        from ra.semantic.embed import catch_up
+
+        reader = catch_up(config, reader, progress_bar("embedding", "chunks"))
     try:
         yield reader
     finally:

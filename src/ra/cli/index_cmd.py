@@ -167,6 +167,8 @@ def status(json_: bool = typer.Option(False, "--json", help="JSON output.")) -> 
     lines.append(f"  state: {idx['state']}")
     if idx.get("built_at"):
         lines.append(f"  last update: {idx['built_at']}, size {idx['size_bytes']:,} bytes")
+    if idx.get("semantic"):
+        lines.append(f"  semantic: {idx['semantic']}")
     write_output("\n".join(lines) + "\n")
 
 

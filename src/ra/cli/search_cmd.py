@@ -153,7 +153,8 @@ def search(
         max_tokens=max_tokens, explain=explain, tags=tuple(tag), path=path, since=since,
         until=until, offset=offset, sort=sort, semantic=semantic)
     config = load()
-    with open_reader(config) as reader:
+    meaning = config.semantic.enabled if semantic is None else semantic
+    with open_reader(config, semantic=meaning and not raw) as reader:
         searcher = Searcher(reader, config)
         response = searcher.search(list(queries), options)
         text = output.render_search(response, mode, color=output.use_color(),

@@ -166,3 +166,36 @@ def _link_generation(prev: Path, out: Path) -> None:
     manifest = generations.read_manifest(prev)
     manifest["update"] = {"kind": "vectors", "base": prev.name, "partitions": []}
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False))
+
+
+#: Chunks a command line search embeds before it answers, when the files it found
+#: changed lack vectors: a few seconds at most. More is left to ``ra update`` (with
+#: progress) or the daemon (in the background), and the search uses keywords alone.
+INLINE = 256
+
+
+def catch_up(config, reader, progress: Progress | None = None):
+    """For a search in its own process: when the current generation lacks vectors for at
+    most ``INLINE`` chunks, embed them now and return a reader of the generation that
+    has them (``reader`` is closed); else ``reader`` itself. A model that cannot be
+    loaded changes nothing here: the search says why it used keywords alone."""
+    from ra.query.index import IndexReader
+    from ra.semantic import runtime
+    from ra.semantic.embedders import EmbedderError
+    from ra.semantic.state import readiness
+
+    state = readiness(reader.manifest, config.semantic.model_id())
+    if state.ready or state.missing > INLINE:
+        return reader
+    try:
+        report = embed_index(config, lambda: runtime.embedder(config.semantic),
+                             progress=progress)
+    except EmbedderError:
+        return reader
+    if report.generation is None:
+        return reader
+    fresh = IndexReader.open(config.index_dir)
+    if fresh is None:
+        return reader
+    reader.close()
+    return fresh

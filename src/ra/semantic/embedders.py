@@ -99,7 +99,9 @@ def _offline(allow_download: bool) -> None:
     if not allow_download:
         for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
             os.environ.setdefault(name, "1")
-    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    for name, value in (("HF_HUB_DISABLE_TELEMETRY", "1"), ("TRANSFORMERS_VERBOSITY", "error"),
+                        ("HF_HUB_DISABLE_PROGRESS_BARS", "1"), ("TQDM_DISABLE", "1")):
+        os.environ.setdefault(name, value)  # no bars or chatter on ra's stderr
 
 
 def _require(module: str):
@@ -152,7 +154,9 @@ class SentenceTransformersEmbedder:
             self.model = st.SentenceTransformer(str(source or settings.model), device="cpu")
         except OSError:
             raise _not_here(settings.model, "sentence-transformers") from None
-        self.dims = int(self.model.get_sentence_embedding_dimension())
+        dims = getattr(self.model, "get_embedding_dimension", None) or \
+            self.model.get_sentence_embedding_dimension  # renamed in sentence-transformers 6
+        self.dims = int(dims())
         self.batch_size = settings.batch_size
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
@@ -199,6 +203,8 @@ class FastEmbedEmbedder:
             if folder is None:
                 raise _not_here(settings.model, "fastembed") from exc
             raise EmbedderError(f"fastembed cannot load {folder}: {exc}") from None
+        if folder is not None:
+            _truncate_like_sentence_transformers(self.model, folder)
         self.dims = len(self.embed_query("dimension probe"))
         self.batch_size = settings.batch_size
 
@@ -207,6 +213,20 @@ class FastEmbedEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return next(iter(self.model.query_embed([text]))).tolist()
+
+
+def _truncate_like_sentence_transformers(model, folder: Path) -> None:
+    """Read at most the word pieces sentence-transformers reads (``max_seq_length`` of
+    the folder's ``sentence_bert_config.json``; fastembed would read up to the
+    tokenizer's ``model_max_length``, 512 for MiniLM), so that both backends give one
+    text the same vector."""
+    config = folder / "sentence_bert_config.json"
+    tokenizer = getattr(getattr(model, "model", None), "tokenizer", None)
+    if not config.is_file() or tokenizer is None:
+        return
+    limit = json.loads(config.read_text()).get("max_seq_length")
+    if limit:
+        tokenizer.enable_truncation(max_length=int(limit))
 
 
 def _fastembed_name(model: str) -> str:

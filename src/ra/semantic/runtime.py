@@ -18,10 +18,15 @@ from ra.semantic.settings import SemanticSettings
 QUERY_CACHE = 256
 
 _lock = threading.Lock()
-_loaded: dict[SemanticSettings, object] = {}
-_failed: dict[SemanticSettings, Exception] = {}
-_loading: dict[SemanticSettings, threading.Event] = {}
-_queries: OrderedDict[tuple[SemanticSettings, str], list[float]] = OrderedDict()
+_loaded: dict[tuple, object] = {}
+_failed: dict[tuple, Exception] = {}
+_loading: dict[tuple, threading.Event] = {}
+_queries: OrderedDict[tuple, list[float]] = OrderedDict()
+
+
+def _key(settings: SemanticSettings) -> tuple:
+    """What makes a model: not the fusion's weight or method."""
+    return (settings.backend, settings.model, settings.allow_download, settings.batch_size)
 
 #: Threads for inference: one. Measured on 2 busy cores, MiniLM embedded a query in 8 ms
 #: on one torch thread and 357 ms on two (they fought the other processes for cores).
@@ -32,14 +37,15 @@ def embedder(settings: SemanticSettings, *, wait: bool = True):
     """The loaded embedder of ``settings``; None when another thread is loading it and
     ``wait`` is off. A failure to load is raised again on every call (``EmbedderError``)
     until the configuration changes."""
+    key = _key(settings)
     with _lock:
-        if settings in _loaded:
-            return _loaded[settings]
-        if settings in _failed:
-            raise _failed[settings]
-        busy = _loading.get(settings)
+        if key in _loaded:
+            return _loaded[key]
+        if key in _failed:
+            raise _failed[key]
+        busy = _loading.get(key)
         if busy is None:
-            busy = _loading[settings] = threading.Event()
+            busy = _loading[key] = threading.Event()
             mine = True
         else:
             mine = False
@@ -50,24 +56,25 @@ def embedder(settings: SemanticSettings, *, wait: bool = True):
         return embedder(settings)
     from ra.semantic.embedders import load_embedder
 
+    model = None
     try:
         model = load_embedder(settings, threads=THREADS)
     except Exception as exc:
         with _lock:
-            _failed[settings] = exc
+            _failed[key] = exc
         raise
     finally:
         with _lock:
-            _loading.pop(settings, None)
+            if model is not None:
+                _loaded[key] = model
+            _loading.pop(key, None)
         busy.set()
-    with _lock:
-        _loaded[settings] = model
     return model
 
 
 def query_vector(settings: SemanticSettings, model, text: str) -> list[float]:
     """The vector of query ``text`` (cached)."""
-    key = (settings, text)
+    key = (_key(settings), text)
     with _lock:
         if key in _queries:
             _queries.move_to_end(key)

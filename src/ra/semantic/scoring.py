@@ -146,7 +146,7 @@ def _load(reader, dims: int) -> Tables:
     rows = con.execute("SELECT count(*) FROM sem_vectors").fetchone()[0]
     t = Tables(reader.generation.path.name, dims, True, {k: v[1] for k, v in files.items()},
                rows=rows)
-    if rows >= COARSE_MIN_ROWS:
+    if rows >= COARSE_MIN_ROWS and dims > COARSE_DIMS:
         _project(reader, t)
     return t
 

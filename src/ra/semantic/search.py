@@ -68,7 +68,7 @@ def semantic_side(reader, settings, node, plan, filters, k: int, explain: bool) 
     """The best ``k`` chunks by meaning for a topic, or a note saying why none."""
     from ra.semantic import runtime
     from ra.semantic.embedders import EmbedderError
-    from ra.semantic.vectors import readiness
+    from ra.semantic.state import readiness
 
     state = readiness(reader.manifest, settings.model_id())
     if not state.ready:

@@ -1,0 +1,242 @@
+"""Hybrid retrieval (``[semantic]``): what meaning adds to words, and what it costs.
+
+Three sets, each indexed once into a folder that persists between runs (``WORK``), with
+its vectors embedded once (the embedding cache and the vectors artifact carry them from
+run to run; a run embeds only what it lacks):
+
+- SciFact, training split only (809 claims; the test split is never read): nDCG@10 and
+  Recall@100 of the natural query, as ``benchmarks.scifact`` asks it;
+- the known-item cases of ``tests/test_known_items.py`` (rust-book and the tldr subset,
+  clean, typo and syntax variants): MRR@10 and how many rank within their bound;
+- tldr known items (``benchmarks.tldr``, 300 generated description queries, clean and
+  typo): MRR@10.
+
+``tune`` scores keyword search alone and fused with meaning for a grid of weights and
+both fusions, on SciFact train and the known-item sets, so the default weight is chosen
+on them (``python -m benchmarks.semantic tune``). ``run`` (``make bench``) reports the
+configured default against keywords alone, with the embedding time and memory and the
+warm query latency with and without. SciFact is CC BY-NC 2.0: claim and abstract text
+never enters a report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import resource
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from benchmarks import scifact, tldr
+from benchmarks.metrics import mean, ndcg_at, recall_at
+from benchmarks.report import Table, progress
+
+WORK = Path("/tmp/ra-semantic")
+REPO = Path(__file__).resolve().parents[1]
+WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+
+
+def _config_text(tree: str, path: str, backend: str, model: str) -> str:
+    return (f'[tree.{tree}]\npath = "{path}"\n\n[semantic]\nenabled = true\n'
+            f'backend = "{backend}"\nmodel = "{model}"\n')
+
+
+def prepare(name: str, backend: str = "auto", model: str = "all-MiniLM-L6-v2") -> dict:
+    """Index set ``name`` in ``WORK/name`` and embed its chunks; returns the folder and
+    what embedding cost (seconds, texts, peak resident memory of this process)."""
+    folder = WORK / name
+    folder.mkdir(parents=True, exist_ok=True)
+    if name == "scifact":
+        if not (folder / "docs").exists():
+            corpus, _, _ = scifact.load()
+            scifact.write_corpus(corpus, folder)
+        tree, path = "docs", "./docs"
+    elif name == "rust-book":
+        if not (folder / "docs").exists():
+            shutil.copytree(scifact.SHARED / "corpora" / "rust-book" / "src", folder / "docs")
+        tree, path = "docs", "./docs"
+    elif name == "tldr-subset":
+        _tldr_subset(folder)
+        tree, path = "docs", "./docs"
+    else:
+        tree, path = tldr.TREE, str(tldr.TLDR)
+    (folder / ".ra.toml").write_text(_config_text(tree, path, backend, model))
+    return {"folder": folder, **embed(folder)}
+
+
+def _tldr_subset(folder: Path) -> None:
+    sys.path.insert(0, str(REPO / "tests"))
+    from test_known_items import TLDR_SUBSET
+
+    for platform, initials in TLDR_SUBSET:
+        target = folder / "docs" / platform
+        if target.exists():
+            continue
+        target.mkdir(parents=True)
+        for page in sorted((tldr.TLDR / "pages" / platform).glob("*.md")):
+            if page.name[0] in initials:
+                shutil.copy(page, target / page.name)
+
+
+def embed(folder: Path) -> dict:
+    from ra.config import load_config
+    from ra.freshness import refresh_index
+    from ra.semantic import runtime
+    from ra.semantic.embed import embed_index
+
+    config = load_config(folder)
+    refresh_index(config)
+    t = time.perf_counter()
+    report = embed_index(config, lambda: runtime.embedder(config.semantic),
+                         progress=_progress(folder.name))
+    return {"seconds": time.perf_counter() - t, "embedded": report.embedded,
+            "resumed": report.resumed, "missing": report.missing,
+            "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def _progress(name: str):
+    last = [0.0]
+
+    def report(done: int, total: int) -> None:
+        if time.perf_counter() - last[0] > 30 or done == total:
+            last[0] = time.perf_counter()
+            progress(f"{name}: embedded {done}/{total}")
+    return report
+
+
+def searchers(folder: Path, variants: dict[str, dict]):
+    """A long-lived reader of ``folder`` and one ``Searcher`` per variant: ``{}`` is
+    keywords alone, else ``[semantic]`` values replaced."""
+    from ra.config import load_config
+    from ra.freshness import open_index
+    from ra.query.search import Searcher
+
+    config = load_config(folder)
+    reader, _ = open_index(config)
+    reader.keep_vocabulary = True
+    out = {}
+    for label, change in variants.items():
+        semantic = dataclasses.replace(config.semantic, enabled=bool(change), **change)
+        out[label] = Searcher(reader, dataclasses.replace(config, semantic=semantic))
+    return reader, out
+
+
+def scifact_scores(searcher) -> dict[str, dict]:
+    from ra.query.search import SearchOptions
+
+    _, queries, qrels = scifact.load("train")
+    opts = SearchOptions(limit=scifact.DEPTH, candidate_limit=1000, cutoff_ratio=0.0)
+    out = {}
+    for qid, text in queries.items():
+        topic = searcher.search([" ".join(scifact.words_of(text))], opts).queries[0]
+        ranked = list(dict.fromkeys(scifact.doc_key(r.id, r.path) for r in topic.results))
+        out[qid] = {"ndcg@10": ndcg_at(ranked, qrels[qid]),
+                    "recall@100": recall_at(ranked, qrels[qid])}
+    return out
+
+
+def known_cases(which: str) -> list:
+    sys.path.insert(0, str(REPO / "tests"))
+    import test_known_items as k
+
+    lists = ((k.RUST_CLEAN, k.RUST_TYPO, k.RUST_SYNTAX) if which == "rust-book"
+             else (k.TLDR_CLEAN, k.TLDR_TYPO, k.TLDR_SYNTAX))
+    return [p.values[0] for cases in lists for p in cases]
+
+
+def known_scores(searcher, cases) -> dict[str, dict]:
+    """Per case: reciprocal rank within the top 10, and whether it ranks within its
+    bound (the test's pass condition)."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from test_known_items import OPTIONS, hit
+
+    out = {}
+    for case in cases:
+        results = searcher.search([case.query], OPTIONS).queries[0].results
+        rank = next((i + 1 for i, r in enumerate(results) if hit(r, case.target)), None)
+        out[case.query] = {"rr": 1 / rank if rank else 0.0,
+                           "within": rank is not None and rank <= case.within}
+    return out
+
+
+def tldr_scores(searcher, items) -> dict[str, dict]:
+    from ra.query.search import SearchOptions
+
+    out = {}
+    for it in items:
+        for variant, words in (("clean", it.words), ("typo", it.typo)):
+            topic = searcher.search([" ".join(words)], SearchOptions(limit=tldr.DEPTH))
+            ranked = list(dict.fromkeys(r.id.split("#")[0] for r in topic.queries[0].results))
+            rank = tldr.rank_of(ranked, it.doc_id)
+            out[f"{variant} {it.doc_id}"] = {"rr": 1 / rank if rank else 0.0}
+    return out
+
+
+def grid() -> dict[str, dict]:
+    out: dict[str, dict] = {"keywords": {}}
+    for w in WEIGHTS[1:]:
+        out[f"convex {w}"] = {"fusion": "convex", "weight": w}
+    out["rrf 0.5"] = {"fusion": "rrf", "weight": 0.5}
+    return out
+
+
+def summarise(rows: dict[str, dict]) -> dict[str, float]:
+    keys = next(iter(rows.values())).keys()
+    return {k: round(mean([r[k] for r in rows.values()]), 4) for k in keys}
+
+
+def evaluate(variants: dict[str, dict], sets: tuple[str, ...], backend: str,
+             model: str) -> dict:
+    """Every variant on every set: per-query rows and their means."""
+    result: dict = {"variants": variants, "sets": {}, "embedding": {}}
+    for name in sets:
+        prep = prepare(name, backend, model)
+        result["embedding"][name] = {k: v for k, v in prep.items() if k != "folder"}
+        reader, by_label = searchers(prep["folder"], variants)
+        try:
+            per = {}
+            for label, searcher in by_label.items():
+                progress(f"{name}: {label}")
+                if name == "scifact":
+                    per[label] = scifact_scores(searcher)
+                elif name == "tldr":
+                    per[label] = tldr_scores(searcher, tldr.known_items(n=tldr.N))
+                else:
+                    per[label] = known_scores(searcher, known_cases(name))
+            result["sets"][name] = {"per_query": per,
+                                    "summary": {k: summarise(v) for k, v in per.items()}}
+        finally:
+            reader.close()
+    return result
+
+
+def tune_tables(result: dict) -> list[Table]:
+    tables = []
+    for name, data in result["sets"].items():
+        summary = data["summary"]
+        cols = list(next(iter(summary.values())).keys())
+        t = Table(f"{name}: keywords alone and fused with meaning", ["variant", *cols])
+        t.rows = [[label, *s.values()] for label, s in summary.items()]
+        tables.append(t)
+    return tables
+
+
+def main(argv: list[str]) -> int:
+    backend = next((a.split("=", 1)[1] for a in argv if a.startswith("backend=")), "auto")
+    model = next((a.split("=", 1)[1] for a in argv if a.startswith("model=")),
+                 "all-MiniLM-L6-v2")
+    sets = tuple(a for a in argv if a in ("scifact", "rust-book", "tldr-subset", "tldr")) \
+        or ("scifact", "rust-book", "tldr-subset", "tldr")
+    result = evaluate(grid(), sets, backend, model)
+    for table in tune_tables(result):
+        print(table.markdown())
+    out = WORK / "tune.json"
+    out.write_text(json.dumps({k: v for k, v in result.items()}, indent=1, default=str))
+    progress(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
