@@ -102,7 +102,8 @@ def embed_index(config, load: Callable[[], object], *, progress: Progress | None
             report.stopped = _embed(todo, load(), cache, pool, config.semantic.batch_size,
                                     progress, stop)
             report.embedded = len(pool.where) - report.resumed
-        if hashes and (pool.table is not None):
+            report.missing = len(hashes) - len(pool.where)
+        if hashes and pool.table is not None and not report.stopped:
             report.generation, report.missing = publish(config, pool)
             cache.clear()
     report.seconds = time.perf_counter() - start

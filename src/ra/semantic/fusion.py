@@ -15,7 +15,8 @@ them:
   ``Σ 1 / (k + rank)`` over the lists that hold a chunk; scale-free, so nothing to
   normalise, but it throws away how much better the first candidates are.
 
-A chunk in neither list is not a candidate. The fused score replaces the keyword score
+A chunk in neither list is not a candidate, nor is one that only the semantic list
+holds at its bottom (its fused score is 0: no evidence from either side). The fused score replaces the keyword score
 for everything after (aggregation, elbow cutoff, limits, token budgets, multi-topic).
 """
 
@@ -52,7 +53,7 @@ def fuse(keyword: Scored, semantic: Scored, *, method: str = "convex",
                  for o in kw.keys() | sem.keys()}
     else:
         raise ValueError(f"unknown fusion {method!r}")
-    out = [Fused(o, s, kw.get(o), sem.get(o)) for o, s in score.items()]
+    out = [Fused(o, s, kw.get(o), sem.get(o)) for o, s in score.items() if s > 0 or o in kw]
     return sorted(out, key=lambda f: (-f.score, f.ord))
 
 

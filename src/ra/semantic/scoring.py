@@ -174,8 +174,8 @@ def _project(reader, t: Tables) -> None:
     """Fit the projection on a sample of the vectors and build ``sem_coarse``."""
     import numpy as np
 
-    sample = reader.con.execute(f"SELECT vector FROM sem_vectors USING SAMPLE {SAMPLE} ROWS "
-                                "(reservoir, 20261124)").arrow()
+    sample = reader.con.sql(f"SELECT vector FROM sem_vectors USING SAMPLE {SAMPLE} ROWS "
+                            "(reservoir, 20261124)").to_arrow_table()
     x = _matrix(sample["vector"], t.dims)
     t.mean = x.mean(axis=0)
     _, _, vt = np.linalg.svd(x - t.mean, full_matrices=False)
@@ -189,9 +189,10 @@ def _coarse_rows(reader, t: Tables, where: str, params: dict) -> None:
     """Project the vectors of ``sem_vectors`` selected by ``where`` into ``sem_coarse``."""
     import pyarrow as pa
 
-    got = reader.con.execute(
+    got = reader.con.sql(
         "SELECT v.ord, m.status IS NOT DISTINCT FROM 'archived' AS archived, v.vector "
-        f"FROM sem_vectors v JOIN meta m ON m.ord = v.ord {where}", params).arrow()
+        f"FROM sem_vectors v JOIN meta m ON m.ord = v.ord {where}",
+        params=params or None).to_arrow_table()
     if not got.num_rows:
         return
     c = (_matrix(got["vector"], t.dims) - t.mean) @ t.basis
@@ -214,10 +215,10 @@ def _matrix(column, dims: int):
     return np.asarray(flat.to_numpy(zero_copy_only=False), dtype=np.float32).reshape(-1, dims)
 
 
-def query_params(t: Tables, vector: list[float]) -> dict:
+def query_params(t: Tables, vector: list[float], coarse: bool) -> dict:
     """The bound vectors of ``semantic_sql``: ``q`` and, for the coarse stage, ``qc``."""
     params = {"q": vector}
-    if t.coarse:
+    if coarse:
         import numpy as np
 
         params["qc"] = (np.asarray(vector, dtype=np.float32) @ t.basis).tolist()

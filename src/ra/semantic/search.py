@@ -66,10 +66,13 @@ def tree_filter(plan, filters):
 
 def semantic_side(reader, settings, node, plan, filters, k: int, explain: bool) -> Side:
     """The best ``k`` chunks by meaning for a topic, or a note saying why none."""
-    from ra.semantic import runtime
+    from ra.semantic import embedders, runtime
     from ra.semantic.embedders import EmbedderError
     from ra.semantic.state import readiness
 
+    if ":" not in settings.backend and not embedders.available():
+        return Side(note=f"semantic search is enabled but no embedder is installed: "
+                         f"{embedders.INSTALL_HINT}; answered with keywords alone")
     state = readiness(reader.manifest, settings.model_id())
     if not state.ready:
         return Side(note=f"semantic: vectors not ready ({state.describe()}); answered with "
@@ -98,9 +101,9 @@ def _scored(reader, settings, dims: int, vector, plan, filters, k: int, explain:
     filters, negated = tree_filter(plan, filters), negated_terms(plan)
     with reader.lock:
         held = tables(reader, dims)
-    sql = semantic_sql(dims, filters, negated, k, coarse=held.coarse and plain(filters,
-                                                                               negated))
-    rows = reader.query(sql.text, {**sql.params, **query_params(held, vector)})
+    coarse = held.coarse and plain(filters, negated)
+    sql = semantic_sql(dims, filters, negated, k, coarse=coarse)
+    rows = reader.query(sql.text, {**sql.params, **query_params(held, vector, coarse)})
     side = Side([(int(o), float(s)) for o, s in rows], used=True)
     if explain:
         side.explain = {

@@ -63,7 +63,9 @@ class Pool:
 
     def add(self, table: pa.Table) -> None:
         """Add rows ``(hash, vector)``; a hash already present keeps its first vector."""
-        table = table.select(["hash", "vector"])
+        dims = table.schema.field("vector").type.list_size
+        table = table.select(["hash", "vector"]).cast(pa.schema([
+            ("hash", pa.binary(16)), ("vector", pa.list_(pa.float32(), dims))]))
         base = 0 if self.table is None else self.table.num_rows
         for i, h in enumerate(table["hash"].to_pylist()):
             self.where.setdefault(h, base + i)
