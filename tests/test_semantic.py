@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from semantic_fake import FakeEmbedder
 
 import ra.config
 import ra.freshness
@@ -30,6 +29,7 @@ from ra.semantic.embed import catch_up, embed_index
 from ra.semantic.fusion import fuse, min_max, scale_by_max
 from ra.semantic.scoring import semantic_sql
 from ra.semantic.state import readiness
+from semantic_fake import FakeEmbedder
 
 TESTS = Path(__file__).resolve().parent
 FAKE = "semantic_fake:FakeEmbedder"
@@ -197,7 +197,7 @@ def test_a_full_rebuild_embeds_nothing_again(kb):
 
 
 def test_another_model_is_embedded_afresh(kb):
-    config = embedded(kb)
+    embedded(kb)
     other = config_of(kb, model="another-model")
     assert not readiness(generations.read_manifest(current(other)),
                          other.semantic.model_id()).ready
@@ -464,8 +464,10 @@ def test_semantic_settings_are_validated(tmp_path):
     raw = parse_config_text('[semantic]\nenabled = true\nweight = 0.4\nfusion = "rrf"\n',
                             tmp_path / ".ra.toml")
     assert raw["semantic"] == {"enabled": True, "weight": 0.4, "fusion": "rrf"}
-    for bad, key in (("weight = 1.5", "semantic.weight"), ('fusion = "max"', "semantic.fusion"),
-                     ('backend = "torch"', "semantic.backend"), ("enabled = 1", "semantic.enabled")):
+    for bad, key in (("weight = 1.5", "semantic.weight"),
+                     ('fusion = "max"', "semantic.fusion"),
+                     ('backend = "torch"', "semantic.backend"),
+                     ("enabled = 1", "semantic.enabled")):
         with pytest.raises(ConfigError) as err:
             parse_config_text(f"[semantic]\n{bad}\n", tmp_path / ".ra.toml")
         assert err.value.key == key and err.value.line == 2

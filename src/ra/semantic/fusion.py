@@ -16,8 +16,9 @@ them:
   normalise, but it throws away how much better the first candidates are.
 
 A chunk in neither list is not a candidate, nor is one that only the semantic list
-holds at its bottom (its fused score is 0: no evidence from either side). The fused score replaces the keyword score
-for everything after (aggregation, elbow cutoff, limits, token budgets, multi-topic).
+holds at its bottom (its fused score is 0: no evidence from either side). The fused
+score replaces the keyword score for everything after (aggregation, elbow cutoff,
+limits, token budgets, multi-topic).
 """
 
 from __future__ import annotations

@@ -143,7 +143,7 @@ def _load(reader, dims: int) -> Tables:
                 f"vector FLOAT[{dims}])")
     if files:
         _insert(reader, dims, [p for p, _ in files.values()])
-    rows = con.execute("SELECT count(*) FROM sem_vectors").fetchone()[0]
+    rows = con.execute("SELECT count(*) FROM sem_vectors").fetchall()[0][0]
     t = Tables(reader.generation.path.name, dims, True, {k: v[1] for k, v in files.items()},
                rows=rows)
     if rows >= COARSE_MIN_ROWS and dims > COARSE_DIMS:
