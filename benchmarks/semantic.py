@@ -106,6 +106,19 @@ def _progress(name: str):
     return report
 
 
+def _scaled(change: dict):
+    """A context in which keyword scores are scaled by the best found (``scale=max``)
+    rather than by the query's bound: the alternative the default was measured against."""
+    import contextlib
+    from unittest import mock
+
+    import ra.semantic.search as side
+
+    if change.get("scale") != "max":
+        return contextlib.nullcontext()
+    return mock.patch.object(side, "keyword_bound", lambda *a: None)
+
+
 def searchers(folder: Path, variants: dict[str, dict]):
     """A long-lived reader of ``folder`` and one ``Searcher`` per variant: ``{}`` is
     keywords alone, else ``[semantic]`` values replaced."""
@@ -118,7 +131,8 @@ def searchers(folder: Path, variants: dict[str, dict]):
     reader.keep_vocabulary = True
     out = {}
     for label, change in variants.items():
-        semantic = dataclasses.replace(config.semantic, enabled=bool(change), **change)
+        settings = {k: v for k, v in change.items() if k != "scale"}
+        semantic = dataclasses.replace(config.semantic, enabled=bool(change), **settings)
         out[label] = Searcher(reader, dataclasses.replace(config, semantic=semantic))
     return reader, out
 
@@ -175,10 +189,14 @@ def tldr_scores(searcher, items) -> dict[str, dict]:
 
 
 def grid() -> dict[str, dict]:
+    """Keywords alone; convex fusion at each weight, keyword scores scaled by the query's
+    bound (the default) and by the best found; rank fusion."""
     out: dict[str, dict] = {"keywords": {}}
     for w in WEIGHTS[1:]:
         out[f"convex {w}"] = {"fusion": "convex", "weight": w}
-    out["rrf 0.5"] = {"fusion": "rrf", "weight": 0.5}
+    for w in WEIGHTS[1:]:
+        out[f"convex/max {w}"] = {"fusion": "convex", "weight": w, "scale": "max"}
+    out["rrf"] = {"fusion": "rrf", "weight": 0.5}
     return out
 
 
@@ -199,12 +217,13 @@ def evaluate(variants: dict[str, dict], sets: tuple[str, ...], backend: str,
             per = {}
             for label, searcher in by_label.items():
                 progress(f"{name}: {label}")
-                if name == "scifact":
-                    per[label] = scifact_scores(searcher)
-                elif name == "tldr":
-                    per[label] = tldr_scores(searcher, tldr.known_items(n=tldr.N))
-                else:
-                    per[label] = known_scores(searcher, known_cases(name))
+                with _scaled(variants[label]):
+                    if name == "scifact":
+                        per[label] = scifact_scores(searcher)
+                    elif name == "tldr":
+                        per[label] = tldr_scores(searcher, tldr.known_items(n=tldr.N))
+                    else:
+                        per[label] = known_scores(searcher, known_cases(name))
             result["sets"][name] = {"per_query": per,
                                     "summary": {k: summarise(v) for k, v in per.items()}}
         finally:
@@ -224,6 +243,12 @@ def tune_tables(result: dict) -> list[Table]:
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["latency"]:
+        folder = Path(argv[1])
+        if "--synthetic" in argv:
+            progress(f"synthetic vectors: {fill_synthetic(folder)}")
+        print(json.dumps(latency(folder), indent=1))
+        return 0
     backend = next((a.split("=", 1)[1] for a in argv if a.startswith("backend=")), "auto")
     model = next((a.split("=", 1)[1] for a in argv if a.startswith("model=")),
                  "all-MiniLM-L6-v2")
@@ -240,3 +265,93 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+# --- latency -------------------------------------------------------------------------------------
+
+def latency(folder: Path, n: int = 100) -> dict:
+    """Warm in-process latency of short agent queries (``benchmarks.latency``) on a
+    long-lived reader, words alone and fused, with the query vectors' cache emptied
+    before each query (every query pays for its embedding), plus the two costs the
+    semantic side adds: embedding the query and its SQL (``--explain``'s timings)."""
+    import statistics
+
+    from benchmarks.latency import agent_queries, percentile
+    from ra.config import load_config
+    from ra.freshness import open_index
+    from ra.query.search import Searcher, SearchOptions
+    from ra.semantic import runtime
+
+    config = load_config(folder)
+    reader, _ = open_index(config)
+    reader.keep_vocabulary = True
+    off = Searcher(reader, dataclasses.replace(
+        config, semantic=dataclasses.replace(config.semantic, enabled=False)))
+    on = Searcher(reader, config)
+    queries = agent_queries(reader, n)
+    try:
+        for q in queries[:10]:  # warm: tables, vocabulary, model, vectors in memory
+            off.search([q]), on.search([q])
+        times: dict[str, list[float]] = {"keywords": [], "fused": [], "embed": [], "sql": []}
+        for q in queries:
+            t = time.perf_counter()
+            off.search([q])
+            times["keywords"].append((time.perf_counter() - t) * 1000)
+            runtime._queries.clear()
+            t = time.perf_counter()
+            topic = on.search([q], SearchOptions(explain=True)).queries[0]
+            times["fused"].append((time.perf_counter() - t) * 1000)
+            sem = (topic.explain or {}).get("semantic", {}).get("timings_ms", {})
+            times["embed"].append(sem.get("embed", float("nan")))
+            times["sql"].append(sem.get("sql", float("nan")))
+        coarse = bool(reader.semantic and reader.semantic.coarse)
+        rows = reader.semantic.rows if reader.semantic else 0
+    finally:
+        reader.close()
+    out = {k: {"p50": round(statistics.median(v), 2), "p95": round(percentile(v, 0.95), 2)}
+           for k, v in times.items()}
+    added = [b - a for a, b in zip(times["keywords"], times["fused"], strict=True)]
+    out["added"] = {"p50": round(statistics.median(added), 2),
+                    "p95": round(percentile(added, 0.95), 2)}
+    return {"queries": len(queries), "vectors": rows, "coarse": coarse, "ms": out}
+
+
+def fill_synthetic(folder: Path, seed: int = 20261124) -> dict:
+    """For timing at scale only, never for quality: give every chunk that still lacks a
+    vector a real one of another chunk plus noise (normalised), through the embedding
+    cache, and publish. The vectors then have the shape and spread of real ones where
+    embedding them all would take an hour of CPU."""
+    import numpy as np
+
+    from ra import generations
+    from ra.config import load_config
+    from ra.semantic.cache import Cache
+    from ra.semantic.embed import embed_index
+    from ra.semantic.vectors import VECTORS, missing_rows
+
+    config = load_config(folder)
+    gen = config.index_dir / generations.current_name(config.index_dir)
+    real = pq_vectors(gen / VECTORS)
+    hashes, _ = missing_rows(gen, config.semantic.model_id())
+    rng = np.random.default_rng(seed)
+    picks = real[rng.integers(0, len(real), len(hashes))]
+    noisy = picks + rng.normal(0, 0.02, picks.shape).astype(np.float32)
+    noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
+    cache = Cache(config.index_dir, config.semantic.model_id())
+    for i in range(0, len(hashes), 8192):
+        cache.save(hashes[i:i + 8192], noisy[i:i + 8192].tolist(), real.shape[1])
+
+    def refuse():
+        raise RuntimeError("every missing vector should be in the cache")
+
+    report = embed_index(config, refuse)
+    return {"real": len(real), "synthetic": len(hashes), "missing": report.missing}
+
+
+def pq_vectors(folder: Path):
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(folder)
+    flat = table["vector"].combine_chunks().flatten().to_numpy()
+    return np.asarray(flat, dtype=np.float32).reshape(table.num_rows, -1)

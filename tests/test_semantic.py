@@ -566,3 +566,37 @@ def test_semantic_search_imports_no_pyarrow(kb):
                    cwd=kb, check=True, capture_output=True, env=env)
     found = _modules(kb, "search", "vehicle", env=env)
     assert "ra.semantic.search" in found and "pyarrow" not in found
+
+
+# --- long-lived processes embed in the background ---------------------------------------------------
+
+def test_a_warm_index_embeds_in_the_background_and_says_so_meanwhile(kb):
+    import threading
+
+    from ra.warm import WarmIndex
+
+    gate = threading.Event()
+    embed = FakeEmbedder.embed_documents
+
+    def slow(self, texts):
+        gate.wait(10)  # the first search comes while the thread embeds
+        return embed(self, texts)
+
+    config = config_of(kb)
+    index = WarmIndex(config, watch=False)
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(FakeEmbedder, "embed_documents", slow)
+            with index.use() as reader:
+                first = Searcher(reader, index.config).search(["vehicle"], SearchOptions())
+            assert first.notes and "answered with keywords alone" in first.notes[0]
+            assert first.queries[0].results == []
+            gate.set()
+            index._embedding.thread.join(10)
+        assert index._embedding.last.embedded == 5
+        with index.use() as reader:  # the published vectors are picked up
+            later = Searcher(reader, index.config).search(["vehicle"], SearchOptions())
+        assert later.notes == []
+        assert later.queries[0].results[0].id == "docs:cars.md#automobile-maintenance"
+    finally:
+        index.close()

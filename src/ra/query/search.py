@@ -271,7 +271,7 @@ class Searcher:
         settings = self.config.semantic
         if not (settings.enabled if o.semantic is None else o.semantic) or o.raw:
             return None, rows, metas
-        from ra.semantic.search import fused_rows, semantic_side
+        from ra.semantic.search import fused_rows, keyword_bound, semantic_side
 
         limit = max(self._opt(o.candidate_limit, self.config.search.candidate_limit),
                     o.offset + self.default_limit(o))
@@ -279,7 +279,8 @@ class Searcher:
                              o.explain)
         if not side.used:
             return side, rows, metas
-        rows = fused_rows(rows, side, settings, limit)
+        bound = keyword_bound(plan, self.reader.stats.chunks, self.weights())
+        rows = fused_rows(rows, side, settings, limit, bound)
         found = self.reader.lineage([r[5] for r in rows])
         return side, rows, [found[r[5]] for r in rows]
 

@@ -197,6 +197,8 @@ class FastEmbedEmbedder:
         try:
             self.model = fastembed.TextEmbedding(name, threads=threads, **options)
         except ValueError as exc:
+            if folder is None and "not supported" not in str(exc):
+                raise _not_here(settings.model, "fastembed") from None  # not in its cache
             raise EmbedderError(f"fastembed cannot run model {settings.model!r}: "
                                 f"{exc}") from None
         except Exception as exc:  # fastembed raises plain exceptions for a missing model

@@ -5,9 +5,13 @@ for a chunk without a query word) and cosine similarity (in [-1, 1]). Two ways t
 them:
 
 - ``convex`` (the default): each side's scores normalised to [0, 1], then
-  ``(1 − w) · keyword + w · semantic``. Keyword scores are divided by the best one
-  (BM25 has a natural zero: a chunk the words miss scores 0, as do chunks outside the
-  keyword list); similarities are min-max scaled over the semantic list, whose last
+  ``(1 − w) · keyword + w · semantic``. Keyword scores are divided by the highest score
+  the query can give (``keyword_bound``: BM25 saturates, so a clause scores at most
+  weight · idf · (k1 + 1), times ``local_boost``), not by the best score found: a chunk
+  that matches only "the" of an eight-word question is then weak evidence, where the
+  best-found scale made it 1.0 whenever nothing matched more (BM25 has a natural zero:
+  a chunk the words miss scores 0, as do chunks outside the keyword list);
+  similarities are min-max scaled over the semantic list, whose last
   candidate then scores 0 like every chunk outside it (cosines have no natural zero:
   unrelated texts score around 0.1 to 0.3 with MiniLM). Measured on SciFact train
   (``benchmarks/semantic.py``), this beat min-max on both sides and rank fusion.
@@ -41,15 +45,18 @@ class Fused:
 
 
 def fuse(keyword: Scored, semantic: Scored, *, method: str = "convex",
-         weight: float = 0.5, rrf_k: int = 60) -> list[Fused]:
-    """The union of both lists with fused scores, best first (ties by ord)."""
+         weight: float = 0.5, rrf_k: int = 60, keyword_bound: float | None = None
+         ) -> list[Fused]:
+    """The union of both lists with fused scores, best first (ties by ord).
+    ``keyword_bound``: the highest score the keyword query can give (``convex`` divides
+    by it; without it, by the best score found)."""
     kw, sem = dict(keyword), dict(semantic)
     if method == "rrf":
         a, b = _ranks(kw), _ranks(sem)
         score = {o: (1 - weight) * _rrf(a.get(o), rrf_k) + weight * _rrf(b.get(o), rrf_k)
                  for o in kw.keys() | sem.keys()}
     elif method == "convex":
-        a, b = scale_by_max(kw), min_max(sem)
+        a, b = scale_by_max(kw, keyword_bound), min_max(sem)
         score = {o: (1 - weight) * a.get(o, 0.0) + weight * b.get(o, 0.0)
                  for o in kw.keys() | sem.keys()}
     else:
@@ -58,10 +65,11 @@ def fuse(keyword: Scored, semantic: Scored, *, method: str = "convex",
     return sorted(out, key=lambda f: (-f.score, f.ord))
 
 
-def scale_by_max(scores: dict[int, float]) -> dict[int, float]:
-    """``s / max`` (scores whose zero means "no evidence")."""
-    top = max(scores.values(), default=0.0)
-    return {o: (s / top if top > 0 else 0.0) for o, s in scores.items()}
+def scale_by_max(scores: dict[int, float], bound: float | None = None) -> dict[int, float]:
+    """``s / bound`` (scores whose zero means "no evidence"); ``bound`` defaults to the
+    best score."""
+    top = bound if bound is not None else max(scores.values(), default=0.0)
+    return {o: (min(s / top, 1.0) if top > 0 else 0.0) for o, s in scores.items()}
 
 
 def min_max(scores: dict[int, float]) -> dict[int, float]:

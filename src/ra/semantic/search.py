@@ -115,14 +115,37 @@ def _scored(reader, settings, dims: int, vector, plan, filters, k: int, explain:
     return side
 
 
-def fused_rows(rows: list[tuple], side: Side, settings, limit: int) -> list[tuple]:
+def keyword_bound(plan, n_chunks: int, weights) -> float:
+    """The highest BM25F score ``plan`` can give a chunk: each positive clause saturates
+    at its best alternative's weight · idf · (k1 + 1) (``ra.query.bm25f``), and a local
+    chunk is multiplied by ``local_boost``. A word the index lacks counts with the idf
+    of a word in no chunk: the question holds it, and no chunk answers it by its words."""
+    from ra.query.bm25f import alternative_idf, idf
+
+    total = 0.0
+    for i in plan.positive:
+        c = plan.clauses[i]
+        if c.kind == "term":
+            best = max((a.weight * alternative_idf(n_chunks, c, a) for a in c.alts
+                        if a.term_id is not None), default=idf(n_chunks, 0))
+        elif c.kind == "phrase":
+            best = sum(alternative_idf(n_chunks, c, a) for a in c.alts)
+        else:
+            continue
+        total += best * c.boost * (weights.k1 + 1)
+    return total * max(weights.local_boost, 1.0)
+
+
+def fused_rows(rows: list[tuple], side: Side, settings, limit: int,
+               bound: float | None = None) -> list[tuple]:
     """The keyword rows ``(score, matched, complete, total, tainted, ord)`` and the
     side's candidates fused (``ra.semantic.fusion``): the best ``limit``, in the same
-    shape; a chunk found by meaning alone matched no word. ``total`` counts both."""
+    shape; a chunk found by meaning alone matched no word. ``total`` counts both.
+    ``bound``: the keyword query's highest possible score (``keyword_bound``)."""
     from ra.semantic.fusion import fuse
 
     fused = fuse([(r[5], r[0]) for r in rows], side.candidates, method=settings.fusion,
-                 weight=settings.weight, rrf_k=settings.rrf_k)
+                 weight=settings.weight, rrf_k=settings.rrf_k, keyword_bound=bound)
     by_ord = {r[5]: r for r in rows}
     complete, total, tainted = (rows[0][2], rows[0][3], rows[0][4]) if rows else (
         False, 0, None)
