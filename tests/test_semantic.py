@@ -568,7 +568,7 @@ def test_semantic_search_imports_no_pyarrow(kb):
     assert "ra.semantic.search" in found and "pyarrow" not in found
 
 
-# --- long-lived processes embed in the background ---------------------------------------------------
+# --- long-lived processes embed in the background ------------------------------------------
 
 def test_a_warm_index_embeds_in_the_background_and_says_so_meanwhile(kb):
     import threading
