@@ -21,6 +21,7 @@ never enters a report.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import resource
@@ -35,7 +36,8 @@ from benchmarks.report import Table, progress
 
 WORK = Path("/tmp/ra-semantic")
 REPO = Path(__file__).resolve().parents[1]
-WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+WEIGHTS = (0.2, 0.3, 0.4, 0.5)  # tried: convex, keyword scores over the query's bound
+SCALED = (0.3, 0.4)  # tried: convex, keyword scores over the best found
 
 
 def _config_text(tree: str, path: str, backend: str, model: str) -> str:
@@ -192,12 +194,22 @@ def grid() -> dict[str, dict]:
     """Keywords alone; convex fusion at each weight, keyword scores scaled by the query's
     bound (the default) and by the best found; rank fusion."""
     out: dict[str, dict] = {"keywords": {}}
-    for w in WEIGHTS[1:]:
+    for w in WEIGHTS:
         out[f"convex {w}"] = {"fusion": "convex", "weight": w}
-    for w in WEIGHTS[1:]:
+    for w in SCALED:
         out[f"convex/max {w}"] = {"fusion": "convex", "weight": w, "scale": "max"}
     out["rrf"] = {"fusion": "rrf", "weight": 0.5}
     return out
+
+
+@contextlib.contextmanager
+def no_snippets():
+    """Rankings without their snippets (60% of a SciFact query's time at depth 100):
+    the grid compares orders, and a snippet changes none."""
+    from unittest import mock
+
+    with mock.patch("ra.query.search.make_snippet", lambda *a, **k: ""):
+        yield
 
 
 def summarise(rows: dict[str, dict]) -> dict[str, float]:
@@ -217,7 +229,7 @@ def evaluate(variants: dict[str, dict], sets: tuple[str, ...], backend: str,
             per = {}
             for label, searcher in by_label.items():
                 progress(f"{name}: {label}")
-                with _scaled(variants[label]):
+                with _scaled(variants[label]), no_snippets():
                     if name == "scifact":
                         per[label] = scifact_scores(searcher)
                     elif name == "tldr":
@@ -245,6 +257,8 @@ def tune_tables(result: dict) -> list[Table]:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["latency"]:
         folder = Path(argv[1])
+        if "--embed" in argv:
+            progress(f"real vectors: {embed_some(folder, int(argv[argv.index('--embed') + 1]))}")
         if "--synthetic" in argv:
             progress(f"synthetic vectors: {fill_synthetic(folder)}")
         print(json.dumps(latency(folder), indent=1))
@@ -331,13 +345,16 @@ def fill_synthetic(folder: Path, seed: int = 20261124) -> dict:
 
     config = load_config(folder)
     gen = config.index_dir / generations.current_name(config.index_dir)
-    real = pq_vectors(gen / VECTORS)
-    hashes, _ = missing_rows(gen, config.semantic.model_id())
+    cache = Cache(config.index_dir, config.semantic.model_id())
+    pool = cache.load()  # real vectors of an embedding stopped early, if any
+    real = (pq_vectors(gen / VECTORS) if pool.table is None
+            else _numpy(pool.table["vector"], pool.dims))
+    hashes = [h for h in missing_rows(gen, config.semantic.model_id())[0]
+              if h not in pool.where]
     rng = np.random.default_rng(seed)
     picks = real[rng.integers(0, len(real), len(hashes))]
     noisy = picks + rng.normal(0, 0.02, picks.shape).astype(np.float32)
     noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
-    cache = Cache(config.index_dir, config.semantic.model_id())
     for i in range(0, len(hashes), 8192):
         cache.save(hashes[i:i + 8192], noisy[i:i + 8192].tolist(), real.shape[1])
 
@@ -349,9 +366,33 @@ def fill_synthetic(folder: Path, seed: int = 20261124) -> dict:
 
 
 def pq_vectors(folder: Path):
-    import numpy as np
     import pyarrow.parquet as pq
 
     table = pq.read_table(folder)
-    flat = table["vector"].combine_chunks().flatten().to_numpy()
-    return np.asarray(flat, dtype=np.float32).reshape(table.num_rows, -1)
+    return _numpy(table["vector"], table.schema.field("vector").type.list_size)
+
+
+def _numpy(column, dims: int):
+    import numpy as np
+
+    flat = column.combine_chunks().flatten().to_numpy()
+    return np.asarray(flat, dtype=np.float32).reshape(-1, dims)
+
+
+def embed_some(folder: Path, n: int) -> dict:
+    """Embed ``n`` chunks for real (into the embedding cache, unpublished)."""
+    from ra.config import load_config
+    from ra.semantic import runtime
+    from ra.semantic.embed import embed_index
+
+    config = load_config(folder)
+    size = config.semantic.batch_size
+    done = [0]
+
+    def count(d: int, total: int) -> None:
+        done[0] = d
+
+    t = time.perf_counter()
+    embed_index(config, lambda: runtime.embedder(config.semantic), progress=count,
+                stop=lambda: done[0] >= n - size + 1)
+    return {"embedded": done[0], "seconds": round(time.perf_counter() - t, 1)}

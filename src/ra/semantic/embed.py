@@ -181,13 +181,15 @@ def catch_up(config, reader, progress: Progress | None = None):
     has them (``reader`` is closed); else ``reader`` itself. A model that cannot be
     loaded changes nothing here: the search says why it used keywords alone."""
     from ra.query.index import IndexReader
-    from ra.semantic import runtime
+    from ra.semantic import embedders, runtime
     from ra.semantic.embedders import EmbedderError
     from ra.semantic.state import readiness
 
     state = readiness(reader.manifest, config.semantic.model_id())
     if state.ready or state.missing > INLINE:
         return reader
+    if ":" not in config.semantic.backend and not embedders.available():
+        return reader  # the search says how to install it
     try:
         report = embed_index(config, lambda: runtime.embedder(config.semantic),
                              progress=progress)
