@@ -271,14 +271,11 @@ def main(argv: list[str]) -> int:
     result = evaluate(grid(), sets, backend, model)
     for table in tune_tables(result):
         print(table.markdown())
-    out = WORK / "tune.json"
+    out = WORK / f"tune-{'-'.join(sets)}.json"
     out.write_text(json.dumps({k: v for k, v in result.items()}, indent=1, default=str))
     progress(f"wrote {out}")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
 
 
 # --- latency -------------------------------------------------------------------------------------
@@ -396,3 +393,7 @@ def embed_some(folder: Path, n: int) -> dict:
     embed_index(config, lambda: runtime.embedder(config.semantic), progress=count,
                 stop=lambda: done[0] >= n - size + 1)
     return {"embedded": done[0], "seconds": round(time.perf_counter() - t, 1)}
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

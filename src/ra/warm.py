@@ -468,6 +468,10 @@ class WarmIndex:
                     return
                 job.reader = reader
             reader.near_words(["warm"], 1)  # loads the tables and the vocabulary
+            if self.config.semantic.enabled:  # and the vectors ([semantic])
+                from ra.semantic.search import preload
+
+                preload(reader, self.config.semantic)
             with self._lock:  # held None: not checked yet, and _pending still says so
                 held = self._reader
                 if not job.cancelled and (held is None or (

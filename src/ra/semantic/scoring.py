@@ -15,10 +15,12 @@ Why the second: an exact scan costs about 0.55 µs per chunk and dimension pair 
 hardware, 62 ms for 113,000 chunks of 384 floats, which is more than a whole keyword
 search. A scan of 32-float projections costs 4 ms; its best ``coarse_limit(k)`` chunks
 hold the exact best ``k`` nearly always (measured on SciFact: see ``docs/semantic.md``),
-and only those are scored exactly. Filtered queries (trees, tags, paths, dates) scan
+and only those are scored exactly. ``ra.warm`` loads these relations on its loading
+thread, so no search waits for them. Filtered queries (trees, tags, paths, dates) scan
 exactly the chunks that pass the filters. The projection is computed when the reader
 loads the vectors (NumPy; an SVD of a sample), so it is a property of the reader, not
-of the artifact, and nothing about it is stored.
+of the artifact, and nothing about it is stored (principal axes of a sample: the
+eigenvectors of its covariance).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from ra.query.bm25f import BLOCKED, Filters, Sql
 COARSE_DIMS = 32
 COARSE_FACTOR = 10  # coarse candidates per exact one
 COARSE_MIN_ROWS = 40_000  # below this an exact scan is cheaper than the two stages
-SAMPLE = 20_000  # rows the projection is fitted on
+SAMPLE = 8192  # rows the projection is fitted on
 
 
 def coarse_limit(k: int) -> int:
@@ -178,8 +180,9 @@ def _project(reader, t: Tables) -> None:
                             "(reservoir, 20261124)").to_arrow_table()
     x = _matrix(sample["vector"], t.dims)
     t.mean = x.mean(axis=0)
-    _, _, vt = np.linalg.svd(x - t.mean, full_matrices=False)
-    t.basis = np.ascontiguousarray(vt[:COARSE_DIMS].T, dtype=np.float32)
+    centred = x - t.mean
+    _, vectors = np.linalg.eigh(centred.T @ centred)  # ascending eigenvalues
+    t.basis = np.ascontiguousarray(vectors[:, ::-1][:, :COARSE_DIMS], dtype=np.float32)
     reader.con.execute(f"CREATE OR REPLACE TEMP TABLE sem_coarse (ord INTEGER, archived "
                        f"BOOLEAN, c FLOAT[{COARSE_DIMS}])")
     _coarse_rows(reader, t, "", {})

@@ -171,3 +171,15 @@ def explain_scores(side: Side, ranked, meta) -> dict:
                        "fused": round(cand.score, 6)})
     info["scores"] = scores
     return info
+
+
+def preload(reader, settings) -> None:
+    """Load a long-lived reader's vector relations now (``ra.warm``'s loading thread),
+    when its generation has the vectors of ``settings``' model."""
+    from ra.semantic.scoring import tables
+    from ra.semantic.state import readiness
+
+    state = readiness(reader.manifest, settings.model_id())
+    if state.dims:
+        with reader.lock:
+            tables(reader, state.dims)
