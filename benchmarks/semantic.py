@@ -139,10 +139,12 @@ def searchers(folder: Path, variants: dict[str, dict]):
     return reader, out
 
 
-def scifact_scores(searcher) -> dict[str, dict]:
+def scifact_scores(searcher, quick: bool = False) -> dict[str, dict]:
     from ra.query.search import SearchOptions
 
     _, queries, qrels = scifact.load("train")
+    if quick:
+        queries = scifact.subsample(queries, scifact.QUICK_QUERIES)
     opts = SearchOptions(limit=scifact.DEPTH, candidate_limit=1000, cutoff_ratio=0.0)
     out = {}
     for qid, text in queries.items():
@@ -218,7 +220,7 @@ def summarise(rows: dict[str, dict]) -> dict[str, float]:
 
 
 def evaluate(variants: dict[str, dict], sets: tuple[str, ...], backend: str,
-             model: str) -> dict:
+             model: str, quick: bool = False) -> dict:
     """Every variant on every set: per-query rows and their means."""
     result: dict = {"variants": variants, "sets": {}, "embedding": {}}
     for name in sets:
@@ -231,7 +233,7 @@ def evaluate(variants: dict[str, dict], sets: tuple[str, ...], backend: str,
                 progress(f"{name}: {label}")
                 with _scaled(variants[label]), no_snippets():
                     if name == "scifact":
-                        per[label] = scifact_scores(searcher)
+                        per[label] = scifact_scores(searcher, quick)
                     elif name == "tldr":
                         per[label] = tldr_scores(searcher, tldr.known_items(n=tldr.N))
                     else:
@@ -241,6 +243,38 @@ def evaluate(variants: dict[str, dict], sets: tuple[str, ...], backend: str,
         finally:
             reader.close()
     return result
+
+
+def run(quick: bool = False) -> dict:
+    """``make bench``: the configured default against keywords alone on SciFact train
+    and the known-item sets, what embedding them cost, and warm query latency."""
+    from ra.semantic.settings import SemanticSettings
+
+    default = SemanticSettings()
+    variants = {"keywords": {}, f"fused ({default.fusion}, weight {default.weight})":
+                {"fusion": default.fusion, "weight": default.weight}}
+    result = evaluate(variants, ("scifact", "rust-book", "tldr-subset"), "auto",
+                      default.model, quick)
+    progress("semantic: warm latency on SciFact")
+    result["latency"] = {"scifact": latency(WORK / "scifact", n=50 if quick else 100)}
+    return result
+
+
+def tables(result: dict) -> list[Table]:
+    out = tune_tables(result)
+    cost = Table("Embedding (this run; 0 when the vectors were already there)",
+                 ["set", "seconds", "embedded", "resumed", "peak RSS MB"])
+    cost.rows = [[name, round(e["seconds"], 1), e["embedded"], e["resumed"],
+                  round(e["max_rss_mb"])] for name, e in result["embedding"].items()]
+    lat = Table("Warm query latency, ms (long-lived reader; query vectors not cached)",
+                ["set", "vectors", "keywords p50", "fused p50", "added p50", "added p95",
+                 "embed p50", "semantic sql p50"])
+    for name, r in result.get("latency", {}).items():
+        ms = r["ms"]
+        lat.rows.append([name, r["vectors"], ms["keywords"]["p50"], ms["fused"]["p50"],
+                         ms["added"]["p50"], ms["added"]["p95"], ms["embed"]["p50"],
+                         ms["sql"]["p50"]])
+    return [*out, cost, lat]
 
 
 def tune_tables(result: dict) -> list[Table]:
