@@ -192,15 +192,16 @@ def tldr_scores(searcher, items) -> dict[str, dict]:
     return out
 
 
-def grid() -> dict[str, dict]:
+def grid(weights=WEIGHTS, alternatives: bool = True) -> dict[str, dict]:
     """Keywords alone; convex fusion at each weight, keyword scores scaled by the query's
-    bound (the default) and by the best found; rank fusion."""
+    bound (the default) and (``alternatives``) by the best found; rank fusion."""
     out: dict[str, dict] = {"keywords": {}}
-    for w in WEIGHTS:
+    for w in weights:
         out[f"convex {w}"] = {"fusion": "convex", "weight": w}
-    for w in SCALED:
-        out[f"convex/max {w}"] = {"fusion": "convex", "weight": w, "scale": "max"}
-    out["rrf"] = {"fusion": "rrf", "weight": 0.5}
+    if alternatives:
+        for w in SCALED:
+            out[f"convex/max {w}"] = {"fusion": "convex", "weight": w, "scale": "max"}
+        out["rrf"] = {"fusion": "rrf", "weight": 0.5}
     return out
 
 
@@ -302,7 +303,9 @@ def main(argv: list[str]) -> int:
                  "all-MiniLM-L6-v2")
     sets = tuple(a for a in argv if a in ("scifact", "rust-book", "tldr-subset", "tldr")) \
         or ("scifact", "rust-book", "tldr-subset", "tldr")
-    result = evaluate(grid(), sets, backend, model)
+    weights = next((tuple(float(w) for w in a.split("=", 1)[1].split(","))
+                    for a in argv if a.startswith("weights=")), WEIGHTS)
+    result = evaluate(grid(weights, "--weights-only" not in argv), sets, backend, model)
     for table in tune_tables(result):
         print(table.markdown())
     out = WORK / f"tune-{'-'.join(sets)}.json"

@@ -253,7 +253,8 @@ def test_one_process_embeds_an_index_at_a_time(kb):
 # --- fusion ----------------------------------------------------------------------------------
 
 def test_convex_fusion_normalises_each_side():
-    fused = fuse([(1, 10.0), (2, 5.0)], [(2, 0.9), (3, 0.5), (4, 0.3)], weight=0.25)
+    fused = fuse([(1, 10.0), (2, 5.0)], [(2, 0.9), (3, 0.5), (4, 0.3)], weight=0.25,
+                 floor=0.0)
     by = {f.ord: f for f in fused}
     assert by[1].score == pytest.approx(0.75)  # keyword 1.0, not a semantic candidate
     assert by[2].score == pytest.approx(0.75 * 0.5 + 0.25 * 1.0)
@@ -261,6 +262,16 @@ def test_convex_fusion_normalises_each_side():
     assert 4 not in by  # the last semantic candidate is that side's zero: no evidence
     assert [f.ord for f in fused] == [1, 2, 3]
     assert by[2].keyword == 5.0 and by[2].semantic == 0.9 and by[1].semantic is None
+
+
+def test_weak_candidates_of_meaning_alone_are_dropped():
+    kw, sem = [(1, 10.0), (2, 1.0)], [(3, 0.9), (4, 0.5), (2, 0.45), (5, 0.1)]
+    fused = {f.ord for f in fuse(kw, sem, weight=0.5, keyword_bound=10.0)}
+    # best: 1 (0.5); 3 scores 0.5 (kept), 4 0.25 (kept at the floor), 5 is the zero;
+    # 2 holds a word, so it stays however low
+    assert fused == {1, 2, 3, 4}
+    assert {f.ord for f in fuse(kw, sem, weight=0.5, keyword_bound=10.0, floor=0.6)} == {
+        1, 2, 3}
 
 
 def test_weight_zero_is_keyword_order_and_one_is_semantic_order():
@@ -323,7 +334,8 @@ def test_words_still_rank_first_when_they_match(kb):
     assert ids(response)[0] == "docs:errors.md#logging"
 
 
-def test_fused_scores_keep_filters_and_exclusions(kb):
+def test_fused_scores_keep_filters_and_exclusions(kb, monkeypatch):
+    monkeypatch.setattr("ra.semantic.fusion.FLOOR", 0.0)  # every candidate of meaning
     config = embedded(kb)
     # garden.md is archived: its sedan is no answer unless asked for
     assert "docs:garden.md" not in {i.split("#")[0] for i in ids(search(config, "automobile"))}

@@ -20,7 +20,7 @@ them:
   normalise, but it throws away how much better the first candidates are.
 
 A chunk in neither list is not a candidate, nor is one that only the semantic list
-holds at its bottom (its fused score is 0: no evidence from either side). The fused
+holds and whose fused score is below ``FLOOR`` times the best (see there). The fused
 score replaces the keyword score for everything after (aggregation, elbow cutoff,
 limits, token budgets, multi-topic).
 """
@@ -44,12 +44,23 @@ class Fused:
     semantic: float | None
 
 
+#: A chunk that only meaning finds stays a candidate when its fused score is at least
+#: this share of the best. Without it, the many weak candidates of the semantic list
+#: fed aggregation (a parent scores the root of its sections' summed squares), and a
+#: chapter of ten faintly related sections outranked the section that holds the words:
+#: rust-book known items MRR@10 .929 alone, .922 fused, .944 fused with the floor (0.5
+#: and 0.7 the same; tldr unchanged at its best, .985).
+FLOOR = 0.5
+
+
 def fuse(keyword: Scored, semantic: Scored, *, method: str = "convex",
-         weight: float = 0.5, rrf_k: int = 60, keyword_bound: float | None = None
-         ) -> list[Fused]:
+         weight: float = 0.5, rrf_k: int = 60, keyword_bound: float | None = None,
+         floor: float | None = None) -> list[Fused]:
     """The union of both lists with fused scores, best first (ties by ord).
     ``keyword_bound``: the highest score the keyword query can give (``convex`` divides
-    by it; without it, by the best score found)."""
+    by it; without it, by the best score found). ``floor`` (default ``FLOOR``; none for
+    ``rrf``): the share of the best fused score below which a chunk only meaning found
+    is dropped."""
     kw, sem = dict(keyword), dict(semantic)
     if method == "rrf":
         a, b = _ranks(kw), _ranks(sem)
@@ -61,7 +72,11 @@ def fuse(keyword: Scored, semantic: Scored, *, method: str = "convex",
                  for o in kw.keys() | sem.keys()}
     else:
         raise ValueError(f"unknown fusion {method!r}")
-    out = [Fused(o, s, kw.get(o), sem.get(o)) for o, s in score.items() if s > 0 or o in kw]
+    if method == "rrf":
+        floor = 0.0  # ranks have no scale to take a share of: the standard union
+    least = (FLOOR if floor is None else floor) * max(score.values(), default=0.0)
+    out = [Fused(o, s, kw.get(o), sem.get(o)) for o, s in score.items()
+           if o in kw or (s > 0 and s >= least)]
     return sorted(out, key=lambda f: (-f.score, f.ord))
 
 
