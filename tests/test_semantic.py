@@ -612,3 +612,25 @@ def test_a_warm_index_embeds_in_the_background_and_says_so_meanwhile(kb):
         assert later.queries[0].results[0].id == "docs:cars.md#automobile-maintenance"
     finally:
         index.close()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_mcp_search_fuses_meaning_and_can_turn_it_off(kb, anyio_backend):
+    from mcp import Client
+
+    from ra.server import create_server
+
+    embedded(kb)
+    async with Client(create_server(kb)) as client:
+        for _ in range(50):  # the server loads the model on its thread; meanwhile: keywords
+            fused = await client.call_tool("search", {"queries": "vehicle"})
+            if not fused.structured_content.get("notes"):
+                break
+            assert "answered with keywords alone" in fused.content[0].text
+            await __import__("anyio").sleep(0.1)
+        words = await client.call_tool("search", {"queries": "vehicle", "semantic": False})
+    topic = fused.structured_content["queries"][0]
+    assert topic["match"] == "semantic"
+    assert topic["results"][0]["id"] == "docs:cars.md#automobile-maintenance"
+    assert words.structured_content["queries"][0]["results"] == []
