@@ -11,11 +11,11 @@ excludes: no chunk whose subtree holds one (``bm25f.BLOCKED``). It reads two rel
 - ``sem_coarse`` (ord, archived, c ``FLOAT[COARSE_DIMS]``), long-lived readers of large
   indexes only: every vector projected on its ``COARSE_DIMS`` principal components.
 
-Why the second: an exact scan costs about 0.55 µs per chunk and dimension pair on this
-hardware, 62 ms for 113,000 chunks of 384 floats, which is more than a whole keyword
-search. A scan of 32-float projections costs 4 ms; its best ``coarse_limit(k)`` chunks
-hold the exact best ``k`` nearly always (measured on SciFact: see ``docs/semantic.md``),
-and only those are scored exactly. ``ra.warm`` loads these relations on its loading
+Why the second: an exact scan of 113,000 chunks of 384 floats costs about 62 ms on this
+hardware, ten times a whole keyword search. A scan of 32-float projections costs about
+4 ms; its best ``coarse_limit(k)`` chunks held 99.7% of the exact best 10 and 98.9% of
+the best 100 on SciFact (``docs/semantic.md``), and only those are scored exactly, in
+about 4 ms more. ``ra.warm`` loads these relations on its loading
 thread, so no search waits for them. Filtered queries (trees, tags, paths, dates) scan
 exactly the chunks that pass the filters. The projection is computed when the reader
 loads the vectors (NumPy; an SVD of a sample), so it is a property of the reader, not
