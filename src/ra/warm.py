@@ -371,20 +371,9 @@ class WarmIndex:
         if status and held is not None:
             self._tidy_soon(index_dir)
         if self.config.semantic.enabled and self._reader is not None:
-            self._embed_soon()
+            from ra.semantic.background import embed_soon  # [semantic], on a thread
 
-    def _embed_soon(self) -> None:
-        """Embed on a thread what the generation held lacks ([semantic]): searches use
-        keywords alone, and say so, until its vectors are published."""
-        from ra.semantic.background import Embedding
-        from ra.semantic.state import readiness
-
-        model = self.config.semantic.model_id()
-        if readiness(self._reader.manifest, model).ready and self._embedding is not None:
-            return  # nothing to embed, and the model is loaded or loading
-        if self._embedding is None:
-            self._embedding = Embedding(self)
-        self._embedding.kick()
+            self._embedding = embed_soon(self, self._embedding, self._reader.manifest)
 
     def _tidy_soon(self, index_dir: Path) -> None:
         """Remove the generation just replaced on a thread, now that nobody pins it (the

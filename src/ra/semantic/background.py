@@ -78,3 +78,16 @@ class Embedding:
         if report.missing and not report.stopped:
             self._again.set()  # files changed meanwhile
         return report.busy
+
+
+def embed_soon(index, embedding: Embedding | None, manifest: dict) -> Embedding:
+    """``WarmIndex``'s hook after a refresh: embed on a thread what the generation it
+    holds (``manifest``) lacks, and load the model meanwhile; searches use keywords
+    alone, and say so, until its vectors are published. Returns the index's thread."""
+    from ra.semantic.state import readiness
+
+    if embedding is not None and readiness(manifest, index.config.semantic.model_id()).ready:
+        return embedding  # nothing to embed, and the model is loaded or loading
+    embedding = embedding or Embedding(index)
+    embedding.kick()
+    return embedding
