@@ -71,7 +71,7 @@ path = "./docs"
 # [semantic]                 # meaning as well as words: pip install 'ra[semantic]'
 # enabled = true
 # model = "all-MiniLM-L6-v2" # or a local model folder
-# weight = 0.3               # share of meaning in the fused score
+# weight = 0.2               # share of meaning in the fused score
 
 # [[context.rules]]
 # match = "src/api/**"

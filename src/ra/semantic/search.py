@@ -29,16 +29,33 @@ class Side:
     explain: dict = field(default_factory=dict)
 
 
-def query_text(node) -> str:
+def query_text(node, plan=None) -> str:
     """The words of a query that say what it is about: every leaf not negated, outside
-    ``tree:``, in order."""
+    ``tree:``, in order; a word the index lacks is replaced by the surface word its
+    nearest typo expansion found (``plan``), since a model reads a typo as other word
+    pieces: on the 300 tldr typo queries that cost meaning more than it added."""
+    fixed = _corrections(plan) if plan is not None else {}
     words = []
     for occ in ast.walk(node):
         if occ.negated or occ.field == "tree":
             continue
         leaf = occ.node
-        words.append(" ".join(leaf.words) if isinstance(leaf, ast.Phrase) else leaf.text)
+        text = " ".join(leaf.words) if isinstance(leaf, ast.Phrase) else leaf.text
+        words.append(fixed.get(text, text))
     return " ".join(words)
+
+
+def _corrections(plan) -> dict[str, str]:
+    """Typed word → the surface word of its best fuzzy expansion, for the term clauses
+    with no exact match in the vocabulary (fewest edits, then most frequent)."""
+    out = {}
+    for c in plan.clauses:
+        if c.kind != "term" or any(a.distance == 0 and a.term_id is not None for a in c.alts):
+            continue
+        near = [a for a in c.alts if a.distance > 0 and a.term_id is not None and a.word]
+        if near:
+            out[c.text] = min(near, key=lambda a: (a.distance, -a.df, a.word)).word
+    return out
 
 
 def negated_terms(plan) -> list[int]:
@@ -84,7 +101,7 @@ def semantic_side(reader, settings, node, plan, filters, k: int, explain: bool) 
         return Side(note=f"{exc}; answered with keywords alone")
     if model is None:
         return Side(note="semantic: the model is loading; answered with keywords alone")
-    text = query_text(node)
+    text = query_text(node, plan)
     if not text.strip():
         return Side()
     vector = runtime.query_vector(settings, model, text)

@@ -19,7 +19,9 @@ class SemanticSettings:
     """``[semantic]``.
 
     ``weight`` is the share of the semantic side in the convex combination of
-    normalised scores (0: keywords alone, 1: meaning alone). ``rrf_k`` is reciprocal
+    normalised scores (0: keywords alone, 1: meaning alone); 0.2 is the weight at which
+    SciFact train and every known-item set do at least as well as keywords alone
+    (SciFact nDCG@10 .700 → .735; 0.3 lost on the 300 tldr descriptions). ``rrf_k`` is reciprocal
     rank fusion's constant, used when ``fusion = "rrf"``. ``allow_download`` lets a
     backend fetch a model it does not have locally (off: ra never reaches the network).
     ``batch_size`` is how many chunks are embedded (and saved) at a time.
@@ -28,7 +30,7 @@ class SemanticSettings:
     enabled: bool = False
     model: str = "all-MiniLM-L6-v2"
     backend: str = "auto"
-    weight: float = 0.3
+    weight: float = 0.2
     fusion: str = "convex"
     rrf_k: int = 60
     allow_download: bool = False
