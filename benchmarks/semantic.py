@@ -256,8 +256,11 @@ def run(quick: bool = False) -> dict:
                 {"fusion": default.fusion, "weight": default.weight}}
     result = evaluate(variants, ("scifact", "rust-book", "tldr-subset"), "auto",
                       default.model, quick)
-    progress("semantic: warm latency on SciFact")
-    result["latency"] = {"scifact": latency(WORK / "scifact", n=50 if quick else 100)}
+    progress("semantic: warm latency on SciFact (its claims as queries)")
+    _, claims, _ = scifact.load("train")
+    result["latency"] = {"scifact": latency(
+        WORK / "scifact", n=50 if quick else 100,
+        queries=[" ".join(scifact.words_of(t)) for t in claims.values()])}
     return result
 
 
@@ -317,7 +320,7 @@ def main(argv: list[str]) -> int:
 
 # --- latency -------------------------------------------------------------------------------------
 
-def latency(folder: Path, n: int = 100) -> dict:
+def latency(folder: Path, n: int = 100, queries: list[str] | None = None) -> dict:
     """Warm in-process latency of short agent queries (``benchmarks.latency``) on a
     long-lived reader, words alone and fused, with the query vectors' cache emptied
     before each query (every query pays for its embedding), plus the two costs the
@@ -336,7 +339,7 @@ def latency(folder: Path, n: int = 100) -> dict:
     off = Searcher(reader, dataclasses.replace(
         config, semantic=dataclasses.replace(config.semantic, enabled=False)))
     on = Searcher(reader, config)
-    queries = agent_queries(reader, n)
+    queries = queries[:n] if queries else agent_queries(reader, n)
     try:
         for q in queries[:10]:  # warm: tables, vocabulary, model, vectors in memory
             off.search([q]), on.search([q])
