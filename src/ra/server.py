@@ -218,6 +218,9 @@ Sort = Annotated[Literal["score", "date", "path"], Field(description=(
     "Order of results: score (default), date (newest first) or path."))]
 Archived = Annotated[bool, Field(description=(
     "Also search notes marked `status: archived` (default false)."))]
+Strict = Annotated[bool, Field(description=(
+    "Report a query that is not valid syntax as an error (default false: its words are "
+    "searched and the result carries a note)."))]
 
 
 def create_server(cwd: Path, index: WarmIndex | None = None) -> MCPServer:
@@ -272,6 +275,7 @@ def _add_search_tools(server: MCPServer) -> None:
         offset: Offset = 0,
         sort: Sort = "score",
         include_archived: Archived = False,
+        strict: Strict = False,
     ) -> CallToolResult:
         """Search the project's knowledge base (conventions, designs, decisions, reference
         notes) before relying on general knowledge. Returns the best matching sections as
@@ -287,7 +291,7 @@ def _add_search_tools(server: MCPServer) -> None:
                     limit=limit, max_tokens=max_tokens, list_only=list,
                     trees=kb.check_trees(trees), tags=tuple(tags or ()), path=path,
                     since=since, until=until, offset=offset, sort=sort,
-                    include_archived=include_archived))
+                    include_archived=include_archived, strict=strict))
             return _search_result(kb.call(run), list)
         return answer(ctx, body)
 

@@ -68,6 +68,8 @@ def render_search(response, mode: str, *, color: bool = False, analyzer=None) ->
         if many:
             out.append(_style(f"## {topic.query}", "1", color)
                        + f"  ({len(topic.results)} of {topic.total_matches} matches)")
+        if topic.note:
+            out.append(f"(note: {topic.note})")
         if topic.match == "partial":
             out.append("(no chunk matches every word; showing the chunks that match most)")
         if not topic.results:

@@ -84,6 +84,8 @@ def search(
                                      "before this ISO date."),
     offset: int = typer.Option(0, "--offset", min=0, help="Skip this many results (pages)."),
     sort: str = typer.Option("score", "--sort", help="score | date | path"),
+    strict: bool = typer.Option(False, "--strict", help="Report a query that is not valid "
+                                "syntax as an error, instead of searching for its words."),
     verbose: int = typer.Option(0, "--verbose", "-v", count=True),
 ) -> None:
     from ra.query.search import Searcher, SearchOptions
@@ -96,7 +98,7 @@ def search(
         trees=tuple(tree), include_archived=include_archived,
         list_only=list_ or mode == "list",
         max_tokens=max_tokens, explain=explain, tags=tuple(tag), path=path, since=since,
-        until=until, offset=offset, sort=sort)
+        until=until, offset=offset, sort=sort, strict=strict)
     config = load()
     with open_reader(config) as reader:
         searcher = Searcher(reader, config)

@@ -22,7 +22,7 @@ from ra.query import rank as ranking
 from ra.query.bm25f import Filters, Weights, bm25f_sql, is_plain, top_sql
 from ra.query.budget import estimate_tokens, list_entry_tokens, pack
 from ra.query.index import ChunkMeta
-from ra.query.parser import parse
+from ra.query.parser import parse, parse_lenient
 from ra.query.plan import Plan, PlanOptions, plan_query
 from ra.query.snippets import snippet as make_snippet
 
@@ -50,6 +50,7 @@ class SearchOptions:
     until: str | None = None  # ISO date (that whole day included) or datetime
     offset: int = 0  # skip this many ranked results (paging)
     sort: str = "score"  # score | date | path; ties broken by id
+    strict: bool = False  # invalid syntax raises, instead of being read as words
 
 
 @dataclass
@@ -102,11 +103,14 @@ class Topic:
     results: list[Result] = field(default_factory=list)
     explain: dict | None = None
     terms: list[str] = field(default_factory=list)  # matched index terms, for highlighting
+    note: str | None = None  # how the query was read when not as written (syntax error)
 
     def to_dict(self, list_only: bool = False) -> dict:
         out = {"query": self.query, "match": self.match,
                "total_matches": self.total_matches,
                "results": [r.to_dict(list_only) for r in self.results]}
+        if self.note is not None:
+            out["note"] = self.note
         if self.explain is not None:
             out["explain"] = self.explain
         return out
@@ -197,12 +201,14 @@ class Searcher:
     def topic(self, query: str, o: SearchOptions) -> Topic:
         """Rank the chunks for one topic."""
         t0 = time.perf_counter()
-        node = parse(query)
+        node, problem = (parse(query), None) if o.strict else parse_lenient(query)
+        note = syntax_note(problem) if problem else None
         t_parse = time.perf_counter()
         plan = plan_query(node, self.reader, self.analyzer, self.plan_options(o), query) \
             if node is not None else None
         if plan is None:
-            return Topic(query, "none", 0, explain={"ast": None} if o.explain else None)
+            return Topic(query, "none", 0, explain={"ast": None} if o.explain else None,
+                         note=note)
         t_plan = time.perf_counter()
         rows, metas, sql = self._score(plan, o)
         t_sql = time.perf_counter()
@@ -214,7 +220,7 @@ class Searcher:
         complete = bool(rows[0][2]) if rows else False
         total = int(rows[0][3]) if rows else 0
         topic = Topic(query, "all" if complete else ("partial" if rows else "none"),
-                      total, results, terms=plan.terms())
+                      total, results, terms=plan.terms(), note=note)
         if o.explain:
             topic.explain = _explain(node, plan, sql, stats, _filters_shown(o), {
                 "parse": t_parse - t0, "plan": t_plan - t_parse, "sql": t_sql - t_plan,
@@ -285,6 +291,13 @@ class Searcher:
 
 
 SORTS = ("score", "date", "path")
+
+
+def syntax_note(error: QueryError) -> str:
+    """What a topic says when its query was read as plain words (``parse_lenient``)."""
+    where = f" at character {error.position + 1}" if error.position is not None else ""
+    return (f"not valid query syntax ({error.message}{where}); searched for its words "
+            "instead (strict mode reports the error)")
 
 
 def _page(ranked: list, o: SearchOptions, limit: int, meta) -> list:
