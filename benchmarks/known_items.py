@@ -95,8 +95,11 @@ def without_name(description: str, name: str) -> str:
     """The description as written, minus the words of the command's name (and the
     backticks or brackets left empty by that), its final period dropped."""
     drop = {w.lower() for w in re.findall(r"[^\W_]+", name)}
-    text = re.sub(r"[^\W_]+", lambda m: "" if m.group().lower() in drop else m.group(),
-                  description)
+    def keep(m: re.Match) -> str:  # a dropped word takes its hyphen: "lvm-managed"
+        return "" if m.group(1).lower() in drop else m.group()
+
+    text = re.sub(r"([^\W_]+)-?", keep, description)
+    text = re.sub(r"(?<=\w)-(?=[\s,.;:)]|$)", "", text)  # "foo-lvm" minus "lvm"
     text = re.sub(r"`[\s\-./]*`|\(\s*\)|<\s*>", "", text)
     text = re.sub(r"\s+([,.;:)])", r"\1", re.sub(r"\s+", " ", text)).strip(" ,")
     return text.removesuffix(".")
