@@ -473,3 +473,5 @@ def test_json_shape_of_a_response(env):
     assert {"id", "tree", "path", "title", "breadcrumb", "score", "snippet"} <= set(result)
     assert "content" not in result
 
+
+#END

@@ -195,7 +195,8 @@ Query = Annotated[str, StringConstraints(max_length=MAX_QUERY)]
 Queries = Annotated[Query | Annotated[list[Query], Field(max_length=MAX_TOPICS)], Field(
     description="Search terms: one string for one topic, or an array of strings to research "
     "several topics in one call (each answered separately). Words are AND'd and "
-    "typo-tolerant; \"quote\" an exact phrase; -word excludes; a OR b.")]
+    "typo-tolerant; a question or sentence of six words or more is ranked, chunks with "
+    "more of its words first; \"quote\" an exact phrase; -word excludes; a OR b.")]
 Limit = Annotated[int | None, Field(ge=1, le=1000, description="Results per topic (default 5).")]
 MaxTokens = Annotated[int | None, Field(ge=1, description=(
     "Token budget over all results (cl100k tokens). Results in rank order while they fit; "

@@ -112,6 +112,8 @@ def render_explain(explain: dict) -> str:
     from ra.query.ast import to_query_string  # noqa: F401 (keeps import cost lazy)
 
     lines = ["", "explain:", f"  parsed: {explain.get('parsed', '')}"]
+    if explain.get("ranked"):
+        lines.append("  ranked: a long query; a chunk need not hold every word")
     for c in explain.get("clauses", []):
         neg = "NOT " if c["negated"] else ""
         terms = ", ".join(

@@ -15,8 +15,11 @@ def register(app: typer.Typer) -> None:
 
 SEARCH_HELP = """Search the knowledge base; every argument is its own topic.
 
-Words are AND'd and typo-tolerant; "quoted phrases", OR, -term / NOT term, (groups),
-field:term (title, tags, path, body, tree), term^2 boosts and prefix* work too.
+Words are AND'd and typo-tolerant; a long query (six words or more) is ranked instead,
+chunks with more of its words first. "quoted phrases", OR, -term / NOT term, (groups),
+field:term (title, tags, path, body, tree), term^2 boosts and prefix* work too; only
+capital AND/OR/NOT are operators. A query that is not valid syntax is searched for its
+words, with a note (--strict: an error).
 
 Examples:
 

@@ -55,6 +55,12 @@ def parse_lenient(query: str) -> tuple[Node | None, QueryError | None]:
         return words_only(query), error
 
 
+def typed_operators(query: str) -> bool:
+    """Whether ``query`` (valid syntax) has an OR or AND typed: a boolean query, which
+    is never ranked in place of being filtered (``ra.query.plan``)."""
+    return any(t.kind in ("Or", "And") for t in tokenize(query))
+
+
 _SYNTAX_ONLY = re.compile(r'["()^~*]')
 _KEYWORDS = frozenset({"AND", "OR", "NOT"})
 

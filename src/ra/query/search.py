@@ -22,7 +22,7 @@ from ra.query import rank as ranking
 from ra.query.bm25f import Filters, Weights, bm25f_sql, is_plain, top_sql
 from ra.query.budget import estimate_tokens, list_entry_tokens, pack
 from ra.query.index import ChunkMeta
-from ra.query.parser import parse, parse_lenient
+from ra.query.parser import parse, parse_lenient, typed_operators
 from ra.query.plan import Plan, PlanOptions, plan_query
 from ra.query.snippets import snippet as make_snippet
 
@@ -147,13 +147,13 @@ class Searcher:
         s = self.config.search
         b = s.boosts
         return Weights(s.k1, s.b, (b.title, b.tags, b.path, b.body),
-                       self.config.settings.local_boost)
+                       self.config.settings.local_boost, s.coordination)
 
     def plan_options(self, o: SearchOptions) -> PlanOptions:
         s = self.config.search
         fuzzy = False if o.raw else self._opt(o.fuzzy, s.fuzzy)
         return PlanOptions(fuzzy=fuzzy, distance=self._opt(o.fuzzy_distance, s.fuzzy_distance),
-                           fuzzy_weight=s.fuzzy_weight)
+                           fuzzy_weight=s.fuzzy_weight, long_query_words=s.long_query_words)
 
     def default_limit(self, o: SearchOptions) -> int:
         configured = self.config.search.limit or self.config.settings.default_limit
@@ -204,8 +204,9 @@ class Searcher:
         node, problem = (parse(query), None) if o.strict else parse_lenient(query)
         note = syntax_note(problem) if problem else None
         t_parse = time.perf_counter()
-        plan = plan_query(node, self.reader, self.analyzer, self.plan_options(o), query) \
-            if node is not None else None
+        rankable = problem is not None or not typed_operators(query)
+        plan = plan_query(node, self.reader, self.analyzer, self.plan_options(o), query,
+                          rankable) if node is not None else None
         if plan is None:
             return Topic(query, "none", 0, explain={"ast": None} if o.explain else None,
                          note=note)
@@ -382,7 +383,8 @@ def _explain(node, plan: Plan, sql, stats, filters: dict, timings: dict) -> dict
                   for a in c.alts],
     } for c in plan.clauses]
     return {
-        "ast": to_dict(node), "parsed": to_query_string(node), "clauses": clauses,
+        "ast": to_dict(node), "parsed": to_query_string(node), "ranked": plan.ranked,
+        "clauses": clauses,
         "filters": filters,
         "sql": sql.text, "params": sql.params,
         "pipeline": {"candidates": stats.candidates, "aggregated": stats.aggregated,
