@@ -768,7 +768,7 @@ def test_fuzzy_expansion_scores_fuzzy_weight_times_the_expanded_term(setup):
     ("kubernetse OR cahce", Or((T("kubernetse", fuzzy=True), T("cahce", fuzzy=True)))),
     ("rust errors", And((T("rust"), T("errors", fuzzy=True)))),
     ("title:borowing", T("borowing", ("title",), fuzzy=True)),
-    ("rust -borowing", And((T("rust"), Not(T("borowing", fuzzy=True))))),
+    ("rust -borowing", And((T("rust"), Not(T("borowing"))))),  # a negated word: exact only
     ("lifetimse^2 borrow", And((T("lifetimse", boost=2.0, fuzzy=True), T("borrow")))),
 ])
 def test_fuzzy_scores_equal_the_reference(setup, query, expr):

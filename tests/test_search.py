@@ -474,4 +474,11 @@ def test_json_shape_of_a_response(env):
     assert "content" not in result
 
 
-#END
+
+def test_a_negated_word_excludes_that_word_only_not_its_typo_neighbours(env):
+    """``-pumpz`` must not exclude the chunk about pumps by fuzzy matching (it used to:
+    the negated word was expanded like a positive one)."""
+    explain = search(env, "water -pumpz", explain=True).queries[0].explain
+    negated = [c for c in explain["clauses"] if c["negated"]]
+    assert [t["term"] for t in negated[0]["terms"]] == ["pumpz"]
+    assert "kb:plumbing.md#pumps" in ids(env, "water -pumpz")

@@ -11,6 +11,8 @@ Every leaf of the query becomes a numbered *clause*:
   BM25F), so the compound as written ranks first while a typo in one part
   (``tldr-pagoes``) or the parts apart still match. Under a NOT, and for CJK text (whose
   bigrams are not words of their own), a compound stays a phrase;
+- a word under a NOT excludes that word only, not its typo neighbours (``-thalassemia``
+  must not exclude ``thalassaemia``);
 - ``"a b"`` / ``"a b"~N`` → a phrase clause over exact terms (no fuzzy inside phrases);
 - ``prefix*`` → a term clause whose alternatives are the terms of every surface word that
   starts with the prefix (capped at ``MAX_PREFIX_TERMS``, most frequent first);
@@ -239,7 +241,7 @@ class Planner:
         word = words[0]
         exact = self.analyzer.stem(word)
         alts = {exact: self._exact(exact, word)}
-        if fuzzy and self.options.fuzzy:
+        if fuzzy and self.options.fuzzy and not self._negations:  # -word excludes word only
             self._fuzzy(word, alts)
         return self._add(kind="term", text=text, fields=self._fields(fld),
                          alts=tuple(alts.values()), boost=boost)
