@@ -71,6 +71,7 @@ class Clause:
     slop: int = 0
     boost: float = 1.0
     tree: str | None = None
+    feedback: bool = False  # an expansion term (ra.query.feedback): scores, never required
 
     @property
     def field_mask(self) -> int:
@@ -124,7 +125,7 @@ class Plan:
     def terms(self) -> list[str]:
         """Every matched term of the positive clauses (for snippets and highlights)."""
         return sorted({a.term for i in self.positive for a in self.clauses[i].alts
-                       if a.term_id is not None})
+                       if a.term_id is not None and not self.clauses[i].feedback})
 
 
 @dataclass

@@ -211,7 +211,7 @@ class Searcher:
             return Topic(query, "none", 0, explain={"ast": None} if o.explain else None,
                          note=note)
         t_plan = time.perf_counter()
-        rows, metas, sql = self._score(plan, o)
+        plan, rows, metas, sql = self._with_feedback(plan, *self._score(plan, o), o)
         t_sql = time.perf_counter()
         ranked, stats = self._rank(rows, metas, o)
         ranked = _page(ranked, o, self.default_limit(o), self.reader.meta)
@@ -253,6 +253,18 @@ class Searcher:
             [r[5] for r in scored], None if resident else [r[5] for r in found if r[0] is None])
         best = sorted(scored, key=lambda r: (-r[0], metas[r[5]].id))[:limit]
         return [r[:5] for r in best], [metas[r[5]] for r in best], sql
+
+    def _with_feedback(self, plan: Plan, rows, metas, sql, o: SearchOptions):
+        """``(plan, rows, metas, sql)``: for a ranked query when ``[search] feedback`` is
+        on, the plan with the expansion terms of its best chunks (``ra.query.feedback``),
+        scored again; otherwise what was given."""
+        if not (plan.ranked and self.config.search.feedback and not o.raw and rows):
+            return plan, rows, metas, sql
+        from ra.query.feedback import expand
+
+        wider = expand(plan, self.reader, self.analyzer,
+                       [(m.ord, r[0]) for m, r in zip(metas, rows, strict=True)])
+        return (plan, rows, metas, sql) if wider is plan else (wider, *self._score(wider, o))
 
     def _rank(self, rows, metas: list[ChunkMeta], o: SearchOptions):
         s = self.config.search
@@ -378,6 +390,7 @@ def _explain(node, plan: Plan, sql, stats, filters: dict, timings: dict) -> dict
         "clause": c.index, "kind": c.kind, "text": c.text,
         "fields": [FIELDS[f] for f in c.fields], "boost": c.boost,
         "negated": c.index in plan.negative, "slop": c.slop, "tree": c.tree,
+        "feedback": c.feedback,
         "terms": [{"term": a.term, "df": a.df, "in_index": a.term_id is not None,
                    "distance": a.distance, "weight": a.weight, "word": a.word}
                   for a in c.alts],
