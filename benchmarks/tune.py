@@ -1,41 +1,52 @@
-"""ra alone on SciFact train or the tldr known items, with search settings varied in-process.
+"""ra alone on SciFact train or the known-item sets, with search settings varied in-process.
 
-``benchmarks.scifact`` and ``benchmarks.tldr`` index afresh and run every peer; this
-indexes once into a folder that persists between runs (a change of analyzer or chunking
-rebuilds it, as ra's freshness check does for any index) and scores ra's natural
-queries alone, so trying a variant of the ranking settings costs a minute or two::
+``benchmarks.scifact`` and the known-item benchmark index afresh and run every peer; this
+indexes once into a folder that persists between runs (``$RA_TUNE_DIR``, default
+``/tmp/ra-tune``; a change of analyzer or chunking rebuilds it, as ra's freshness check
+does for any index) and scores ra alone, so trying a variant of the ranking settings
+costs a minute or two::
 
-    python -m benchmarks.tune scifact                       # defaults, all 809 claims
-    python -m benchmarks.tune scifact --quick k1=0.9 b=0.4  # the 100-claim sample
-    python -m benchmarks.tune tldr title=1.5 --save runs/a.json
+    python -m benchmarks.tune scifact                        # defaults, all 809 claims
+    python -m benchmarks.tune scifact --quick k1=0.9 b=0.4   # the 100-claim sample
+    python -m benchmarks.tune known title=1.5 --save runs/a.json   # the tuning halves
+    python -m benchmarks.tune known --half reporting --sets tldr,tasks
 
-Settings are ``[search]`` keys (``k1``, ``b``, ``fuzzy``, ``fuzzy_distance``,
-``fuzzy_weight``) or field boosts (``title``, ``tags``, ``path``, ``body``). ``--save``
-writes the per-query numbers (query ids or page paths only, no text); ``--against FILE``
-counts the queries that got better or worse than a saved run.
+Queries are sent ``--mode typed`` (as written: the default, what agents send), ``words``
+(the words only, space-separated) or ``or`` (the words OR'd). Known items run on the
+*tuning* halves unless ``--half reporting`` or ``all`` is given (``benchmarks.
+known_items``): tune on the tuning halves only. Settings are ``[search]`` keys (``k1``,
+``b``, ``fuzzy``, ``fuzzy_distance``, ``fuzzy_weight``, ...) or field boosts (``title``,
+``tags``, ``path``, ``body``) or module constants by their dotted name
+(``ra.query.plan.COMPOUND_PHRASE_WEIGHT=0.3``). ``--grid "k1=0.9 b=0.4; k1=1.2"`` runs
+several variants over one open index. ``--save`` writes the per-query numbers (SciFact
+query ids; known items by target and query); ``--against FILE`` counts the queries that
+got better or worse than a saved run.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
-from benchmarks import scifact, tldr
+from benchmarks import known_items, scifact
 from benchmarks.metrics import mean, ndcg_at, recall_at
 
-WORK = Path("/tmp/ra-tune")
+WORK = Path(os.environ.get("RA_TUNE_DIR", "/tmp/ra-tune"))  # one per engineer on a shared machine
 BOOSTS = ("title", "tags", "path", "body")
 
 
 def settings(config, overrides: dict[str, str]):
-    """``config`` with ``[search]`` keys and field boosts replaced."""
+    """``config`` with ``[search]`` keys and field boosts replaced (dotted keys, module
+    constants such as ``ra.query.plan.COMPOUND_PHRASE_WEIGHT``, are left to ``constants``)."""
     search = config.search
     boosts = {k: float(v) for k, v in overrides.items() if k in BOOSTS}
     rest = {}
     for key, value in overrides.items():
-        if key not in BOOSTS:
+        if key not in BOOSTS and "." not in key:
             kind = type(getattr(search, key))
             rest[key] = value.lower() in ("1", "true", "on") if kind is bool else kind(value)
     search = dataclasses.replace(search, boosts=dataclasses.replace(search.boosts, **boosts),
@@ -43,27 +54,72 @@ def settings(config, overrides: dict[str, str]):
     return dataclasses.replace(config, search=search)
 
 
-def searcher_for(folder: Path, overrides: dict[str, str]):
+@contextmanager
+def constants(overrides: dict[str, str]):
+    """Module constants named by dotted keys set for the duration (then restored)."""
+    import importlib
+
+    saved = []
+    for key, value in overrides.items():
+        if "." in key:
+            module, name = key.rsplit(".", 1)
+            mod = importlib.import_module(module)
+            old = getattr(mod, name)
+            saved.append((mod, name, old))
+            setattr(mod, name, type(old)(value))
+    try:
+        yield
+    finally:
+        for mod, name, old in reversed(saved):
+            setattr(mod, name, old)
+
+
+def open_folder(folder: Path):
+    """``(reader, config)`` of the index of ``folder`` (built or refreshed first)."""
     from ra.config.settings import load_config
     from ra.index.freshness import open_index
+
+    config = load_config(folder)
+    reader, _ = open_index(config)
+    return reader, config
+
+
+def searchers(reader, config, variants: list[dict[str, str]]):
+    """``(variant index, Searcher)`` per variant, with its constants set meanwhile."""
     from ra.query.search import Searcher
 
-    config = settings(load_config(folder), overrides)
-    reader, _ = open_index(config)
-    return reader, Searcher(reader, config)
+    for i, overrides in enumerate(variants):
+        with constants(overrides):
+            yield i, Searcher(reader, settings(config, overrides))
 
 
-def doc_keys(searcher, words: list[str], options, key) -> tuple[list[str], bool]:
-    """Documents in rank order (best chunk of each), and whether the match was partial."""
-    topic = searcher.search([" ".join(words)], options).queries[0]
-    seen: dict[str, None] = {}
-    for r in topic.results:
-        seen.setdefault(key(r))
-    return list(seen), topic.match == "partial"
+MODES = ("typed", "words", "or")
 
 
-def run_scifact(overrides: dict[str, str], quick: bool = False) -> dict:
-    """Per claim: nDCG@10, Recall@100 and whether ra answered partially."""
+def query_text(text: str, mode: str) -> str:
+    """How a query is sent: ``typed`` as written, ``words`` its words (operators and
+    punctuation dropped) separated by spaces, ``or`` the words OR'd."""
+    if mode == "typed":
+        return text
+    words = scifact.words_of(text)
+    return " OR ".join(words) if mode == "or" else " ".join(words)
+
+
+def ranked_results(searcher, query: str, options):
+    """The results of one topic and whether ra answered it partially; a query ra refuses
+    (a syntax error) has no results, as for the agent that sent it."""
+    from ra.errors import QueryError
+
+    try:
+        topic = searcher.search([query], options).queries[0]
+    except QueryError:
+        return [], False
+    return topic.results, topic.match == "partial"
+
+
+def run_scifact(variants: list[dict[str, str]], quick: bool = False, mode: str = "typed"
+                ) -> list[dict]:
+    """Per variant and claim: nDCG@10, Recall@100 and whether ra answered partially."""
     from ra.query.search import SearchOptions
 
     corpus, queries, qrels = scifact.load()
@@ -72,50 +128,69 @@ def run_scifact(overrides: dict[str, str], quick: bool = False) -> dict:
     folder = WORK / "scifact"
     if not (folder / ".ra.toml").exists():
         scifact.write_corpus(corpus, folder)
-    reader, searcher = searcher_for(folder, overrides)
+    reader, config = open_folder(folder)
     opts = SearchOptions(limit=scifact.DEPTH, candidate_limit=1000, cutoff_ratio=0.0)
-    out = {}
+    out: list[dict] = [{} for _ in variants]
     try:
-        for qid, text in queries.items():
-            ranked, partial = doc_keys(searcher, scifact.words_of(text), opts,
-                                       lambda r: scifact.doc_key(r.id, r.path))
-            out[qid] = {"ndcg@10": ndcg_at(ranked, qrels[qid]),
-                        "recall@100": recall_at(ranked, qrels[qid]), "partial": partial}
+        for i, searcher in searchers(reader, config, variants):
+            for qid, text in queries.items():
+                results, partial = ranked_results(searcher, query_text(text, mode), opts)
+                ranked = list(dict.fromkeys(scifact.doc_key(r.id, r.path) for r in results))
+                out[i][qid] = {"ndcg@10": ndcg_at(ranked, qrels[qid]),
+                               "recall@100": recall_at(ranked, qrels[qid]), "partial": partial}
     finally:
         reader.close()
     return out
 
 
-def run_tldr(overrides: dict[str, str], quick: bool = False) -> dict:
-    """Per page and variant (clean, typo): reciprocal rank within the top 10."""
+def corpus_folder(corpus: str) -> Path:
+    """A folder whose ``.ra.toml`` names one corpus of ``known_items.TREES``."""
+    tree, root = known_items.TREES[corpus]
+    folder = WORK / corpus
+    folder.mkdir(parents=True, exist_ok=True)
+    config = f'[tree.{tree}]\npath = "{root}"\n'
+    if not (folder / ".ra.toml").exists() or (folder / ".ra.toml").read_text() != config:
+        (folder / ".ra.toml").write_text(config)
+    return folder
+
+
+def run_known(variants: list[dict[str, str]], which: str = "tuning", mode: str = "typed",
+              sets: tuple[str, ...] = known_items.SETS) -> list[dict]:
+    """Per variant, set and variant (clean, typo) and item: reciprocal rank in the top 10."""
     from ra.query.search import SearchOptions
 
-    items = tldr.known_items(n=tldr.QUICK_N if quick else tldr.N)
-    folder = WORK / "tldr"
-    folder.mkdir(parents=True, exist_ok=True)
-    tldr.write_config(folder)
-    reader, searcher = searcher_for(folder, overrides)
-    opts = SearchOptions(limit=tldr.DEPTH)
-    out = {}
-    try:
-        for it in items:
-            for variant, words in (("clean", it.words), ("typo", it.typo)):
-                ranked, partial = doc_keys(searcher, list(words), opts,
-                                           lambda r: r.id.split("#")[0])
-                rank = tldr.rank_of(ranked, it.doc_id)
-                out[f"{variant} {it.doc_id}"] = {"rr": 1 / rank if rank else 0.0,
-                                                 "partial": partial}
-    finally:
-        reader.close()
+    opts = SearchOptions(limit=known_items.DEPTH)
+    by_corpus: dict[str, list] = {}
+    for name in sets:
+        for it in known_items.half(name, which):
+            by_corpus.setdefault(it.corpus, []).append(it)
+    out: list[dict] = [{} for _ in variants]
+    for corpus, found in by_corpus.items():
+        reader, config = open_folder(corpus_folder(corpus))
+        try:
+            for i, searcher in searchers(reader, config, variants):
+                for it in found:
+                    for variant, text in (("clean", it.query), ("typo", it.typo)):
+                        results, partial = ranked_results(searcher, query_text(text, mode),
+                                                          opts)
+                        rank = next((k + 1 for k, r in enumerate(results) if known_items.hit(
+                            r.id, r.constituents, it.targets)), None)
+                        out[i].setdefault(f"{it.set} {variant}", {})[
+                            it.key + " " + it.query] = {"rr": 1 / rank if rank else 0.0,
+                                                        "partial": partial}
+        finally:
+            reader.close()
     return out
 
 
 def summary(which: str, rows: dict) -> str:
-    if which == "tldr":
-        rr = {v: [r["rr"] for k, r in rows.items() if k.startswith(v)]
-              for v in ("clean", "typo")}
-        return (f"MRR@10 clean {mean(rr['clean']):.4f}  typo {mean(rr['typo']):.4f}  "
-                f"({len(rr['clean'])} pages)")
+    if which == "known":
+        lines = []
+        for name, per in rows.items():
+            rr = [r["rr"] for r in per.values()]
+            s1 = sum(r == 1.0 for r in rr) / len(rr)
+            lines.append(f"  {name:18} MRR@10 {mean(rr):.4f}  S@1 {s1:.4f}  ({len(rr)})")
+        return "\n" + "\n".join(lines)
     n = mean([r["ndcg@10"] for r in rows.values()])
     r = mean([r["recall@100"] for r in rows.values()])
     p = sum(r["partial"] for r in rows.values())
@@ -123,26 +198,43 @@ def summary(which: str, rows: dict) -> str:
 
 
 def versus(rows: dict, before: dict) -> str:
-    metric = "rr" if "rr" in next(iter(rows.values())) else "ndcg@10"
-    gaps = [rows[q][metric] - before[q][metric] for q in rows if q in before]
+    if all(isinstance(v, dict) and "rr" in next(iter(v.values())) for v in rows.values()):
+        parts = []
+        for name, per in rows.items():
+            gaps = [per[q]["rr"] - before[name][q]["rr"] for q in per if q in before.get(name, {})]
+            parts.append(f"{name}: +{sum(g > 1e-9 for g in gaps)} -{sum(g < -1e-9 for g in gaps)}")
+        return "against the saved run (rr): " + ", ".join(parts)
+    gaps = [rows[q]["ndcg@10"] - before[q]["ndcg@10"] for q in rows if q in before]
     return (f"against the saved run: {sum(g > 1e-9 for g in gaps)} better, "
-            f"{sum(g < -1e-9 for g in gaps)} worse ({metric})")
+            f"{sum(g < -1e-9 for g in gaps)} worse (ndcg@10)")
+
+
+def option(argv: list[str], name: str, default: str | None = None) -> str | None:
+    return argv[argv.index(name) + 1] if name in argv else default
 
 
 def main(argv: list[str]) -> int:
-    which = argv[0] if argv and argv[0] in ("scifact", "tldr") else "scifact"
-    save = argv[argv.index("--save") + 1] if "--save" in argv else None
-    against = argv[argv.index("--against") + 1] if "--against" in argv else None
-    overrides = dict(a.split("=", 1) for a in argv if "=" in a and a not in (save, against))
-    run = run_tldr if which == "tldr" else run_scifact
-    rows = run(overrides, "--quick" in argv)
-    label = " ".join(f"{k}={v}" for k, v in overrides.items()) or "defaults"
-    print(f"{which} {label} → {summary(which, rows)}")
-    if against:
-        print(versus(rows, json.loads(Path(against).read_text())))
+    which = argv[0] if argv and argv[0] in ("scifact", "known") else "scifact"
+    save, against = option(argv, "--save"), option(argv, "--against")
+    mode, grid = option(argv, "--mode", "typed"), option(argv, "--grid")
+    values = {save, against, grid}
+    single = dict(a.split("=", 1) for a in argv
+                  if "=" in a and a not in values and not a.startswith("-"))
+    variants = [dict(kv.split("=", 1) for kv in part.split()) | single
+                for part in grid.split(";")] if grid else [single]
+    if which == "known":
+        sets = tuple(option(argv, "--sets", ",".join(known_items.SETS)).split(","))
+        runs = run_known(variants, option(argv, "--half", "tuning"), mode, sets)
+    else:
+        runs = run_scifact(variants, "--quick" in argv, mode)
+    for overrides, rows in zip(variants, runs, strict=True):
+        label = " ".join(f"{k}={v}" for k, v in overrides.items()) or "defaults"
+        print(f"{which} ({mode}) {label} → {summary(which, rows)}")
+        if against:
+            print(versus(rows, json.loads(Path(against).read_text())))
     if save:
         Path(save).parent.mkdir(parents=True, exist_ok=True)
-        Path(save).write_text(json.dumps(rows))
+        Path(save).write_text(json.dumps(runs[0] if len(runs) == 1 else runs))
     return 0
 
 

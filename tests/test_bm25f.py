@@ -49,7 +49,18 @@ from ra.query.bm25f import (
     top_sql,
 )
 from ra.query.parser import parse
-from ra.query.plan import AllOf, Alt, AnyOf, Clause, NoneOf, Plan, PlanOptions, Ref, plan_query
+from ra.query.plan import (
+    COMPOUND_PHRASE_WEIGHT,
+    AllOf,
+    Alt,
+    AnyOf,
+    Clause,
+    NoneOf,
+    Plan,
+    PlanOptions,
+    Ref,
+    plan_query,
+)
 from ra.query.search import Searcher, SearchOptions
 from ra.text.analysis import Analyzer, split_words
 
@@ -60,7 +71,7 @@ K1, B = 1.2, 0.75
 # The configured defaults (ra.config.settings.FieldBoosts), written out for the reference.
 W = {"title": 2.0, "tags": 2.5, "path": 2.0, "body": 1.0}
 LOCAL_BOOST = 1.5
-COORD = 0.0  # partial answers (ra.query.bm25f.Weights.coord)
+COORD = 1.0  # ranked and partial answers ([search] coordination)
 FIELD_NAMES = ("title", "tags", "path", "body")
 NO_CUTOFF = SearchOptions(fuzzy=False, aggregation=False, cutoff_ratio=0.0, limit=1000,
                           candidate_limit=1000)
@@ -280,6 +291,21 @@ class P:
 
 
 @dataclass(frozen=True)
+class C:
+    """A compound word (``error-handling``): all its parts (each fuzzy, like a word), or
+    its joined word when the vocabulary has it; scores its parts, the joined word and
+    ``COMPOUND_PHRASE_WEIGHT`` × its phrase, whichever occur."""
+
+    words: tuple[str, ...]
+    fields: tuple[str, ...] = FIELD_NAMES
+    boost: float = 1.0
+    fuzzy: bool = False
+
+    def parts(self) -> list[T]:
+        return [T(w, self.fields, self.boost, self.fuzzy) for w in self.words]
+
+
+@dataclass(frozen=True)
 class Pre:
     prefix: str
     fields: tuple[str, ...] = FIELD_NAMES
@@ -343,7 +369,24 @@ class Evaluator:
                     alts.setdefault(term, self.fuzzy_weight)
         return alts
 
+    def joined(self, leaf: C) -> T | None:
+        """The compound's joined word as an exact word, when the vocabulary has it."""
+        word = "".join(leaf.words)
+        return T(word, leaf.fields, leaf.boost) if self.ref.analyzer.stem(word) in \
+            self.ref.df else None
+
+    def compound_score(self, leaf: C, chunk: RefChunk) -> float | None:
+        pieces = [self.leaf_score(t, chunk) for t in leaf.parts()]
+        if (joined := self.joined(leaf)) is not None:
+            pieces.append(self.leaf_score(joined, chunk))
+        phrase = self.leaf_score(P(leaf.words, leaf.fields, leaf.boost), chunk)
+        pieces.append(None if phrase is None else COMPOUND_PHRASE_WEIGHT * phrase)
+        found = [p for p in pieces if p is not None]
+        return sum(found) if found else None
+
     def leaf_score(self, leaf, chunk: RefChunk) -> float | None:
+        if isinstance(leaf, C):
+            return self.compound_score(leaf, chunk)
         if isinstance(leaf, P):
             terms = [self.ref.analyzer.stem(w) for w in leaf.words]
             score = self.ref.phrase(chunk, terms, leaf.fields)
@@ -382,6 +425,10 @@ class Evaluator:
                 return not self.matches(item, chunk)
             case InTree(tree):
                 return self.trees[chunk.id] == tree
+            case C():
+                joined = self.joined(expr)
+                return (all(self.leaf_score(t, chunk) is not None for t in expr.parts())
+                        or joined is not None and self.leaf_score(joined, chunk) is not None)
         return self.leaf_score(expr, chunk) is not None
 
     def positive_leaves(self, expr, under_not: bool = False) -> list:
@@ -409,23 +456,62 @@ class Evaluator:
                     if (s := self.leaf_score(leaf, chunk)) is not None)
         return self.ref.boosted(chunk, total)
 
-    def run(self, expr) -> tuple[dict[str, float], bool]:
+    def weight(self, group) -> float:
+        """A group's weight in coordination: the idf it scores with (0 when nothing in
+        the vocabulary can match it); the sum over parts, the best of alternatives."""
+        match group:
+            case And(items):
+                return sum(self.weight(i) for i in items)
+            case Or(items):
+                return max(self.weight(i) for i in items)
+            case C():
+                joined = self.joined(group)
+                parts = sum(self.weight(t) for t in group.parts())
+                return max(parts, self.weight(joined)) if joined is not None else parts
+            case InTree() | Not():
+                return 0.0
+            case P(words):
+                terms = [self.ref.analyzer.stem(w) for w in words]
+                return (sum(self.ref.idf(t) for t in terms)
+                        if all(t in self.ref.df for t in terms) else 0.0)
+        alts = self.alternatives(group)
+        typed = next(iter(alts)) if isinstance(group, T) else None
+        return max((min(self.ref.idf(t), self.ref.idf(typed))
+                    if typed is not None and t != typed and typed in self.ref.df
+                    else self.ref.idf(t) for t in alts if t in self.ref.df), default=0.0)
+
+    def groups(self, expr) -> list:
+        """What coordination counts: the positive items of a top-level And."""
+        top = expr.items if isinstance(expr, And) else (expr,)
+        return [i for i in top if not isinstance(i, Not | InTree)]
+
+    def run(self, expr, ranked: bool = False, coord: float = COORD
+            ) -> tuple[dict[str, float], bool]:
         """``({chunk id: score}, complete)``.
 
         Only a chunk that some positive word or phrase matches is a candidate: a ``tree:``
         clause filters but does not score, so ``tree:a OR b`` is ``b``; the pipeline has
         no score for a chunk without hits. When no chunk satisfies the whole expression,
-        the answer is partial: every chunk matching some positive leaf and no negated one
-        (and any top-level tree), scored × (matched leaves / positive leaves) ** COORD.
+        the answer is partial: every chunk matching some group (a positive item of the
+        top-level And) and no negated word (and any top-level tree), scored × (weight of
+        the groups matched / weight of all groups) ** coord, a group weighing the idf it
+        scores with. A ``ranked`` query (a long one) is answered that way whether or not
+        some chunk satisfies the whole expression.
         """
-        pos, neg = self.positive_leaves(expr), self.negative_leaves(expr)
+        pos, neg, groups = (self.positive_leaves(expr), self.negative_leaves(expr),
+                            self.groups(expr))
 
-        def matched(c):
-            return sum(self.leaf_score(leaf, c) is not None for leaf in pos)
+        def matched(c):  # the idf-weighted share of the groups
+            return sum(self.weight(g) for g in groups if self.matches(g, c)) / total
+
+        total = sum(self.weight(g) for g in groups)
+
+        def scored(c):
+            return any(self.leaf_score(leaf, c) is not None for leaf in pos)
 
         full = {c.id: self.score(expr, c) for c in self.ref.chunks
-                if matched(c) and self.matches(expr, c) and not self.excluded(expr, c)}
-        if full:
+                if scored(c) and self.matches(expr, c) and not self.excluded(expr, c)}
+        if full and not ranked:
             return full, True
         top = expr.items if isinstance(expr, And) else (expr,)
         trees = [i for i in top if isinstance(i, InTree)]  # a top-level tree: still a filter
@@ -433,8 +519,7 @@ class Evaluator:
               if not any(self.leaf_score(leaf, c) is not None for leaf in neg)
               and all(self.matches(t, c) for t in trees) and matched(c)
               and not self.excluded(expr, c)]
-        return {c.id: self.score(expr, c) * (matched(c) / len(pos)) ** COORD
-                for c in ok}, False
+        return {c.id: self.score(expr, c) * matched(c) ** coord for c in ok}, bool(full)
 
 
 # --- fixtures ---------------------------------------------------------------------------
@@ -488,13 +573,15 @@ def setup(tmp_path_factory) -> Setup:
     reader.close()
 
 
-def duck(s: Setup, query: str, fuzzy: bool = False, weight: float = 0.5
-         ) -> tuple[dict[str, float], bool]:
+def duck(s: Setup, query: str, fuzzy: bool = False, weight: float = 0.5,
+         ranked: bool = False, coord: float = COORD) -> tuple[dict[str, float], bool]:
     """Every candidate row of the scoring SQL: ``({chunk id: score}, complete)``."""
     plan = plan_query(parse(query), s.reader, s.ref.analyzer,
-                      PlanOptions(fuzzy=fuzzy, distance=1, fuzzy_weight=weight), query)
-    sql = bm25f_sql(plan, s.reader.stats.chunks, s.reader.stats.avg_length, Weights(),
-                    Filters(), 10_000)
+                      PlanOptions(fuzzy=fuzzy, distance=1, fuzzy_weight=weight), query,
+                      rankable=ranked)
+    assert plan.ranked == ranked
+    sql = bm25f_sql(plan, s.reader.stats.chunks, s.reader.stats.avg_length,
+                    replace(Weights(), coord=coord), Filters(), 10_000)
     with s.reader.lock:  # read rows by column name: the SELECT list may grow
         cursor = s.reader.con.execute(sql.text, sql.params)
         names = [d[0] for d in cursor.description]
@@ -555,7 +642,9 @@ QUERIES = [
     ('"event loop" OR "stale cache"', Or((P(("event", "loop")), P(("stale", "cache"))))),
     ("tree:docs error", And((InTree("docs"), T("error")))),
     ("tree:notes OR deployment", Or((InTree("notes"), T("deployment")))),
-    ("error-handling", P(("error", "handling"))),
+    ("error-handling", C(("error", "handling"))),
+    ("rust error-handling", And((T("rust"), C(("error", "handling"))))),
+    ("-error-handling rust", And((Not(P(("error", "handling"))), T("rust")))),
     ('"error handling"^2 OR panic', Or((P(("error", "handling"), boost=2.0), T("panic")))),
     ("po*", Pre("po")),
     ("title:cach* evict*", And((Pre("cach", ("title",)), Pre("evict")))),
@@ -572,6 +661,44 @@ def test_duckdb_scores_equal_the_reference(setup, query, expr):
     assert want, "the reference query should match something"
     got, got_complete = duck(setup, query)
     assert got_complete == complete
+    assert_same(got, want)
+
+
+RANKED = [
+    ("rust error handling cache eviction ownership lifetimes",
+     And((T("rust"), T("error"), T("handling"), T("cache"), T("eviction"), T("ownership"),
+          T("lifetimes")))),
+    ("rust error-handling cache eviction ownership lifetimes -python",
+     And((T("rust"), C(("error", "handling")), T("cache"), T("eviction"), T("ownership"),
+          T("lifetimes"), Not(T("python"))))),
+    ("tree:docs rust error borrowing cache kubernetes deployment",
+     And((InTree("docs"), T("rust"), T("error"), T("borrowing"), T("cache"),
+          T("kubernetes"), T("deployment")))),
+    ('"error handling" rust cache (eviction OR borrowing) lifetimes pods',
+     And((P(("error", "handling")), T("rust"), T("cache"), Or((T("eviction"),
+                                                                T("borrowing"))),
+          T("lifetimes"), T("pods")))),
+]
+
+
+@pytest.mark.parametrize("coord", [0.0, 1.0, 2.5])
+@pytest.mark.parametrize("query, expr", RANKED, ids=[q for q, _ in RANKED])
+def test_ranked_scores_equal_the_reference(setup, query, expr, coord):
+    """A long query: every chunk with a group of it (and no excluded word), its score ×
+    the idf-weighted share of the groups it matches ** coord."""
+    want, complete = setup.eval.run(expr, ranked=True, coord=coord)
+    assert want
+    got, got_complete = duck(setup, query, ranked=True, coord=coord)
+    assert got_complete == complete
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize("coord", [1.0, 2.5])
+def test_partial_scores_use_the_same_coordination(setup, coord):
+    expr = And((T("pods"), T("lifetimes"), Not(T("rust"))))
+    want, complete = setup.eval.run(expr, coord=coord)
+    got, got_complete = duck(setup, "pods lifetimes -rust", coord=coord)
+    assert not complete and not got_complete
     assert_same(got, want)
 
 
@@ -641,7 +768,7 @@ def test_fuzzy_expansion_scores_fuzzy_weight_times_the_expanded_term(setup):
     ("kubernetse OR cahce", Or((T("kubernetse", fuzzy=True), T("cahce", fuzzy=True)))),
     ("rust errors", And((T("rust"), T("errors", fuzzy=True)))),
     ("title:borowing", T("borowing", ("title",), fuzzy=True)),
-    ("rust -borowing", And((T("rust"), Not(T("borowing", fuzzy=True))))),
+    ("rust -borowing", And((T("rust"), Not(T("borowing"))))),  # a negated word: exact only
     ("lifetimse^2 borrow", And((T("lifetimse", boost=2.0, fuzzy=True), T("borrow")))),
 ])
 def test_fuzzy_scores_equal_the_reference(setup, query, expr):
@@ -829,6 +956,23 @@ def test_top_sql_gives_the_rows_of_bm25f_sql_bit_for_bit(resident, query, fuzzy)
         got, want = (sorted(resident.query(q.text, q.params), key=lambda r: r[5])
                      for q in (top, general))
         assert got and got == want
+
+
+@pytest.mark.parametrize("query", ["rust error handling cache eviction ownership lifetimes",
+                                   "rust errors kubernetse cahce ownership lifetimes pods",
+                                   "kubernetes ownership", "pods lifetimes"])
+@pytest.mark.parametrize("coord", [0.0, 1.5])
+def test_top_sql_ranks_long_and_partial_queries_as_bm25f_sql_does(resident, query, coord):
+    plan = plan_query(parse(query), resident, Analyzer("english"),
+                      PlanOptions(fuzzy=True, distance=1), query, rankable=True)
+    assert is_plain(plan, Filters()) and plan.ranked == (len(query.split()) >= 6)
+    weights = replace(Weights(), coord=coord)
+    n, avg = resident.stats.chunks, resident.stats.avg_length
+    top = top_sql(plan, n, weights, Filters(), 10_000)
+    general = bm25f_sql(plan, n, avg, weights, Filters(), 10_000, metadata=False)
+    got, want = (sorted(resident.query(q.text, q.params), key=lambda r: r[5])
+                 for q in (top, general))
+    assert got and got == want
 
 
 def test_top_sql_keeps_the_ties_with_the_last_best_row(resident):

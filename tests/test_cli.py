@@ -77,8 +77,19 @@ def test_search_matches_shows_line_numbers(project, capsys):
     assert "   18: Configure logging **conventions** here." in out
 
 
-def test_query_syntax_error_shows_caret_and_exits_2(project, capsys):
+def test_invalid_query_syntax_is_searched_as_words_with_a_note(project, capsys):
     code, out, err = run(capsys, "search", '"error handling')
+    assert code == 0 and "error" not in err
+    assert out.startswith("(note: not valid query syntax (unclosed quote at character 1); "
+                          "searched for its words instead")
+    assert "Use Result types for error handling in Rust." in out
+    code, out, _ = run(capsys, "search", '"error handling', "--json")
+    topic = json.loads(out)["queries"][0]
+    assert code == 0 and "unclosed quote" in topic["note"] and topic["results"]
+
+
+def test_strict_query_syntax_error_shows_caret_and_exits_2(project, capsys):
+    code, out, err = run(capsys, "search", '"error handling', "--strict")
     assert code == 2 and out == ""
     assert "query syntax error: unclosed quote" in err
     assert "  \"error handling\n  ^" in err

@@ -423,12 +423,42 @@ def test_matching_most_sections_aggregates_into_the_parent(env):
     ("mu*tex", 2),
     ("nosuchfield:mutex", 0),
 ])
-def test_syntax_errors_are_query_errors_with_a_position(env, query, position):
+def test_strict_syntax_errors_are_query_errors_with_a_position(env, query, position):
     with pytest.raises(QueryError) as raised:
-        search(env, query)
+        search(env, query, strict=True)
     assert raised.value.position == position
     assert raised.value.query == query
     assert "^" in str(raised.value)
+
+
+@pytest.mark.parametrize("query, words", [
+    ('mutex "unclosed', "mutex unclosed"),
+    ("(mutex threads", "mutex threads"),
+    ("mutex OR", "mutex"),
+    ("mutex^0", "mutex 0"),
+    ("mu*tex", "mu tex"),
+    ("nosuchfield:mutex", "nosuchfield-mutex"),
+])
+def test_invalid_syntax_is_answered_as_its_words_with_a_note(env, query, words):
+    topic = search(env, query).queries[0]
+    assert topic.note and "not valid query syntax" in topic.note
+    assert topic.to_dict()["note"] == topic.note
+    plain = search(env, words).queries[0]
+    assert plain.note is None and "note" not in plain.to_dict()
+    assert [(r.id, r.score) for r in topic.results] == [(r.id, r.score) for r in plain.results]
+
+
+@pytest.mark.parametrize("query, same_as", [
+    ("mutex - threads", "mutex threads"),  # a lone dash is text
+    ("mutex --threads", "mutex threads"),  # so is a doubled one (a flag)
+    ("threads or mutex", "threads or mutex"),  # lower-case 'or' is a word: no OR
+])
+def test_dashes_and_lowercase_keywords_are_text(env, query, same_as):
+    topic = search(env, query).queries[0]
+    assert topic.note is None
+    assert ids(env, query) == ids(env, same_as)
+    explain = search(env, "threads or mutex", explain=True).queries[0].explain
+    assert explain["parsed"] == "threads or mutex" and "or" not in explain["ast"]
 
 
 def test_an_empty_topic_is_answered_with_nothing(env):
@@ -443,3 +473,12 @@ def test_json_shape_of_a_response(env):
     assert {"id", "tree", "path", "title", "breadcrumb", "score", "snippet"} <= set(result)
     assert "content" not in result
 
+
+
+def test_a_negated_word_excludes_that_word_only_not_its_typo_neighbours(env):
+    """``-pumpz`` must not exclude the chunk about pumps by fuzzy matching (it used to:
+    the negated word was expanded like a positive one)."""
+    explain = search(env, "water -pumpz", explain=True).queries[0].explain
+    negated = [c for c in explain["clauses"] if c["negated"]]
+    assert [t["term"] for t in negated[0]["terms"]] == ["pumpz"]
+    assert "kb:plumbing.md#pumps" in ids(env, "water -pumpz")

@@ -147,9 +147,22 @@ async def test_list_sources_reports_trees_counts_and_index_state(project, capsys
 
 # --- errors --------------------------------------------------------------------------------
 
+async def test_invalid_query_syntax_is_searched_as_words_with_a_note(project, capsys):
+    result = await call(project, "search", {"queries": '"error handling'})
+    # the CLI with the server's default budget ([mcp] max_tokens) answers the same
+    budget = ("--max-tokens", "4000")
+    _, out, _ = cli(capsys, "search", '"error handling', *budget)
+    _, as_json, _ = cli(capsys, "search", '"error handling', "--json", *budget)
+    assert not result.is_error and text(result) == out
+    assert result.structured_content == json.loads(as_json)
+    assert "unclosed quote" in result.structured_content["queries"][0]["note"]
+    assert text(result).startswith("(note: not valid query syntax (unclosed quote")
+
+
 @pytest.mark.parametrize(("tool", "args", "argv"), [
-    ("search", {"queries": '"error handling'}, ["search", '"error handling']),
-    ("search", {"queries": "(install"}, ["search", "(install"]),
+    ("search", {"queries": '"error handling', "strict": True},
+     ["search", '"error handling', "--strict"]),
+    ("search", {"queries": "(install", "strict": True}, ["search", "(install", "--strict"]),
     ("get", {"id": "docs:../../etc/passwd"}, ["get", "docs:../../etc/passwd"]),
     ("get", {"id": "/etc/passwd"}, ["get", "/etc/passwd"]),
     ("get", {"id": "docs:guide.md#loging"}, ["get", "docs:guide.md#loging"]),
@@ -182,8 +195,9 @@ async def test_malformed_calls_are_tool_errors_and_the_server_keeps_serving(proj
         ("search", {"queries": "x", "max_tokens": -5}),
         ("search", {"queries": "x", "list": "sometimes"}),
         ("search", {"queries": "x", "trees": ["nope"]}),  # unknown tree
-        ("search", {"queries": '"unclosed phrase'}),
-        ("search", {"queries": "title:"}),
+        ("search", {"queries": '"unclosed phrase', "strict": True}),
+        ("search", {"queries": "title:", "strict": True}),
+        ("search", {"queries": "x", "strict": "maybe"}),
         ("search", {"queries": ""}),
         ("search", {"queries": []}),
         ("search", {"queries": "(" * 5000}),              # too long

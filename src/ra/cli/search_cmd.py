@@ -63,8 +63,11 @@ def _is_option(arg: str, takes_value: dict[str, bool]) -> bool:
 
 SEARCH_HELP = """Search the knowledge base; every argument is its own topic.
 
-Words are AND'd and typo-tolerant; "quoted phrases", OR, -term / NOT term, (groups),
-field:term (title, tags, path, body, tree), term^2 boosts and prefix* work too.
+Words are AND'd and typo-tolerant; a long query (six words or more) is ranked instead,
+chunks with more of its words first. "quoted phrases", OR, -term / NOT term, (groups),
+field:term (title, tags, path, body, tree), term^2 boosts and prefix* work too; only
+capital AND/OR/NOT are operators. A query that is not valid syntax is searched for its
+words, with a note (--strict: an error).
 
 Examples:
 
@@ -141,6 +144,8 @@ def search(
     semantic: bool | None = typer.Option(None, "--semantic/--no-semantic", help="Fuse "
                                          "meaning with words ([semantic]; default: as "
                                          "configured)."),
+    strict: bool = typer.Option(False, "--strict", help="Report a query that is not valid "
+                                "syntax as an error, instead of searching for its words."),
     verbose: int = typer.Option(0, "--verbose", "-v", count=True),
 ) -> None:
     from ra.query.search import Searcher, SearchOptions
@@ -153,7 +158,7 @@ def search(
         trees=tuple(tree), include_archived=include_archived,
         list_only=list_ or mode == "list",
         max_tokens=max_tokens, explain=explain, tags=tuple(tag), path=path, since=since,
-        until=until, offset=offset, sort=sort, semantic=semantic)
+        until=until, offset=offset, sort=sort, semantic=semantic, strict=strict)
     config = load()
     meaning = config.semantic.enabled if semantic is None else semantic
     with open_reader(config, semantic=meaning and not raw) as reader:

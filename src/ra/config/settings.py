@@ -103,6 +103,9 @@ class SearchSettings:
     k1: float = 1.2
     b: float = 0.75
     fuzzy_weight: float = 0.5  # a fuzzy expansion's weight relative to an exact match
+    long_query_words: int = 6  # from this many words a query is ranked, not filtered
+    coordination: float = 1.0  # ranked and partial answers: score × share matched ** this
+    feedback: bool = False  # long queries: add the words of the best chunks (RM3)
     boosts: FieldBoosts = field(default_factory=FieldBoosts)
 
 

@@ -139,8 +139,8 @@ def to_query_string(node: Node | None) -> str:
             return f"{text}*"
         case Phrase(words, slop):
             return f'"{" ".join(words)}"' + (f"~{slop}" if slop else "")
-        case Not(expr):
-            return "-" + _wrapped(expr, (Term, Prefix, Phrase, Not, Field, Boost))
+        case Not(expr):  # "--a" would be the word "--a": a double negation is "-(-a)"
+            return "-" + _wrapped(expr, (Term, Prefix, Phrase, Field, Boost))
         case And(items):
             return " ".join(_wrapped(item, (Term, Prefix, Phrase, Not, Field, Boost))
                             for item in items)

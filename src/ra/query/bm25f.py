@@ -23,13 +23,18 @@ phrase scores like a term whose tf is the number of phrase occurrences and whose
 the sum of its words'. A chunk's score is the sum of its matching positive clauses, times
 ``local_boost`` for local trees.
 
-When no chunk satisfies the whole boolean expression the same query answers *partially*:
-chunks that match some positive clauses (and no negated one), ranked by their BM25F
-score, which sums over the words they have, so chunks with more of the words come first
-unless a rarer word outweighs them. ``Weights.coord`` can further scale partial scores
-by the share of clauses matched (Lucene's classic coord); it is 0 (off) by default:
-measured on SciFact train (150 claims), coord 1 gave nDCG@10 0.635, 0.5 gave 0.661 and
-0 gave 0.672, with known-item MRR unchanged.
+A *ranked* plan (a long query, ``ra.query.plan``) answers with every chunk that matches
+one of the plan's groups (its words, with their compound alternatives) and no negated
+word, scored
+
+    score × (Σ idf of the groups it matches / Σ idf of all groups) ** coord
+
+(``Weights.coord``, the ``[search] coordination`` setting; a group weighs the idf it
+scores with, ``group_idf``), so chunks with more of the words, and of the rarer ones,
+rank higher while near-misses still appear. Any other plan answers with the chunks that
+satisfy its whole boolean expression; when none does, it answers *partially*, with the
+chunks matching some group, scored the same way. ``docs/ranking.md`` has the numbers
+behind the idf weighting and the exponent.
 
 Most agent queries are *plain*: a few words, AND/OR, no phrase, field, tree or negation.
 A long-lived reader materialises tf~ per term and chunk under the configured weights
@@ -170,11 +175,12 @@ def bm25f_sql(plan: Plan, n_chunks: int, avg_length: dict[str, float], weights: 
     if tainted:
         parts.append(f"tainted AS MATERIALIZED ({tainted})")
         parts.append(f"blocked AS ({BLOCKED})")
-    parts.append("cand AS MATERIALIZED (" + _candidates(plan, sql, weights, filters) + ")")
+    parts.append("cand AS MATERIALIZED ("
+                 + _candidates(plan, sql, weights, filters, n_chunks) + ")")
     parts.append("totals AS (SELECT bool_or(ok) AS any_ok, count(*) FILTER (WHERE ok) AS "
                  "n_ok, count(*) FILTER (WHERE neg_ok AND matched > 0) AS n_partial "
                  "FROM cand)")
-    parts.append("ranked AS MATERIALIZED (" + _ranked(plan, sql, weights) + ")")
+    parts.append("ranked AS MATERIALIZED (" + _ranked(plan, sql, weights, n_chunks) + ")")
     lim = sql.bind(int(limit))
     near = ("SELECT * FROM ranked WHERE score >= (SELECT min(score) FROM (SELECT score "
             f"FROM ranked ORDER BY score DESC LIMIT {lim}))")
@@ -342,8 +348,7 @@ def top_sql(plan: Plan, n_chunks: int, weights: Weights, filters: Filters,
                    for c in plan.clauses)
     archived = "" if filters.include_archived else " WHERE NOT p.archived"
     score = " + ".join(f"coalesce(c{c.index}, 0)" for c in plan.clauses)
-    matched = " + ".join(f"(c{c.index} IS NOT NULL)::INTEGER" for c in plan.clauses)
-    boost, coord = sql.bind(weights.local_boost), sql.bind(weights.coord)
+    boost = sql.bind(weights.local_boost)
     lim = sql.bind(int(limit))
     sql.text = (
         f"WITH alts AS ({alts}),\n"
@@ -352,14 +357,11 @@ def top_sql(plan: Plan, n_chunks: int, weights: Weights, filters: Filters,
         f"p.tfn) AS s FROM tf_norm p JOIN alts a ON p.term_id = a.term_id{archived}) "
         "GROUP BY ord),\n"
         f"cand AS (SELECT ord, ({score}) * CASE WHEN is_global THEN 1.0 ELSE {boost} END "
-        f"AS score, {matched} AS matched, {_expr(plan.expr, plan, sql)} AS ok "
-        "FROM per_chunk),\n"
+        f"AS score, {_matched(plan, sql, n_chunks)} AS matched, "
+        f"{_expr(plan.expr, plan, sql)} AS ok, true AS neg_ok FROM per_chunk),\n"
         "totals AS (SELECT bool_or(ok) AS any_ok, count(*) FILTER (WHERE ok) AS n_ok, "
-        "count(*) AS n_partial FROM cand),\n"
-        "ranked AS (SELECT c.ord, CASE WHEN t.any_ok THEN c.score ELSE c.score * "
-        f"pow(c.matched / {max(len(plan.positive), 1)}, {coord}) END AS score, c.matched, "
-        "t.any_ok AS complete, CASE WHEN t.any_ok THEN t.n_ok ELSE t.n_partial END AS total "
-        "FROM cand c, totals t WHERE c.ok OR NOT t.any_ok)\n"
+        "count(*) FILTER (WHERE matched > 0) AS n_partial FROM cand),\n"
+        f"ranked AS ({_answers(plan, sql, weights, '', n_chunks)})\n"
         "SELECT score, matched, complete, total, NULL::INTEGER[] AS tainted, ord FROM ranked "
         f"QUALIFY rank() OVER (ORDER BY score DESC) <= {lim}")
     return sql
@@ -425,9 +427,9 @@ def _tainted(plan: Plan) -> str:
             + " OR ".join(f"c{c} IS NOT NULL" for c in sorted(set(clauses))))
 
 
-def _candidates(plan: Plan, sql: Sql, w: Weights, f: Filters) -> str:
+def _candidates(plan: Plan, sql: Sql, w: Weights, f: Filters, n_chunks: int) -> str:
     score = " + ".join(f"coalesce(c{i}, 0)" for i in plan.positive) or "0"
-    matched = " + ".join(f"(c{i} IS NOT NULL)::INTEGER" for i in plan.positive) or "0"
+    matched = _matched(plan, sql, n_chunks)
     neg_ok = " AND ".join(_unmatched(plan.clauses[i], sql) for i in plan.negative) or "true"
     where = ["true", *f.conditions(sql)]
     if top_negations(plan):
@@ -448,16 +450,53 @@ def _unmatched(clause: Clause, sql: Sql) -> str:
     return f"c{clause.index} IS NULL"
 
 
-def _ranked(plan: Plan, sql: Sql, w: Weights) -> str:
-    """The answering candidates with their final score: those satisfying the whole
-    expression when any does, else the partial answer (score × share of clauses
-    matched, ** coord)."""
-    n_pos = max(len(plan.positive), 1)
-    return ("SELECT c.ord, c.doc_ord, CASE WHEN t.any_ok THEN c.score ELSE c.score * "
-            f"pow(c.matched / {n_pos}, {sql.bind(w.coord)}) END AS score, c.matched, "
-            "t.any_ok AS complete, CASE WHEN t.any_ok THEN t.n_ok ELSE t.n_partial END "
-            "AS total FROM cand c, totals t "
-            "WHERE CASE WHEN t.any_ok THEN c.ok ELSE c.neg_ok AND c.matched > 0 END")
+def _matched(plan: Plan, sql: Sql, n_chunks: int) -> str:
+    """SQL for the weight of the plan's groups a chunk matches (``group_idf``): what the
+    coordination factor counts."""
+    return " + ".join(f"{_expr(g, plan, sql)}::INTEGER * "
+                      f"{sql.bind(group_idf(plan, g, n_chunks))}"
+                      for g in plan.counted()) or "0"
+
+
+def group_idf(plan: Plan, group, n_chunks: int) -> float:
+    """A group's weight in coordination: the idf it scores with when matched. A word:
+    the highest idf among its alternatives in the vocabulary (``alternative_idf``), 0
+    when it has none (no chunk can match it); a phrase: the sum of its words'; all of
+    several (a compound's parts): their sum; any of several: the highest."""
+    match group:
+        case Ref(i):
+            c = plan.clauses[i]
+            found = [a for a in c.alts if a.term_id is not None]
+            if c.kind == "phrase":
+                return sum(idf(n_chunks, a.df) for a in c.alts) if len(found) == len(
+                    c.alts) else 0.0
+            return max((alternative_idf(n_chunks, c, a) for a in found), default=0.0)
+        case AllOf(items):
+            return sum(group_idf(plan, g, n_chunks) for g in items)
+        case AnyOf(items):
+            return max(group_idf(plan, g, n_chunks) for g in items)
+    return 0.0
+
+
+def _ranked(plan: Plan, sql: Sql, weights: Weights, n_chunks: int) -> str:
+    return _answers(plan, sql, weights, "c.doc_ord, ", n_chunks)
+
+
+def _answers(plan: Plan, sql: Sql, w: Weights, extra: str, n_chunks: int) -> str:
+    """The answering candidates with their final score. A ranked plan: every candidate
+    matching a group (and no excluded word), its score × (weight of the groups it
+    matches / weight of all groups) ** coord (``group_idf``). Otherwise those satisfying
+    the whole expression when any does, else the partial answer, scored the same way."""
+    total = sql.bind(max(sum(group_idf(plan, g, n_chunks) for g in plan.counted()), 1e-9))
+    coordinated = f"c.score * pow(c.matched / {total}, {sql.bind(w.coord)})"
+    partial = "c.neg_ok AND c.matched > 0"
+    if plan.ranked:
+        return (f"SELECT c.ord, {extra}{coordinated} AS score, c.matched, t.any_ok AS "
+                "complete, t.n_partial AS total FROM cand c, totals t WHERE " + partial)
+    return (f"SELECT c.ord, {extra}CASE WHEN t.any_ok THEN c.score ELSE {coordinated} END "
+            "AS score, c.matched, t.any_ok AS complete, CASE WHEN t.any_ok THEN t.n_ok ELSE "
+            "t.n_partial END AS total FROM cand c, totals t "
+            f"WHERE CASE WHEN t.any_ok THEN c.ok ELSE {partial} END")
 
 
 def _tree_only(plan: Plan, sql: Sql) -> str:

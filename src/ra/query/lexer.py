@@ -1,29 +1,41 @@
 """Query lexer: query text → tokens, each with the character offset it starts at.
 
-Tokens (their conformance encoding in brackets):
+Agents type natural language (claims, task descriptions, error messages, file names), so
+a character is an operator only where it is clearly meant as one; everywhere else it is
+text, and the analyzer later drops what is not a letter or digit. Tokens (their
+conformance encoding in brackets):
 
 - ``"..."`` a phrase [``["Phrase", text]``]; ``~N`` right after its closing quote sets
   the proximity [``["Slop", N]``];
 - ``(`` and ``)`` [``["LParen"]``, ``["RParen"]``];
-- ``-`` at the start of a token is a negation [``["Not"]``]; inside a word
-  (``http-client``) it is part of the word;
+- ``-`` is a negation [``["Not"]``] only at the start of a word that follows whitespace,
+  ``(`` or the start of the query, and only before a letter, a quote or ``(``
+  (``rust -deprecated``, ``-"exact phrase"``, ``-(a OR b)``). Elsewhere it is text: inside
+  a word (``http-client``), after other characters (``(+)-``), alone (``G - quadruplex``),
+  doubled (``--prefix``, a command-line flag) or before a digit (``-1``);
 - ``^N`` or ``^N.N`` a boost [``["Boost", N]``]; the number is required and must be > 0;
-- a word runs until whitespace, ``(``, ``)``, ``"`` or ``^``. It is the keyword ``OR`` in
-  any case [``["Or"]``] (as upstream), the keywords ``AND``/``NOT`` in capitals only
-  [``["And"]``, ``["Not"]``] (DESIGN deviation 8; lower-case "and"/"not" are ordinary
-  words in natural-language questions, and a stray "not" silently excluding the next word
-  would be worse than an extra term), a prefix wildcard ``scrap*`` [``["Prefix", "scrap"]``],
-  or a term [``["Term", text]``]. A ``*`` anywhere but at the end of a word is an error:
-  the index has no efficient way to answer ``*scraper*``, and an error with a hint beats
-  silently searching for something else;
+- a word runs until whitespace, ``(``, ``)``, ``"`` or ``^``. It is the keyword ``OR``,
+  ``AND`` or ``NOT`` in capitals only [``["Or"]``, ``["And"]``, ``["Not"]``]: lower-case
+  "or", "and", "not" are words of natural-language questions ("(or tag)" is not a syntax
+  error, and a stray "not" silently excluding the next word would be worse than an extra
+  term). Upstream read ``or`` in any case as OR (DESIGN, deviations). A word ending in one
+  ``*`` after a letter or digit is a prefix wildcard ``scrap*`` [``["Prefix", "scrap"]``];
+  a ``*`` touching a letter or digit anywhere else (``*scraper*``, ``scr*per``,
+  ``scrap**``) is an error, since the index cannot answer it and an error with a hint
+  beats silently searching for something else; a ``*`` that touches no letter or digit
+  (``*.test.ts``, ``**/*.md``, a lone ``*``) is text, as in a file glob. Any other word is
+  a term [``["Term", text]``];
 - ``name:`` is a field prefix [``["FieldPrefix", name]``] when ``name`` is a known field
   (in any case, and even when a space follows: ``title: guide``, as upstream), or when
   ``name`` is alphabetic and a value follows the colon directly (``foo:bar``, which the
-  parser then rejects as an unknown field). Otherwise the colon is part of the word:
-  pasting ``Error: connection refused`` searches for it rather than failing on a field
-  ``Error``, and ``std::vec`` and ``10:30`` stay words.
+  parser then rejects as an unknown field), except before ``/`` (``https://host``).
+  Otherwise the colon is part of the word: pasting ``Error: connection refused`` searches
+  for it rather than failing on a field ``Error``, and ``std::vec`` and ``10:30`` stay
+  words.
 
-Errors carry the offset of the offending character and a hint from ``HINTS``.
+Errors carry the offset of the offending character and a hint from ``HINTS``. A search
+answers a query that does not lex or parse with its words (``ra.query.parser.
+parse_lenient``) unless it is asked to be strict.
 """
 
 from __future__ import annotations
@@ -55,7 +67,9 @@ HINTS = {
 }
 
 _WORD_END = frozenset('()"^')
-_VALUE_END = frozenset(')^:')
+_VALUE_END = frozenset(')^:/')
+_NEGATABLE = frozenset('"(')  # besides letters, what may follow a negating '-'
+
 
 
 def query_error(message: str, query: str = "", position: int | None = None,
@@ -101,11 +115,18 @@ def _next_token(query: str, i: int) -> tuple[Token, int]:
         return _phrase(query, i)
     if char in "()":
         return Token("LParen" if char == "(" else "RParen", None, i, char), i + 1
-    if char == "-":
+    if char == "-" and _negation(query, i):
         return Token("Not", None, i, char), i + 1
     if char == "^":
         return _boost(query, i)
     return _word(query, i)
+
+
+def _negation(query: str, i: int) -> bool:
+    """Whether the ``-`` at ``i`` negates (see the module docstring)."""
+    before = query[i - 1] if i else " "
+    after = query[i + 1:i + 2]
+    return (before.isspace() or before == "(") and (after.isalpha() or after in _NEGATABLE)
 
 
 def _phrase(query: str, start: int) -> tuple[Token, int]:
@@ -164,14 +185,18 @@ def _word(query: str, start: int) -> tuple[Token, int]:
 
 
 def _classify(query: str, start: int, word: str) -> Token:
-    star = word.find("*")
-    if star == len(word) - 1 and star > 0:
-        return Token("Prefix", word[:-1], start, word)
-    if star >= 0:
-        where = "a prefix before it" if star == 0 else "to be at the end of the word"
-        raise query_error(f"wildcard '*' needs {where}", query, start + star)
-    if word.upper() == "OR":
-        return Token("Or", None, start, word)
-    if word in ("AND", "NOT"):
+    if word in ("OR", "AND", "NOT"):
         return Token(word.capitalize(), None, start, word)
+    stars = [i for i, c in enumerate(word) if c == "*"]
+    if stars == [len(word) - 1] and len(word) > 1 and word[-2].isalnum():
+        return Token("Prefix", word[:-1], start, word)
+    for star in stars:
+        if _touches_word(word, star):
+            where = "to be at the end of the word" if star else "a prefix before it"
+            raise query_error(f"wildcard '*' needs {where}", query, start + star)
     return Token("Term", word, start, word)
+
+
+def _touches_word(word: str, i: int) -> bool:
+    """Whether the character at ``i`` has a letter or digit right before or after it."""
+    return (i > 0 and word[i - 1].isalnum()) or (i + 1 < len(word) and word[i + 1].isalnum())

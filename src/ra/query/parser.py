@@ -17,10 +17,16 @@ Field names are matched case-insensitively and stored lower-case; an unknown one
 ``QueryError`` with ``syntax=False`` at the field's offset (upstream reports it when
 compiling the query). Groups and negations nest at most ``MAX_DEPTH`` deep, so that a
 pathological query is a ``QueryError`` rather than a ``RecursionError``.
+
+A search does not refuse a query that is not valid syntax: ``parse_lenient`` answers it
+with its words (what is left once the characters that only make sense as syntax are
+taken out), AND'd, and returns the error too, so every output can say what happened;
+asked to be strict, a search raises the error with its caret instead.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -38,6 +44,33 @@ def parse(query: str) -> Node | None:
     """The AST of ``query``, ``None`` when it is empty; raises ``QueryError``."""
     tokens = tokenize(query)
     return _Parser(query, tokens).parse() if tokens else None
+
+
+def parse_lenient(query: str) -> tuple[Node | None, QueryError | None]:
+    """``(parse(query), None)``, or when ``query`` does not parse, ``(its words AND'd, the
+    error)``."""
+    try:
+        return parse(query), None
+    except QueryError as error:
+        return words_only(query), error
+
+
+def typed_operators(query: str) -> bool:
+    """Whether ``query`` (valid syntax) has an OR or AND typed: a boolean query, which
+    is never ranked in place of being filtered (``ra.query.plan``)."""
+    return any(t.kind in ("Or", "And") for t in tokenize(query))
+
+
+_SYNTAX_ONLY = re.compile(r'["()^~*]')
+_KEYWORDS = frozenset({"AND", "OR", "NOT"})
+
+
+def words_only(query: str) -> Node | None:
+    """The AND of the words of ``query`` read as plain text: quotes, parentheses, boosts,
+    proximity and wildcards taken out, the capitalised keywords dropped, every other word
+    a ``Term`` (so ``-x`` is the word ``x`` and ``foo:bar`` a word)."""
+    words = [w for w in _SYNTAX_ONLY.sub(" ", query).split() if w not in _KEYWORDS]
+    return and_([Term(w) for w in words]) if words else None
 
 
 def describe(token: Token | None) -> str:

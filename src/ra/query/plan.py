@@ -4,7 +4,15 @@ Every leaf of the query becomes a numbered *clause*:
 
 - a word → a term clause whose alternatives are its exact term and, for words longer
   than four characters, fuzzy expansions (weighted ``fuzzy_weight`` below exact);
-  a word that analyses to several tokens (``foo-bar``, CJK text) becomes a phrase;
+- a compound word, one that analyses to several tokens (``tldr-pages``, ``file.test.ts``,
+  ``src/api``) → its parts, each a term clause with its own fuzzy expansions, all
+  required, or else its joined word (``tldrpages``) when the vocabulary has it; plus a
+  phrase clause over its parts that only adds score (``COMPOUND_PHRASE_WEIGHT`` × its
+  BM25F), so the compound as written ranks first while a typo in one part
+  (``tldr-pagoes``) or the parts apart still match. Under a NOT, and for CJK text (whose
+  bigrams are not words of their own), a compound stays a phrase;
+- a word under a NOT excludes that word only, not its typo neighbours (``-thalassemia``
+  must not exclude ``thalassaemia``);
 - ``"a b"`` / ``"a b"~N`` → a phrase clause over exact terms (no fuzzy inside phrases);
 - ``prefix*`` → a term clause whose alternatives are the terms of every surface word that
   starts with the prefix (capped at ``MAX_PREFIX_TERMS``, most frequent first);
@@ -14,6 +22,13 @@ Every leaf of the query becomes a numbered *clause*:
 (AND/OR/NOT) is kept as an expression over clause numbers, which the SQL builder turns
 into a WHERE condition. Planning reads the vocabulary (through ``IndexReader``) but
 never the postings.
+
+A plan also lists its *groups*: the positive parts of the query a chunk may match or
+miss (each word with its compound alternatives, each phrase or parenthesised group at
+the top level), which the coordination factor counts. A query of at least
+``long_query_words`` groups, with no OR or AND typed, is *ranked* rather than filtered
+(``Plan.ranked``): natural-language questions and claims rarely have a chunk holding
+every word, and the chunk holding most of them is not always the best.
 """
 
 from __future__ import annotations
@@ -24,10 +39,11 @@ from ra.errors import QueryError
 from ra.query import ast
 from ra.query.fuzzy import MIN_FUZZY_LENGTH, expand
 from ra.store.layout import FIELD_CODE, FIELDS
-from ra.text.analysis import Analyzer, split_words
+from ra.text.analysis import Analyzer, has_cjk, split_words
 
 MAX_PREFIX_TERMS = 64
 MAX_CLAUSES = 256  # words and phrases per topic; longer queries are refused
+COMPOUND_PHRASE_WEIGHT = 0.5  # the bonus of a compound's phrase over its parts
 ALL_FIELDS = tuple(range(len(FIELDS)))
 
 
@@ -55,6 +71,7 @@ class Clause:
     slop: int = 0
     boost: float = 1.0
     tree: str | None = None
+    feedback: bool = False  # an expansion term (ra.query.feedback): scores, never required
 
     @property
     def field_mask(self) -> int:
@@ -77,11 +94,16 @@ class AnyOf:
 
 
 @dataclass(frozen=True)
+class Parts(AllOf):
+    """The parts of one compound word: all required, but one word of the query."""
+
+
+@dataclass(frozen=True)
 class NoneOf:
     expr: object
 
 
-Expr = Ref | AllOf | AnyOf | NoneOf
+Expr = Ref | AllOf | AnyOf | NoneOf  # Parts is an AllOf
 
 
 @dataclass
@@ -92,11 +114,18 @@ class Plan:
     expr: Expr | None = None
     positive: tuple[int, ...] = ()  # clauses that contribute score (not under NOT)
     negative: tuple[int, ...] = ()  # clauses under a NOT
+    groups: tuple = ()  # the expressions the coordination factor counts (module docstring)
+    ranked: bool = False  # ranked by BM25F and coordination, not filtered
+
+    def counted(self) -> tuple:
+        """The groups coordination counts (for a plan built by hand without groups: each
+        positive clause)."""
+        return self.groups or tuple(Ref(i) for i in self.positive)
 
     def terms(self) -> list[str]:
         """Every matched term of the positive clauses (for snippets and highlights)."""
         return sorted({a.term for i in self.positive for a in self.clauses[i].alts
-                       if a.term_id is not None})
+                       if a.term_id is not None and not self.clauses[i].feedback})
 
 
 @dataclass
@@ -104,6 +133,7 @@ class PlanOptions:
     fuzzy: bool = True
     distance: int = 1
     fuzzy_weight: float = 0.5
+    long_query_words: int = 6  # groups from which a rankable query is ranked
 
 
 class Planner:
@@ -113,8 +143,11 @@ class Planner:
         self.reader, self.analyzer, self.options = reader, analyzer, options
         self.plan = Plan()
         self._fuzzy_cache: dict[str, list] = {}
+        self._negations = 0  # how many NOTs enclose the node being planned
 
-    def build(self, node: ast.Node, query: str = "") -> Plan:
+    def build(self, node: ast.Node, query: str = "", rankable: bool = False) -> Plan:
+        """The plan of ``node``; ``rankable``: a long query may be ranked (no OR or AND
+        was typed)."""
         self.query = query
         self._prefetch(node)
         expr = self._node(node, None, 1.0)
@@ -130,7 +163,15 @@ class Planner:
             raise QueryError("a query needs at least one word that is not negated",
                              query=query, syntax=False,
                              hint="e.g. 'rust -unsafe' or 'tree:docs install'")
+        self.plan.groups = self._groups(expr)
+        self.plan.ranked = rankable and len(self.plan.groups) >= self.options.long_query_words
         return self.plan
+
+    def _groups(self, expr: Expr) -> tuple:
+        """The positive items of the top-level AND (the expression itself otherwise)."""
+        items = expr.items if type(expr) is AllOf else (expr,)
+        return tuple(i for i in items if not isinstance(i, NoneOf)
+                     and not (isinstance(i, Ref) and self.plan.clauses[i.index].kind == "tree"))
 
     def _prefetch(self, node: ast.Node) -> None:
         """Look every exact term and every typo candidate of the query up at once."""
@@ -141,8 +182,8 @@ class Planner:
                     occ.node.words)
                 found = split_words(text)
                 words += found
-                if isinstance(occ.node, ast.Term) and len(found) == 1:
-                    fuzzy += found
+                if isinstance(occ.node, ast.Term) and not occ.negated and not has_cjk(text):
+                    fuzzy += found  # a word, or the parts of a compound word
         d = self.options.distance if self.options.fuzzy else 0
         eligible = sorted({w for w in fuzzy if len(w) > MIN_FUZZY_LENGTH}) if d > 0 else []
         self.reader.prefetch(self.analyzer.stem_all(words), eligible, d)
@@ -165,7 +206,9 @@ class Planner:
             case ast.Boost(expr, factor):
                 return self._node(expr, fld, boost * factor)
             case ast.Not(expr):
+                self._negations += 1
                 inner = self._node(expr, fld, boost)
+                self._negations -= 1
                 return None if inner is None else NoneOf(inner)
             case ast.And(items) | ast.Or(items):
                 kids = tuple(k for k in (self._node(i, fld, boost) for i in items) if k)
@@ -192,15 +235,32 @@ class Planner:
         if fld == "tree":
             return self._add(kind="tree", text=text, tree=text)
         words = split_words(text)
+        if len(words) > 1 and fuzzy and not self._negations and not has_cjk(text):
+            return self._compound(text, words, fld, boost)
         if len(words) != 1:
             return self._phrase(text, fld, boost, 0) if words else None
         word = words[0]
         exact = self.analyzer.stem(word)
         alts = {exact: self._exact(exact, word)}
-        if fuzzy and self.options.fuzzy:
+        if fuzzy and self.options.fuzzy and not self._negations:  # -word excludes word only
             self._fuzzy(word, alts)
         return self._add(kind="term", text=text, fields=self._fields(fld),
                          alts=tuple(alts.values()), boost=boost)
+
+    def _compound(self, text: str, words: list[str], fld: str | None, boost: float) -> Expr:
+        """``tldr-pages``: its parts (each fuzzy) or its joined word, plus its phrase for
+        score only (see the module docstring)."""
+        parts = Parts(tuple(self._term(w, fld, boost) for w in words))
+        self._add(kind="phrase", text=text, fields=self._fields(fld),
+                  alts=tuple(self._exact(self.analyzer.stem(w), w) for w in words),
+                  boost=boost * COMPOUND_PHRASE_WEIGHT)
+        joined = "".join(words)
+        alt = self._exact(self.analyzer.stem(joined), joined)
+        if alt.term_id is None:
+            return parts
+        whole = self._add(kind="term", text=joined, fields=self._fields(fld), alts=(alt,),
+                          boost=boost)
+        return AnyOf((whole, parts))
 
     def _exact(self, term: str, word: str) -> Alt:
         found = self.reader.lookup_terms([term]).get(term)
@@ -256,6 +316,6 @@ def _negated(expr: Expr, under: bool = False) -> set[int]:
 
 
 def plan_query(node: ast.Node, reader, analyzer: Analyzer, options: PlanOptions,
-               query: str = "") -> Plan:
+               query: str = "", rankable: bool = False) -> Plan:
     """The plan of a parsed query against ``reader``'s vocabulary."""
-    return Planner(reader, analyzer, options).build(node, query)
+    return Planner(reader, analyzer, options).build(node, query, rankable)

@@ -43,6 +43,8 @@ def render_search(response, mode: str, *, color: bool = False, analyzer=None,
         if many:
             out.append(style(f"## {topic.query}", "1", color)
                        + f"  ({len(topic.results)} of {topic.total_matches} matches)")
+        if topic.note:
+            out.append(f"(note: {topic.note})")
         if topic.match == "partial":
             out.append("(no chunk matches every word; showing the chunks that match most)")
         elif topic.match == "semantic":
@@ -146,8 +148,10 @@ def render_explain(explain: dict) -> str:
     from ra.query.ast import to_query_string  # noqa: F401 (keeps import cost lazy)
 
     lines = ["", "explain:", f"  parsed: {explain.get('parsed', '')}"]
+    if explain.get("ranked"):
+        lines.append("  ranked: a long query; a chunk need not hold every word")
     for c in explain.get("clauses", []):
-        neg = "NOT " if c["negated"] else ""
+        neg = "NOT " if c["negated"] else "feedback " if c.get("feedback") else ""
         terms = ", ".join(
             f"{t['term']}(df={t['df']}" + (f", d={t['distance']}, w={t['weight']:.2f}"
                                           if t["distance"] else "")

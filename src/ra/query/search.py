@@ -25,7 +25,7 @@ from ra.index.reader import ChunkMeta
 from ra.query import rank as ranking
 from ra.query.bm25f import Filters, Weights, bm25f_sql, is_plain, normalised_sql, top_sql
 from ra.query.budget import estimate_tokens, list_entry_tokens, pack, ref_entry_tokens
-from ra.query.parser import parse
+from ra.query.parser import parse, parse_lenient, typed_operators
 from ra.query.plan import Plan, PlanOptions, plan_query
 from ra.query.snippets import snippet as make_snippet
 from ra.text.analysis import analyzer_for
@@ -56,6 +56,7 @@ class SearchOptions:
     offset: int = 0  # skip this many ranked results (paging)
     sort: str = "score"  # score | date | path; ties broken by id
     semantic: bool | None = None  # fuse meaning with words ([semantic]); None: configured
+    strict: bool = False  # invalid syntax raises, instead of being read as words
 
 
 @dataclass
@@ -115,7 +116,8 @@ class Topic:
     terms: list[str] = field(default_factory=list)  # matched index terms, for highlighting
     omitted: int = 0  # ranked results the token budget left out entirely
     needs: int | None = None  # tokens the smallest of them needs (as id and title)
-    note: str | None = None  # why meaning was not used (``ra.query.semantic``)
+    note: str | None = None  # how the query was read when not as written (syntax error)
+    meaning_note: str | None = None  # why meaning was not used (``ra.query.semantic``)
 
     def to_dict(self, list_only: bool = False) -> dict:
         out = {"query": self.query, "match": self.match,
@@ -124,6 +126,8 @@ class Topic:
                "omitted": self.omitted}
         if self.needs is not None:
             out["smallest_omitted_tokens"] = self.needs
+        if self.note is not None:
+            out["note"] = self.note
         if self.explain is not None:
             out["explain"] = self.explain
         return out
@@ -171,13 +175,13 @@ class Searcher:
         s = self.config.search
         b = s.boosts
         return Weights(s.k1, s.b, (b.title, b.tags, b.path, b.body),
-                       self.config.settings.local_boost)
+                       self.config.settings.local_boost, s.coordination)
 
     def plan_options(self, o: SearchOptions) -> PlanOptions:
         s = self.config.search
         fuzzy = False if o.raw else self._opt(o.fuzzy, s.fuzzy)
         return PlanOptions(fuzzy=fuzzy, distance=self._opt(o.fuzzy_distance, s.fuzzy_distance),
-                           fuzzy_weight=s.fuzzy_weight)
+                           fuzzy_weight=s.fuzzy_weight, long_query_words=s.long_query_words)
 
     def default_limit(self, o: SearchOptions) -> int:
         configured = self.config.search.limit or self.config.settings.default_limit
@@ -201,7 +205,7 @@ class Searcher:
                     mine.append((r.ord, r.ord + r.descendants, topic.query))
             shown += mine
         used = self._pack(answered, options)
-        notes = list(dict.fromkeys(t.note for t in answered if t.note))
+        notes = list(dict.fromkeys(t.meaning_note for t in answered if t.meaning_note))
         return SearchResponse(answered, used, options.max_tokens, options.list_only,
                               notes=notes)
 
@@ -232,15 +236,18 @@ class Searcher:
     def topic(self, query: str, o: SearchOptions) -> Topic:
         """Rank the chunks for one topic."""
         t0 = time.perf_counter()
-        node = parse(query)
+        node, problem = (parse(query), None) if o.strict else parse_lenient(query)
+        note = syntax_note(problem) if problem else None
         t_parse = time.perf_counter()
-        plan = plan_query(node, self.reader, self.analyzer, self.plan_options(o), query) \
-            if node is not None else None
+        rankable = problem is not None or not typed_operators(query)
+        plan = plan_query(node, self.reader, self.analyzer, self.plan_options(o), query,
+                          rankable) if node is not None else None
         if plan is None:
-            return Topic(query, "none", 0, explain={"ast": None} if o.explain else None)
+            return Topic(query, "none", 0, explain={"ast": None} if o.explain else None,
+                         note=note)
         self.config.require_trees([c.tree for c in plan.clauses if c.kind == "tree"])
         t_plan = time.perf_counter()
-        rows, metas, sql = self._score(plan, o)
+        plan, rows, metas, sql = self._with_feedback(plan, *self._score(plan, o), o)
         t_sql = time.perf_counter()
         side, rows, metas = self._meaning(node, plan, o, rows, metas)
         ranked, stats = self._rank(rows, metas, o)
@@ -253,8 +260,8 @@ class Searcher:
         match = "all" if complete else ("partial" if rows else "none")
         if side is not None and side.used and not any(r[1] for r in rows):
             match = "semantic" if rows else "none"  # no chunk has any of the words
-        topic = Topic(query, match, total, results, terms=plan.terms(),
-                      note=side.note if side is not None else None)
+        topic = Topic(query, match, total, results, terms=plan.terms(), note=note,
+                      meaning_note=side.note if side is not None else None)
         if o.explain:
             topic.explain = _explain(node, plan, sql, stats, _filters_shown(o), {
                 "parse": t_parse - t0, "plan": t_plan - t_parse, "sql": t_sql - t_plan,
@@ -310,6 +317,18 @@ class Searcher:
         best = sorted(scored, key=lambda r: (-r[0], metas[r[5]].id))[:limit]
         return [r[:5] + (r[5],) for r in best], [metas[r[5]] for r in best], sql
 
+    def _with_feedback(self, plan: Plan, rows, metas, sql, o: SearchOptions):
+        """``(plan, rows, metas, sql)``: for a ranked query when ``[search] feedback`` is
+        on, the plan with the expansion terms of its best chunks (``ra.query.feedback``),
+        scored again; otherwise what was given."""
+        if not (plan.ranked and self.config.search.feedback and not o.raw and rows):
+            return plan, rows, metas, sql
+        from ra.query.feedback import expand
+
+        wider = expand(plan, self.reader, self.analyzer,
+                       [(m.ord, r[0]) for m, r in zip(metas, rows, strict=True)])
+        return (plan, rows, metas, sql) if wider is plan else (wider, *self._score(wider, o))
+
     def _rank(self, rows, metas: list[ChunkMeta], o: SearchOptions):
         s = self.config.search
         tainted = sorted(rows[0][4] or ()) if rows else []
@@ -349,6 +368,13 @@ class Searcher:
 
 
 SORTS = ("score", "date", "path")
+
+
+def syntax_note(error: QueryError) -> str:
+    """What a topic says when its query was read as plain words (``parse_lenient``)."""
+    where = f" at character {error.position + 1}" if error.position is not None else ""
+    return (f"not valid query syntax ({error.message}{where}); searched for its words "
+            "instead (strict mode reports the error)")
 
 
 def _page(ranked: list, o: SearchOptions, limit: int, meta) -> list:
@@ -441,12 +467,14 @@ def _explain(node, plan: Plan, sql, stats, filters: dict, timings: dict) -> dict
         "clause": c.index, "kind": c.kind, "text": c.text,
         "fields": [FIELDS[f] for f in c.fields], "boost": c.boost,
         "negated": c.index in plan.negative, "slop": c.slop, "tree": c.tree,
+        "feedback": c.feedback,
         "terms": [{"term": a.term, "df": a.df, "in_index": a.term_id is not None,
                    "distance": a.distance, "weight": a.weight, "word": a.word}
                   for a in c.alts],
     } for c in plan.clauses]
     return {
-        "ast": to_dict(node), "parsed": to_query_string(node), "clauses": clauses,
+        "ast": to_dict(node), "parsed": to_query_string(node), "ranked": plan.ranked,
+        "clauses": clauses,
         "filters": filters,
         "sql": sql.text, "params": sql.params,
         "pipeline": {"candidates": stats.candidates, "aggregated": stats.aggregated,

@@ -220,7 +220,8 @@ Query = Annotated[str, StringConstraints(max_length=MAX_QUERY)]
 Queries = Annotated[Query | Annotated[list[Query], Field(max_length=MAX_TOPICS)], Field(
     description="Search terms: one string for one topic, or an array of strings to research "
     "several topics in one call (each answered separately). Words are AND'd and "
-    "typo-tolerant; \"quote\" an exact phrase; -word excludes; a OR b.")]
+    "typo-tolerant; a question or sentence of six words or more is ranked, chunks with "
+    "more of its words first; \"quote\" an exact phrase; -word excludes; a OR b.")]
 Limit = Annotated[int | None, Field(ge=1, le=1000, description="Results per topic (default 5).")]
 MaxTokens = Annotated[int | None, Field(ge=1, le=MAX_TOKENS, description=(
     "Token budget over all results (cl100k tokens; default [mcp] max_tokens, 4000). "
@@ -250,6 +251,9 @@ Semantic = Annotated[bool | None, Field(description=(
     "as configured."))]
 Archived = Annotated[bool, Field(description=(
     "Also search notes marked `status: archived` (default false)."))]
+Strict = Annotated[bool, Field(description=(
+    "Report a query that is not valid syntax as an error (default false: its words are "
+    "searched and the result carries a note)."))]
 
 
 def create_server(cwd: Path, index: WarmIndex | None = None) -> MCPServer:
@@ -305,6 +309,7 @@ def _add_search_tools(server: MCPServer) -> None:
         sort: Sort = "score",
         include_archived: Archived = False,
         semantic: Semantic = None,
+        strict: Strict = False,
     ) -> SearchOut:
         """Search the project's knowledge base (conventions, designs, decisions, reference
         notes) before relying on general knowledge. Returns the best matching sections as
@@ -320,7 +325,8 @@ def _add_search_tools(server: MCPServer) -> None:
                     limit=limit, max_tokens=_budget(kb, max_tokens), list_only=list,
                     trees=kb.check_trees(trees), tags=tuple(tags or ()), path=path,
                     since=since, until=until, offset=offset, sort=sort,
-                    include_archived=include_archived, semantic=semantic))
+                    include_archived=include_archived, semantic=semantic,
+                    strict=strict))
             return _search_result(kb.call(run), list)
         return answer(ctx, body)
 

@@ -39,6 +39,7 @@ class Topic(TypedDict):
     results: list[SearchResult]
     omitted: int  # results the token budget left out entirely
     smallest_omitted_tokens: NotRequired[int]  # what the smallest of those needs
+    note: NotRequired[str]  # how the query was read when not as written (syntax error)
     explain: NotRequired[dict]
 
 

@@ -59,6 +59,11 @@ def _make_stem(language: str):
         return snowballstemmer.stemmer(language).stemWord
 
 
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` has a CJK ideograph, kana or hangul (split into bigrams)."""
+    return not text.isascii() and _HAS_CJK.search(text) is not None
+
+
 def split_words(text: str) -> list[str]:
     """Lowercased surface words of ``text``, long ones dropped, CJK runs as bigrams."""
     text = text.lower().replace("_", " ")

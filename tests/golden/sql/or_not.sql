@@ -4,10 +4,10 @@ norm AS (SELECT clause, alt, ord, any_value(weight) AS weight, any_value(idf) AS
 per_chunk AS MATERIALIZED (SELECT ord, max(s) FILTER (WHERE clause = 0) AS c0, max(s) FILTER (WHERE clause = 1) AS c1, max(s) FILTER (WHERE clause = 2) AS c2 FROM (SELECT clause, ord, weight * idf * tfn * ($p14 + 1) / ($p14 + tfn) AS s FROM norm) GROUP BY ord),
 tainted AS MATERIALIZED (SELECT ord FROM per_chunk WHERE c2 IS NOT NULL),
 blocked AS (SELECT DISTINCT a.ord FROM tainted t JOIN meta mt ON mt.ord = t.ord JOIN meta a ON a.doc_ord = mt.doc_ord AND a.ord <= t.ord AND t.ord <= a.ord + a.descendants),
-cand AS MATERIALIZED (SELECT pc.ord, m.doc_ord, (coalesce(c0, 0) + coalesce(c1, 0)) * CASE WHEN m.is_global THEN 1.0 ELSE $p17 END AS score, (c0 IS NOT NULL)::INTEGER + (c1 IS NOT NULL)::INTEGER AS matched, (((c0 IS NOT NULL) OR (c1 IS NOT NULL)) AND (NOT (c2 IS NOT NULL))) AS ok, (c2 IS NULL) AND true AS neg_ok FROM per_chunk pc JOIN meta m ON m.ord = pc.ord WHERE true AND m.id NOT IN ($p15, $p16) AND pc.ord NOT IN (SELECT ord FROM blocked)),
+cand AS MATERIALIZED (SELECT pc.ord, m.doc_ord, (coalesce(c0, 0) + coalesce(c1, 0)) * CASE WHEN m.is_global THEN 1.0 ELSE $p19 END AS score, (c0 IS NOT NULL)::INTEGER * $p15 + (c1 IS NOT NULL)::INTEGER * $p16 AS matched, (((c0 IS NOT NULL) OR (c1 IS NOT NULL)) AND (NOT (c2 IS NOT NULL))) AS ok, (c2 IS NULL) AND true AS neg_ok FROM per_chunk pc JOIN meta m ON m.ord = pc.ord WHERE true AND m.id NOT IN ($p17, $p18) AND pc.ord NOT IN (SELECT ord FROM blocked)),
 totals AS (SELECT bool_or(ok) AS any_ok, count(*) FILTER (WHERE ok) AS n_ok, count(*) FILTER (WHERE neg_ok AND matched > 0) AS n_partial FROM cand),
-ranked AS MATERIALIZED (SELECT c.ord, c.doc_ord, CASE WHEN t.any_ok THEN c.score ELSE c.score * pow(c.matched / 2, $p18) END AS score, c.matched, t.any_ok AS complete, CASE WHEN t.any_ok THEN t.n_ok ELSE t.n_partial END AS total FROM cand c, totals t WHERE CASE WHEN t.any_ok THEN c.ok ELSE c.neg_ok AND c.matched > 0 END),
-near AS (SELECT * FROM ranked WHERE score >= (SELECT min(score) FROM (SELECT score FROM ranked ORDER BY score DESC LIMIT $p19)))
+ranked AS MATERIALIZED (SELECT c.ord, c.doc_ord, CASE WHEN t.any_ok THEN c.score ELSE c.score * pow(c.matched / $p20, $p21) END AS score, c.matched, t.any_ok AS complete, CASE WHEN t.any_ok THEN t.n_ok ELSE t.n_partial END AS total FROM cand c, totals t WHERE CASE WHEN t.any_ok THEN c.ok ELSE c.neg_ok AND c.matched > 0 END),
+near AS (SELECT * FROM ranked WHERE score >= (SELECT min(score) FROM (SELECT score FROM ranked ORDER BY score DESC LIMIT $p22)))
 SELECT t.score, t.matched, t.complete, t.total, (SELECT list(ord) FROM tainted) AS tainted, m.ord, m.id, m.doc_id, m.parent_id, m.tree, m.path, m.depth, m.sibling_count, m.descendants, m.title, m.breadcrumb, m.is_global, m.tokens, m.line, m.mtime_ns
 FROM near t JOIN meta m ON m.ord = t.ord
-ORDER BY t.score DESC, m.id LIMIT $p19
+ORDER BY t.score DESC, m.id LIMIT $p22

@@ -2,10 +2,10 @@ WITH alts AS (SELECT unnest($p0::INTEGER[]) AS clause, unnest($p1::INTEGER[]) AS
 hits AS (SELECT a.clause, a.term_id AS alt, p.ord, p.field, p.tf, p.len, a.weight, a.idf FROM tf_postings p JOIN alts a ON p.term_id = a.term_id WHERE (a.mask >> p.field) & 1 = 1),
 norm AS (SELECT clause, alt, ord, any_value(weight) AS weight, any_value(idf) AS idf, coalesce(sum(tf * ($p7 / (1 - $p5 + $p5 * len / $p6))) FILTER (WHERE field = 0), 0) + coalesce(sum(tf * ($p9 / (1 - $p5 + $p5 * len / $p8))) FILTER (WHERE field = 1), 0) + coalesce(sum(tf * ($p11 / (1 - $p5 + $p5 * len / $p10))) FILTER (WHERE field = 2), 0) + coalesce(sum(tf * ($p13 / (1 - $p5 + $p5 * len / $p12))) FILTER (WHERE field = 3), 0) AS tfn FROM hits GROUP BY clause, alt, ord),
 per_chunk AS (SELECT ord, max(s) FILTER (WHERE clause = 0) AS c0 FROM (SELECT clause, ord, weight * idf * tfn * ($p14 + 1) / ($p14 + tfn) AS s FROM norm) GROUP BY ord),
-cand AS MATERIALIZED (SELECT pc.ord, m.doc_ord, (coalesce(c0, 0)) * CASE WHEN m.is_global THEN 1.0 ELSE $p15 END AS score, (c0 IS NOT NULL)::INTEGER AS matched, (c0 IS NOT NULL) AS ok, (true) AND true AS neg_ok FROM per_chunk pc JOIN meta m ON m.ord = pc.ord WHERE true AND m.status IS DISTINCT FROM 'archived'),
+cand AS MATERIALIZED (SELECT pc.ord, m.doc_ord, (coalesce(c0, 0)) * CASE WHEN m.is_global THEN 1.0 ELSE $p16 END AS score, (c0 IS NOT NULL)::INTEGER * $p15 AS matched, (c0 IS NOT NULL) AS ok, (true) AND true AS neg_ok FROM per_chunk pc JOIN meta m ON m.ord = pc.ord WHERE true AND m.status IS DISTINCT FROM 'archived'),
 totals AS (SELECT bool_or(ok) AS any_ok, count(*) FILTER (WHERE ok) AS n_ok, count(*) FILTER (WHERE neg_ok AND matched > 0) AS n_partial FROM cand),
-ranked AS MATERIALIZED (SELECT c.ord, c.doc_ord, CASE WHEN t.any_ok THEN c.score ELSE c.score * pow(c.matched / 1, $p16) END AS score, c.matched, t.any_ok AS complete, CASE WHEN t.any_ok THEN t.n_ok ELSE t.n_partial END AS total FROM cand c, totals t WHERE CASE WHEN t.any_ok THEN c.ok ELSE c.neg_ok AND c.matched > 0 END),
-near AS (SELECT * FROM ranked WHERE score >= (SELECT min(score) FROM (SELECT score FROM ranked ORDER BY score DESC LIMIT $p17)))
+ranked AS MATERIALIZED (SELECT c.ord, c.doc_ord, CASE WHEN t.any_ok THEN c.score ELSE c.score * pow(c.matched / $p17, $p18) END AS score, c.matched, t.any_ok AS complete, CASE WHEN t.any_ok THEN t.n_ok ELSE t.n_partial END AS total FROM cand c, totals t WHERE CASE WHEN t.any_ok THEN c.ok ELSE c.neg_ok AND c.matched > 0 END),
+near AS (SELECT * FROM ranked WHERE score >= (SELECT min(score) FROM (SELECT score FROM ranked ORDER BY score DESC LIMIT $p19)))
 SELECT t.score, t.matched, t.complete, t.total, NULL::INTEGER[] AS tainted, m.ord, m.id, m.doc_id, m.parent_id, m.tree, m.path, m.depth, m.sibling_count, m.descendants, m.title, m.breadcrumb, m.is_global, m.tokens, m.line, m.mtime_ns
 FROM near t JOIN meta m ON m.ord = t.ord
-ORDER BY t.score DESC, m.id LIMIT $p17
+ORDER BY t.score DESC, m.id LIMIT $p19

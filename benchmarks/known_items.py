@@ -1,0 +1,428 @@
+"""Known-item sets: queries as agents type them, each with the page a human would pick.
+
+Four sets over three corpora of ``../shared/corpora``, every query in a clean and a
+one-typo variant (an adjacent swap or a deletion in one word longer than four letters,
+fixed seed: the typos agents make):
+
+- ``tldr`` (generated, ``TLDR_N`` pages): a page's first description line *as written*
+  (punctuation, backticks, "or", "(...)" and all), minus the words of the command's own
+  name, which would make the task trivial (``benchmarks.tldr`` picks the pages);
+- ``rust-book``: the hand-written keyword queries of ``tests/test_known_items.py``
+  (``RUST_CLEAN`` and their typo twins ``RUST_TYPO``), imported so that there is one list;
+- ``cpp-docs`` (generated, ``CPP_N`` pages): compiler, linker and tool error messages as
+  a build prints them, from the ``> message`` line of each page of ``error-messages/``,
+  with the placeholders (``'*identifier*'``) filled with names a program might use and
+  without the error code (which would find the page by its title alone); messages that
+  several pages share are left out;
+- ``tasks`` (hand-written, ``TASKS``): what an agent asks when it has a job to do
+  ("count the lines, words and bytes in a file"), for the three corpora.
+
+Each set is split into a *tuning* half and a *reporting* half by a fixed seed
+(``halves``). Ranking may be tuned on the tuning halves (and SciFact train) only; the
+benchmark report labels every number measured on a tuning half as in-sample.
+
+tldr-pages © the tldr-pages team and contributors (CC BY 4.0); The Rust Programming
+Language © The Rust Project Developers (MIT OR Apache-2.0); Microsoft C++ docs
+© Microsoft Corporation (CC BY 4.0). See ``shared/corpora/LICENSES.md``.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.scifact import SHARED
+
+CORPORA = SHARED / "corpora"
+SEED = 20261124
+SPLIT_SEED = 17
+TLDR_N = 300
+CPP_N = 300
+DEPTH = 10  # ranks counted for MRR@10
+TREES = {  # corpus: (tree name, folder indexed)
+    "tldr": ("tldr", CORPORA / "tldr"),
+    "rust-book": ("docs", CORPORA / "rust-book" / "src"),
+    "cpp-docs": ("cpp", CORPORA / "cpp-docs" / "docs"),
+}
+SETS = ("tldr", "rust-book", "cpp-docs", "tasks")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One query with its answer: any of ``targets`` (document or chunk ids) counts."""
+
+    set: str
+    corpus: str  # a key of TREES: the index the query runs against
+    query: str  # as typed
+    typo: str  # the same with one typo
+    targets: tuple[str, ...]
+
+    @property
+    def key(self) -> str:
+        """A stable name for per-query results (the first target)."""
+        return self.targets[0]
+
+
+# --- typos -----------------------------------------------------------------------------
+
+_LONG_WORD = re.compile(r"[^\W\d_]{5,}")
+
+
+def typo_of(text: str, rng: random.Random) -> str:
+    """``text`` with one adjacent swap or deletion in one word longer than four letters
+    (``text`` itself when it has no such word)."""
+    spans = [m.span() for m in _LONG_WORD.finditer(text)]
+    if not spans:
+        return text
+    start, end = rng.choice(spans)
+    w = text[start:end]
+    swaps = [j for j in range(len(w) - 1) if w[j].lower() != w[j + 1].lower()]
+    if swaps and rng.random() < 0.5:
+        j = rng.choice(swaps)
+        new = w[:j] + w[j + 1] + w[j] + w[j + 2:]
+    else:
+        j = rng.randrange(len(w))
+        new = w[:j] + w[j + 1:]
+    return text[:start] + new + text[end:]
+
+
+# --- tldr --------------------------------------------------------------------------------
+
+def without_name(description: str, name: str) -> str:
+    """The description as written, minus the words of the command's name (and the
+    backticks or brackets left empty by that), its final period dropped."""
+    drop = {w.lower() for w in re.findall(r"[^\W_]+", name)}
+    def keep(m: re.Match) -> str:  # a dropped word takes its hyphen: "lvm-managed"
+        return "" if m.group(1).lower() in drop else m.group()
+
+    text = re.sub(r"([^\W_]+)-?", keep, description)
+    text = re.sub(r"(?<=\w)-(?=[\s,.;:)]|$)", "", text)  # "foo-lvm" minus "lvm"
+    text = re.sub(r"`[\s\-./]*`|\(\s*\)|<\s*>", "", text)
+    text = re.sub(r"\s+([,.;:)])", r"\1", re.sub(r"\s+", " ", text)).strip(" ,")
+    return text.removesuffix(".")
+
+
+def tldr_items(n: int = TLDR_N) -> list[Item]:
+    from benchmarks import tldr
+
+    rng = random.Random(SEED)
+    out = []
+    for it in tldr.known_items(n=n):
+        query = without_name(it.description, it.name)
+        path = it.doc_id.split(":", 1)[1]
+        out.append(Item("tldr", "tldr", query, typo_of(query, rng), (f"tldr:{path}",)))
+    return out
+
+
+# --- rust-book ----------------------------------------------------------------------------
+
+def rust_book_items() -> list[Item]:
+    """The clean/typo pairs of ``tests/test_known_items.py`` (one list for both uses)."""
+    tests = Path(__file__).resolve().parents[1] / "tests"
+    if str(tests) not in sys.path:
+        sys.path.insert(0, str(tests))
+    import test_known_items as cases
+
+    clean = [p.values[0] for p in cases.RUST_CLEAN]
+    typo = {p.values[0].target: p.values[0].query for p in cases.RUST_TYPO}
+    return [Item("rust-book", "rust-book", c.query, typo.get(c.target, c.query), (c.target,))
+            for c in clean]
+
+
+# --- cpp-docs error messages --------------------------------------------------------------
+
+#: What a build would print in place of a placeholder, by a word of the placeholder.
+FILLERS = (("file", "widget.h"), ("library", "util.lib"), ("dll", "util.dll"),
+           ("module", "net"), ("class", "Widget"), ("struct", "Point"),
+           ("function", "Resize"), ("member", "m_size"), ("type", "int"),
+           ("number", "3"), ("address", "0x0040"), ("value", "42"), ("symbol", "_main"),
+           ("name", "count"), ("identifier", "count"), ("operator", "operator+"),
+           ("option", "/Zi"), ("keyword", "virtual"))
+_PLACEHOLDER = re.compile(r"\*([^*\n]+)\*")
+
+
+def fill(message: str) -> str:
+    """A ``> message`` line as a build prints it: placeholders filled, markup dropped."""
+    def one(m: re.Match) -> str:
+        words = m.group(1).lower()
+        return next((value for key, value in FILLERS if key in words), "x")
+
+    text = _PLACEHOLDER.sub(one, message)
+    return re.sub(r"\s+", " ", text.replace("`", "").replace("\\", "")).strip()
+
+
+def error_pages(root: Path) -> list[tuple[str, str]]:
+    """``(tree-relative path, message line)`` of each error page, sorted by path."""
+    out = []
+    for path in sorted((root / "error-messages").rglob("*.md")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        h1 = next((i for i, x in enumerate(lines) if x.startswith("# ")), None)
+        if h1 is None:
+            continue
+        after = [x for x in lines[h1 + 1:h1 + 4] if x.strip()]
+        if after and after[0].startswith(">") and not after[0].startswith("> ["):
+            out.append((path.relative_to(root).as_posix(), after[0][1:].strip()))
+    return out
+
+
+def cpp_items(n: int = CPP_N) -> list[Item]:
+    tree, root = TREES["cpp-docs"]
+    pages = [(p, fill(m)) for p, m in error_pages(root)]
+    count: dict[str, int] = {}
+    for _, m in pages:
+        count[m.lower()] = count.get(m.lower(), 0) + 1
+    usable = [(p, m) for p, m in pages if count[m.lower()] == 1 and len(m.split()) >= 3
+              and _LONG_WORD.search(m)]
+    rng = random.Random(SEED)
+    chosen = sorted(rng.sample(usable, min(n, len(usable))))
+    return [Item("cpp-docs", "cpp-docs", m, typo_of(m, rng), (f"{tree}:{p}",))
+            for p, m in chosen]
+
+
+# --- tasks ---------------------------------------------------------------------------------
+
+#: Hand-written task descriptions: (corpus, query, target). A tldr target names the
+#: command: its page on any platform counts.
+TASKS = [
+    # tldr
+    ("tldr", "replace the leading spaces in a file with tab characters", "unexpand"),
+    ("tldr", "count the lines, words and bytes in a file", "wc"),
+    ("tldr", "show the end of a log file and keep printing new lines as they arrive", "tail"),
+    ("tldr", "make a symbolic link pointing to another file", "ln"),
+    ("tldr", "how much free space is left on each mounted filesystem", "df"),
+    ("tldr", "mirror a directory to a remote server over SSH, only sending changed files",
+     "rsync"),
+    ("tldr", "generate a new key pair for password-less SSH logins", "ssh-keygen"),
+    ("tldr", "drop repeated adjacent lines from sorted output", "uniq"),
+    ("tldr", "find out how long a command takes to run", "time"),
+    ("tldr", "print the directory structure as an indented tree", "tree"),
+    ("tldr", "which process has this file open?", "lsof"),
+    ("tldr", "keep a command running after I log out of the terminal", "nohup"),
+    ("tldr", "show the commit history of the repository with one line per commit",
+     "git-log"),
+    ("tldr", "set aside my uncommitted changes so I can switch branches, then restore them",
+     "git-stash"),
+    ("tldr", "start all the services defined in a compose.yaml file", "docker-compose"),
+    ("tldr", "break a big file into several smaller pieces", "split"),
+    ("tldr", "turn every uppercase letter of the input into lowercase", "tr"),
+    ("tldr", "update a file's modification time without changing its content", "touch"),
+    ("tldr", "copy a file to another machine over ssh", "scp"),
+    ("tldr", "run a command on every file name that find prints", "xargs"),
+    ("tldr", "rerun a command every two seconds and watch its output change", "watch"),
+    ("tldr", "write the output of a pipeline to a file and to the screen at the same time",
+     "tee"),
+    ("tldr", "make a shell script executable", "chmod"),
+    ("tldr", "extract the files of a .zip archive", "unzip"),
+    ("tldr", "print only the second column of a comma-separated file", "cut"),
+    ("tldr", "encode a file to base64", "base64"),
+    ("tldr", "verify the SHA256 checksum of a downloaded file", "sha256sum"),
+    ("tldr", "evaluate an arbitrary precision arithmetic expression", "bc"),
+    ("tldr", "see which routers my packets pass through on the way to a host",
+     "traceroute"),
+    ("tldr", "get the file name from a path without its directories", "basename"),
+    ("tldr", "resolve a relative path with symlinks to an absolute one", "realpath"),
+    ("tldr", "securely erase a file so it cannot be recovered", "shred"),
+    ("tldr", "shuffle the lines of a file in random order", "shuf"),
+    ("tldr", "print the numbers from 1 to 10", "seq"),
+    ("tldr", "print a file with its lines in reverse order, last line first", "tac"),
+    ("tldr", "merge two sorted files on a shared field, like a database join", "join"),
+    ("tldr", "lines that appear in both of two sorted files", "comm"),
+    ("tldr", "wrap long lines to a width of 80 characters", "fold"),
+    ("tldr", "pretty-print a JSON file and pick out one key", "jq"),
+    ("tldr", "convert a video file from mkv to mp4", "ffmpeg"),
+    # rust-book
+    ("rust-book", "read the command line arguments passed to my program",
+     "ch12-01-accepting-command-line-arguments.md"),
+    ("rust-book", "print error messages to standard error instead of standard output",
+     "ch12-06-writing-to-stderr-instead-of-stdout.md"),
+    ("rust-book", "read the whole contents of a file into a String",
+     "ch12-02-reading-a-file.md"),
+    ("rust-book", "let several threads increment the same counter safely",
+     "ch16-03-shared-state.md"),
+    ("rust-book", "send values from one thread to another", "ch16-02-message-passing.md"),
+    ("rust-book", "run some cleanup code when a value goes out of scope", "ch15-03-drop.md"),
+    ("rust-book", "give one value several owners", "ch15-04-rc.md"),
+    ("rust-book", "change a value even though only immutable references to it exist",
+     "ch15-05-interior-mutability.md"),
+    ("rust-book", "define a recursive enum whose size is unknown at compile time",
+     "ch15-01-box.md"),
+    ("rust-book", "a tree where children point back to their parent without leaking memory",
+     "ch15-06-reference-cycles.md"),
+    ("rust-book", "a growable list of values of the same type", "ch08-01-vectors.md"),
+    ("rust-book", "count how many times each word occurs in a text",
+     "ch08-03-hash-maps.md"),
+    ("rust-book", "why can't I index into a String to get a character?",
+     "ch08-02-strings.md"),
+    ("rust-book", "return the error to the calling function instead of handling it here",
+     "ch09-02-recoverable-errors-with-result.md"),
+    ("rust-book", "when should my library panic rather than return an error?",
+     "ch09-03-to-panic-or-not-to-panic.md"),
+    ("rust-book", "accept any type that implements a particular trait as a parameter",
+     "ch10-02-traits.md"),
+    ("rust-book", "missing lifetime specifier when a function returns a reference",
+     "ch10-03-lifetime-syntax.md"),
+    ("rust-book", "run only the tests whose names match a string",
+     "ch11-02-running-tests.md"),
+    ("rust-book", "where do integration tests go and how do they use my crate?",
+     "ch11-03-test-organization.md"),
+    ("rust-book", "test that a function panics with the expected message",
+     "ch11-01-writing-tests.md"),
+    ("rust-book", "an anonymous function that captures variables from where it is defined",
+     "ch13-01-closures.md"),
+    ("rust-book", "chain map and filter over a collection and collect the results",
+     "ch13-02-iterators.md"),
+    ("rust-book", "set the optimization level for release builds in Cargo.toml",
+     "ch14-01-release-profiles.md"),
+    ("rust-book", "several related packages that share one Cargo.lock and output directory",
+     "ch14-03-cargo-workspaces.md"),
+    ("rust-book", "install a command-line tool someone published on crates.io",
+     "ch14-04-installing-binaries.md"),
+    ("rust-book", "documentation comments whose examples run as tests",
+     "ch14-02-publishing-to-crates-io.md"),
+    ("rust-book", "store values of different types that implement one trait in a vector",
+     "ch18-02-trait-objects.md"),
+    ("rust-book", "implement the state pattern for a blog post that must be approved",
+     "ch18-03-oo-design-patterns.md"),
+    ("rust-book", "ignore some fields of a struct when destructuring it in a match arm",
+     "ch19-03-pattern-syntax.md"),
+    ("rust-book", "dereference a raw pointer inside an unsafe block", "ch20-01-unsafe-rust.md"),
+    ("rust-book", "overload the + operator for my own type", "ch20-02-advanced-traits.md"),
+    ("rust-book", "return a closure from a function",
+     "ch20-04-advanced-functions-and-closures.md"),
+    ("rust-book", "write a macro that takes a variable number of arguments like vec!",
+     "ch20-05-macros.md"),
+    ("rust-book", "handle each incoming request of the web server on a pool of threads",
+     "ch21-02-multithreaded.md"),
+    ("rust-book", "listen for TCP connections and read an HTTP request",
+     "ch21-01-single-threaded.md"),
+    ("rust-book", "split my crate's code into modules in separate files",
+     "ch07-05-separating-modules-into-different-files.md"),
+    ("rust-book", "add methods to a struct with an impl block", "ch05-03-method-syntax.md"),
+    ("rust-book", "update my Rust installation to the newest release",
+     "ch01-01-installation.md"),
+    ("rust-book", "return a value out of a loop with break", "ch03-05-control-flow.md"),
+    ("rust-book", "give a name to an existing type to shorten long type signatures",
+     "ch20-03-advanced-types.md"),
+    # cpp-docs
+    ("cpp-docs", "find memory errors such as buffer overflows with AddressSanitizer",
+     "sanitizers/asan.md"),
+    ("cpp-docs", "compile a C++ source file from the developer command prompt with cl",
+     "build/walkthrough-compiling-a-native-cpp-program-on-the-command-line.md"),
+    ("cpp-docs", "give a heap object a single owner that deletes it automatically",
+     "cpp/how-to-create-and-use-unique-ptr-instances.md"),
+    ("cpp-docs", "write an inline anonymous function that captures local variables",
+     "cpp/lambda-expressions-in-cpp.md"),
+    ("cpp-docs", "tell the compiler to use the C++20 language standard",
+     "build/reference/std-specify-language-standard-version.md"),
+    ("cpp-docs", "build my own DLL and call its functions from an app",
+     "build/walkthrough-creating-and-using-a-dynamic-link-library-cpp.md"),
+    ("cpp-docs", "open a CMake project in Visual Studio",
+     "build/cmake-projects-in-visual-studio.md"),
+    ("cpp-docs", "speed up compilation by precompiling a header that rarely changes",
+     "build/creating-precompiled-header-files.md"),
+    ("cpp-docs", "loop over every element of a container without an index",
+     "cpp/range-based-for-statement-cpp.md"),
+    ("cpp-docs", "transfer the resources of a temporary object instead of copying them",
+     "cpp/move-constructors-and-move-assignment-operators-cpp.md"),
+    ("cpp-docs", "member functions of the std::vector container",
+     "standard-library/vector-class.md"),
+    ("cpp-docs", "run loop iterations in parallel with the Concurrency Runtime",
+     "parallel/concrt/parallel-algorithms.md"),
+    ("cpp-docs", "detect integer overflow in arithmetic with a safe integer class",
+     "safeint/safeint-library.md"),
+    ("cpp-docs", "write assembly language instructions directly inside a C function",
+     "assembler/inline/inline-assembler.md"),
+    ("cpp-docs", "import a named module instead of including headers",
+     "cpp/modules-cpp.md"),
+    ("cpp-docs", "evaluate a function at compile time", "cpp/constexpr-cpp.md"),
+    ("cpp-docs", "let the compiler deduce the type of a variable from its initializer",
+     "cpp/auto-cpp.md"),
+    ("cpp-docs", "a null pointer constant that is type-safe", "cpp/nullptr.md"),
+    ("cpp-docs", "a type-safe union that holds one of several alternatives",
+     "standard-library/variant-class.md"),
+    ("cpp-docs", "a value that may or may not be present", "standard-library/optional-class.md"),
+    ("cpp-docs", "protect shared data from concurrent access by several threads",
+     "standard-library/mutex-class-stl.md"),
+    ("cpp-docs", "iterate over the files of a directory", "standard-library/filesystem.md"),
+    ("cpp-docs", "a non-owning view of a sequence of characters",
+     "standard-library/string-view.md"),
+    ("cpp-docs", "read an environment variable in a C program",
+     "c-runtime-library/reference/getenv-wgetenv.md"),
+    ("cpp-docs", "sort an array with a comparison function in C",
+     "c-runtime-library/reference/qsort.md"),
+    ("cpp-docs", "parse a string to a long integer in a given base",
+     "c-runtime-library/reference/strtol-wcstol-strtol-l-wcstol-l.md"),
+    ("cpp-docs", "optimize the build for the smallest code size or the fastest code",
+     "build/reference/o1-o2-minimize-size-maximize-speed.md"),
+    ("cpp-docs", "export functions from a DLL using __declspec(dllexport)",
+     "build/exporting-from-a-dll-using-declspec-dllexport.md"),
+    ("cpp-docs", "build a static library and link it into an app",
+     "build/walkthrough-creating-and-using-a-static-library-cpp.md"),
+    ("cpp-docs", "functions that take a variable number of template arguments",
+     "cpp/ellipses-and-variadic-templates.md"),
+]
+
+
+def _tldr_targets(name: str) -> tuple[str, ...]:
+    root = TREES["tldr"][1]
+    found = sorted(p.relative_to(root).as_posix() for p in root.glob(f"pages/*/{name}.md"))
+    if not found:
+        raise ValueError(f"no tldr page for {name!r}")
+    return tuple(f"tldr:{p}" for p in found)
+
+
+def task_items() -> list[Item]:
+    rng = random.Random(SEED)
+    out = []
+    for corpus, query, target in TASKS:
+        tree, root = TREES[corpus]
+        if corpus == "tldr":
+            targets = _tldr_targets(target)
+        elif (root / target).is_file():
+            targets = (f"{tree}:{target}",)
+        else:
+            raise ValueError(f"task target does not exist: {corpus} {target}")
+        out.append(Item("tasks", corpus, query, typo_of(query, rng), targets))
+    return out
+
+
+# --- the sets and their halves ------------------------------------------------------------
+
+def items(name: str) -> list[Item]:
+    """The items of one set, in a fixed order."""
+    make = {"tldr": tldr_items, "rust-book": rust_book_items, "cpp-docs": cpp_items,
+            "tasks": task_items}
+    return make[name]()
+
+
+def halves(found: list[Item], seed: int = SPLIT_SEED) -> tuple[list[Item], list[Item]]:
+    """``(tuning, reporting)``: a fixed random half of the items, and the rest."""
+    order = list(range(len(found)))
+    random.Random(seed).shuffle(order)
+    tune = set(order[:len(found) // 2])
+    return ([it for i, it in enumerate(found) if i in tune],
+            [it for i, it in enumerate(found) if i not in tune])
+
+
+def half(name: str, which: str) -> list[Item]:
+    """``which``: ``tuning``, ``reporting`` or ``all``."""
+    found = items(name)
+    if which == "all":
+        return found
+    tune, report = halves(found)
+    return tune if which == "tuning" else report
+
+
+def hit(result_id: str, constituents, targets: tuple[str, ...]) -> bool:
+    """A result answers a document target when it is in that document, a chunk target
+    when it is that chunk or an aggregated result standing for it."""
+    for t in targets:
+        if "#" in t:
+            if result_id == t or t in constituents:
+                return True
+        elif result_id.split("#")[0] == t:
+            return True
+    return False

@@ -1,0 +1,89 @@
+"""Compound words (``tldr-pages``, ``file.test.ts``, ``src/api``): the parts, each
+typo-tolerant, or the joined word; the compound as written ranks first.
+
+Before, a compound was a phrase and phrases are never fuzzy, so one typo in a part
+(``tldr-pagoes``) found nothing, and the parts apart (``pages of tldr``) did not count.
+
+The corpus is written by this module; no third-party text is used here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import ra.config.settings
+import ra.index.freshness
+from ra.query.search import Searcher, SearchOptions
+
+DOCS = {
+    "adjacent.md": "# Adjacent\n\nThe tldr-pages project collects command examples.\n",
+    "apart.md": "# Apart\n\nPages of examples: a tldr for every command, one of many pages.\n",
+    "tldr.md": "# Only one part\n\nA tldr is a summary.\n",
+    "compose.md": "# Compose\n\nRun docker-compose up to start the stack.\n",
+    "stack.md": "# Stack\n\nDocker images compose a stack of layers.\n",
+    "mail.md": "# Mail\n\nSend an email to the list.\n",
+    "tests.md": "# Tests\n\nName each file.test.ts after the module under src/api it tests.\n",
+    "other.md": "# Other\n\nA test of the api from the source folder of the file.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def searcher(tmp_path_factory):
+    root = tmp_path_factory.mktemp("compounds")
+    home = tmp_path_factory.mktemp("compounds-home")
+    (root / "kb").mkdir()
+    for name, text in DOCS.items():
+        (root / "kb" / name).write_text(text)
+    (root / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n')
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        config = ra.config.settings.load_config(root, home=home)
+        reader, _ = ra.index.freshness.open_index(config)
+    yield Searcher(reader, config)
+    reader.close()
+
+
+def ids(searcher: Searcher, query: str, **options) -> list[str]:
+    opts = SearchOptions(limit=20, cutoff_ratio=0.0, **options)
+    return [r.id.split("#")[0] for r in searcher.search([query], opts).queries[0].results]
+
+
+def test_the_compound_as_written_ranks_above_its_parts_apart(searcher):
+    assert ids(searcher, "tldr-pages")[:2] == ["kb:adjacent.md", "kb:apart.md"]
+    assert ids(searcher, "docker-compose")[:2] == ["kb:compose.md", "kb:stack.md"]
+
+
+def test_a_chunk_with_one_part_only_does_not_match(searcher):
+    assert "kb:tldr.md" not in ids(searcher, "tldr-pages")
+
+
+@pytest.mark.parametrize("typo", ["tldr-pagoes", "tldr-pgaes", "tldr-paegs"])
+def test_a_typo_in_one_part_still_finds_the_compound_first(searcher, typo):
+    assert ids(searcher, typo)[0] == "kb:adjacent.md"
+
+
+def test_without_fuzzy_a_typo_in_a_part_finds_nothing(searcher):
+    assert ids(searcher, "tldr-pagoes", fuzzy=False) == []
+
+
+def test_the_joined_word_matches(searcher):
+    assert ids(searcher, "e-mail") == ["kb:mail.md"]
+
+
+@pytest.mark.parametrize("query", ["file.test.ts", "src/api", "file.test.ts src/api"])
+def test_dotted_and_slashed_words_rank_the_page_that_writes_them_first(searcher, query):
+    found = ids(searcher, query)
+    assert found[0] == "kb:tests.md"
+
+
+def test_a_negated_compound_excludes_only_the_words_adjacent(searcher):
+    found = ids(searcher, "stack -docker-compose")
+    assert found == ["kb:stack.md"]  # has docker and compose, not docker-compose
+
+
+def test_explain_shows_parts_joined_word_and_phrase(searcher):
+    opts = SearchOptions(explain=True)
+    explain = searcher.search(["e-mail"], opts).queries[0].explain
+    kinds = [(c["kind"], c["text"]) for c in explain["clauses"]]
+    assert kinds == [("term", "e"), ("term", "mail"), ("phrase", "e-mail"),
+                     ("term", "email")]
