@@ -358,10 +358,11 @@ def top_sql(plan: Plan, n_chunks: int, weights: Weights, filters: Filters,
         "GROUP BY ord),\n"
         f"cand AS (SELECT ord, ({score}) * CASE WHEN is_global THEN 1.0 ELSE {boost} END "
         f"AS score, {_matched(plan, sql, n_chunks)} AS matched, "
-        f"{_expr(plan.expr, plan, sql)} AS ok, true AS neg_ok FROM per_chunk),\n"
+        f"{_expr(plan.expr, plan, sql)} AS ok FROM per_chunk),\n"
         "totals AS (SELECT bool_or(ok) AS any_ok, count(*) FILTER (WHERE ok) AS n_ok, "
-        "count(*) FILTER (WHERE matched > 0) AS n_partial FROM cand),\n"
-        f"ranked AS ({_answers(plan, sql, weights, '', n_chunks)})\n"
+        f"count(*){'' if _all_words(plan) else ' FILTER (WHERE matched > 0)'} AS n_partial "
+        "FROM cand),\n"
+        f"ranked AS ({_answers(plan, sql, weights, n_chunks, plain=True)})\n"
         "SELECT score, matched, complete, total, NULL::INTEGER[] AS tainted, ord FROM ranked "
         f"QUALIFY rank() OVER (ORDER BY score DESC) <= {lim}")
     return sql
@@ -458,6 +459,14 @@ def _matched(plan: Plan, sql: Sql, n_chunks: int) -> str:
                       for g in plan.counted()) or "0"
 
 
+def _all_words(plan: Plan) -> bool:
+    """Whether every clause is a group of its own, so every chunk with a hit matches a
+    group (no compound's part, no expansion term alone): counting needs no filter."""
+    groups = plan.counted()
+    return (all(isinstance(g, Ref) for g in groups)
+            and sorted(g.index for g in groups) == [c.index for c in plan.clauses])
+
+
 def group_idf(plan: Plan, group, n_chunks: int) -> float:
     """A group's weight in coordination: the idf it scores with when matched. A word:
     the highest idf among its alternatives in the vocabulary (``alternative_idf``), 0
@@ -479,24 +488,29 @@ def group_idf(plan: Plan, group, n_chunks: int) -> float:
 
 
 def _ranked(plan: Plan, sql: Sql, weights: Weights, n_chunks: int) -> str:
-    return _answers(plan, sql, weights, "c.doc_ord, ", n_chunks)
+    return _answers(plan, sql, weights, n_chunks, plain=False)
 
 
-def _answers(plan: Plan, sql: Sql, w: Weights, extra: str, n_chunks: int) -> str:
+def _answers(plan: Plan, sql: Sql, w: Weights, n_chunks: int, *, plain: bool) -> str:
     """The answering candidates with their final score. A ranked plan: every candidate
     matching a group (and no excluded word), its score × (weight of the groups it
     matches / weight of all groups) ** coord (``group_idf``). Otherwise those satisfying
-    the whole expression when any does, else the partial answer, scored the same way."""
+    the whole expression when any does, else the partial answer, scored the same way.
+    ``plain``: for ``top_sql``, whose candidates have no ``doc_ord`` and no negation."""
+    extra = "" if plain else "c.doc_ord, "
     total = sql.bind(max(sum(group_idf(plan, g, n_chunks) for g in plan.counted()), 1e-9))
     coordinated = f"c.score * pow(c.matched / {total}, {sql.bind(w.coord)})"
-    partial = "c.neg_ok AND c.matched > 0"
+    # with a group per clause, every candidate of a plain plan matches one
+    partial = ("c.neg_ok AND c.matched > 0" if not plain else
+               "true" if _all_words(plan) else "c.matched > 0")
     if plan.ranked:
         return (f"SELECT c.ord, {extra}{coordinated} AS score, c.matched, t.any_ok AS "
                 "complete, t.n_partial AS total FROM cand c, totals t WHERE " + partial)
+    where = (f"CASE WHEN t.any_ok THEN c.ok ELSE {partial} END" if partial != "true"
+             else "c.ok OR NOT t.any_ok")
     return (f"SELECT c.ord, {extra}CASE WHEN t.any_ok THEN c.score ELSE {coordinated} END "
             "AS score, c.matched, t.any_ok AS complete, CASE WHEN t.any_ok THEN t.n_ok ELSE "
-            "t.n_partial END AS total FROM cand c, totals t "
-            f"WHERE CASE WHEN t.any_ok THEN c.ok ELSE {partial} END")
+            f"t.n_partial END AS total FROM cand c, totals t WHERE {where}")
 
 
 def _tree_only(plan: Plan, sql: Sql) -> str:
