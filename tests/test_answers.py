@@ -218,6 +218,23 @@ def test_ra_check_reports_each_problem_once(tmp_path, monkeypatch, capsys):
     assert "[serch]: unknown key; ignored (did you mean 'search'?)" in err
 
 
+def test_ra_check_reports_what_the_build_said_about_documents(tmp_path, monkeypatch, capsys):
+    """A build warns about invalid frontmatter once; ``ra check`` keeps saying so (from
+    the manifest), also after an incremental update of another file."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("---\ndescription: a: b\n---\n# A\n\nText.\n")
+    (tmp_path / "docs" / "b.md").write_text("# B\n\nText.\n")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    monkeypatch.chdir(tmp_path)
+    _, _, err = run(capsys, "update")
+    assert "docs:a.md: frontmatter: invalid YAML" in err
+    (tmp_path / "docs" / "b.md").write_text("# B\n\nOther text.\n")
+    run(capsys, "update")
+    code, _, err = run(capsys, "check")
+    assert code == 1 and err.count("docs:a.md: frontmatter: invalid YAML") == 1
+    assert err.rstrip().endswith("0 errors, 1 warning")
+
+
 def test_no_trees_is_a_warning_not_a_silent_empty_answer(tmp_path, monkeypatch, capsys):
     (tmp_path / ".ra.toml").write_text("")
     monkeypatch.chdir(tmp_path)

@@ -88,6 +88,16 @@ def test_docs_have_examples():
     assert blocks("mcp.md", "json")
 
 
+def test_the_knowledge_base_has_no_warnings(kb, capsys, monkeypatch):
+    """ra's own documents read cleanly: docs/semantic.md's description once held an
+    unquoted ': ', invalid YAML, and every build warned about it."""
+    root, _, _ = kb
+    monkeypatch.chdir(root)
+    code = main(["check"])
+    out = capsys.readouterr()
+    assert code == 0 and "0 errors, 0 warnings" in out.out + out.err, out
+
+
 def test_sql_count_equals_ls_chunks(kb, capsys, monkeypatch):
     root, _, _ = kb
     monkeypatch.chdir(root)

@@ -80,6 +80,8 @@ def run_checks(config) -> list[tuple[str, str]]:
     findings += [("warning", f"{f.tree}:{f.path}: unreadable ({why}): not indexed")
                  for f, why in _unreadable(found.files)]
     findings += _check_chunks(config)
+    seen = {message for _, message in findings}
+    findings += [("warning", p) for p in _index_problems(config) if p not in seen]
     if config.index_dir is not None and (
             problem := generations.index_dir_problem(config.index_dir)):
         return [*findings, ("error", problem)]
@@ -115,6 +117,23 @@ def _check_tree(tree) -> list[tuple[str, str]]:
             if len(unused) == len(tree.include) else []
     return [("warning", f"tree {tree.name}: include pattern {p!r} matches no file")
             for p in unused]
+
+
+def _index_problems(config) -> list[str]:
+    """What the last build reported about its documents (invalid frontmatter, unclosed
+    fences, …), kept in the manifest across incremental updates."""
+    if config.index_dir is None:
+        return []
+    try:
+        gen = generations.open_current(config.index_dir)
+    except Exception:
+        return []
+    if gen is None:
+        return []
+    try:
+        return [str(p) for p in gen.manifest.get("problems", [])]
+    finally:
+        gen.close()
 
 
 def _check_chunks(config) -> list[tuple[str, str]]:
