@@ -307,14 +307,31 @@ def test_semantic_sql_shapes():
         "'archived' ORDER BY sim DESC, v.ord LIMIT $p0")
     assert plain.params == {"p0": 100}
     coarse = semantic_sql(384, Filters(), [], 100, coarse=True)
-    assert coarse.text.startswith("WITH coarse AS (SELECT ord FROM sem_coarse WHERE NOT "
-                                  "archived ORDER BY array_inner_product(c, $qc::FLOAT[32])")
-    assert "v.ord IN (SELECT ord FROM coarse)" in coarse.text
+    assert coarse.text == (
+        "SELECT v.ord, array_inner_product(v.vector, $q::FLOAT[384]) AS sim FROM "
+        "(SELECT unnest($cands::INTEGER[]) AS ord) c JOIN sem_vectors v ON v.ord = c.ord "
+        "ORDER BY sim DESC, v.ord LIMIT $p0")
     negated = semantic_sql(16, Filters(trees=("docs",)), [7, 3], 5)
     assert negated.text.startswith("WITH tainted AS (SELECT DISTINCT ord FROM tf_postings "
                                    "WHERE term_id = ANY($p0::INTEGER[]))")
     assert "v.ord NOT IN (SELECT ord FROM blocked)" in negated.text
     assert negated.params["p0"] == [3, 7] and "docs" in negated.params.values()
+
+
+def test_the_coarse_stage_picks_the_nearest_unarchived_projections():
+    import numpy as np
+
+    from ra.index.vector_tables import Coarse
+
+    coarse = Coarse.empty(2)
+    coarse.add(np.array([5, 9, 2, 7]), np.array([0, 0, 1, 1], np.int32),
+               np.array([False, True, False, False]),
+               np.array([[1, 0], [1, 0.1], [0, 1], [0.9, 0.2]], np.float32))
+    assert coarse.best([1, 0], 2, include_archived=False) == [5, 7]
+    assert coarse.best([1, 0], 2, include_archived=True) == [5, 9]
+    assert coarse.best([1, 0], 10, include_archived=False) == [2, 5, 7]
+    coarse.drop([0])
+    assert coarse.best([1, 0], 1, include_archived=True) == [7]
 
 
 # --- searching -------------------------------------------------------------------------------
@@ -413,7 +430,6 @@ def test_a_long_lived_reader_scores_like_a_short_lived_one(kb, monkeypatch):
 
     monkeypatch.setattr(tables, "COARSE_MIN_ROWS", 1)
     monkeypatch.setattr(tables, "COARSE_DIMS", 4)
-    monkeypatch.setattr(scoring, "COARSE_DIMS", 4)
     monkeypatch.setattr(scoring, "COARSE_FACTOR", 100)
     config = embedded(kb)
     short, _ = ra.index.freshness.open_index(config)

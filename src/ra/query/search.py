@@ -247,9 +247,10 @@ class Searcher:
                          note=note)
         self.config.require_trees([c.tree for c in plan.clauses if c.kind == "tree"])
         t_plan = time.perf_counter()
+        pending = self._start_meaning(node, plan, o)
         plan, rows, metas, sql = self._with_feedback(plan, *self._score(plan, o), o)
         t_sql = time.perf_counter()
-        side, rows, metas = self._meaning(node, plan, o, rows, metas)
+        side, rows, metas = self._meaning(node, plan, o, rows, metas, pending)
         ranked, stats = self._rank(rows, metas, o)
         ranked = _page(ranked, o, self.default_limit(o), self.reader.meta)
         t_rank = time.perf_counter()
@@ -272,18 +273,31 @@ class Searcher:
                 topic.explain["semantic"] = explain_scores(side, ranked, self.reader.meta)
         return topic
 
-    def _meaning(self, node, plan: Plan, o: SearchOptions, rows, metas):
+    def _meaning_on(self, o: SearchOptions) -> bool:
+        settings = self.config.semantic
+        return (settings.enabled if o.semantic is None else o.semantic) and not o.raw
+
+    def _start_meaning(self, node, plan: Plan, o: SearchOptions):
+        """With ``[semantic]`` on for this call: the query's vector, started before the
+        keyword side is scored so the two overlap (``ra.query.semantic.start``)."""
+        if not self._meaning_on(o):
+            return None
+        from ra.query.semantic import start
+
+        return start(self.reader, self.config.semantic, node, plan)
+
+    def _meaning(self, node, plan: Plan, o: SearchOptions, rows, metas, pending=None):
         """With ``[semantic]`` on for this call: the semantic side of the topic and the
         keyword rows fused with it (``ra.query.semantic``); else ``(None, rows, metas)``."""
         settings = self.config.semantic
-        if not (settings.enabled if o.semantic is None else o.semantic) or o.raw:
+        if not self._meaning_on(o):
             return None, rows, metas
         from ra.query.semantic import fused_rows, keyword_bound, semantic_side
 
         limit = max(self._opt(o.candidate_limit, self.config.search.candidate_limit),
                     o.offset + self.default_limit(o))
         side = semantic_side(self.reader, settings, node, plan, filters_of(o), limit,
-                             o.explain)
+                             o.explain, pending)
         if not side.used:
             return side, rows, metas
         bound = keyword_bound(plan, self.reader.stats.chunks, self.weights())

@@ -81,40 +81,71 @@ def tree_filter(plan, filters):
     return replace(filters, trees=tuple(wanted) or ("\0none",))
 
 
-def semantic_side(reader, settings, node, plan, filters, k: int, explain: bool) -> Side:
-    """The best ``k`` chunks by meaning for a topic, or a note saying why none."""
+@dataclass
+class Pending:
+    """A topic's semantic side under way (``start``): its query vector being embedded,
+    or the side it already is (a note saying why meaning is not used, or nothing to
+    embed)."""
+
+    side: Side | None = None
+    vector: object = None  # a Future of the query's vector
+    dims: int = 0
+    text: str = ""
+    started: float = 0.0
+
+
+def start(reader, settings, node, plan) -> Pending:
+    """Check what meaning needs for this topic and start embedding the query, so that
+    the keyword side is scored while the vector is made (``semantic_side``)."""
     from ra.store.vector_state import readiness
     from ra.text import embedder_runtime as runtime
     from ra.text import embedders
     from ra.text.embedders import EmbedderError
 
     if ":" not in settings.backend and not embedders.available():
-        return Side(note=f"semantic search is enabled but no embedder is installed: "
-                         f"{embedders.INSTALL_HINT}; answered with keywords alone")
+        return Pending(Side(note=f"semantic search is enabled but no embedder is installed: "
+                                 f"{embedders.INSTALL_HINT}; answered with keywords alone"))
     state = readiness(reader.manifest, settings.model_id())
     if not state.ready:
-        return Side(note=f"semantic: vectors not ready ({state.describe()}); answered with "
-                         "keywords alone")
+        return Pending(Side(note=f"semantic: vectors not ready ({state.describe()}); "
+                                 "answered with keywords alone"))
     t0 = time.perf_counter()
     try:
         model = runtime.embedder(settings, wait=False)
     except EmbedderError as exc:
-        return Side(note=f"{exc}; answered with keywords alone")
+        return Pending(Side(note=f"{exc}; answered with keywords alone"))
     if model is None:
-        return Side(note="semantic: the model is loading; answered with keywords alone")
+        return Pending(Side(note="semantic: the model is loading; answered with keywords "
+                                 "alone"))
     text = query_text(node, plan)
     if not text.strip():
-        return Side()
-    vector = runtime.query_vector(settings, model, text)
+        return Pending(Side())
+    return Pending(None, runtime.query_vector_soon(settings, model, text), state.dims, text,
+                   t0)
+
+
+def semantic_side(reader, settings, node, plan, filters, k: int, explain: bool,
+                  pending: Pending | None = None) -> Side:
+    """The best ``k`` chunks by meaning for a topic, or a note saying why none;
+    ``pending``: what ``start`` began for it (else it starts now)."""
+    from ra.text.embedders import EmbedderError
+
+    pending = pending or start(reader, settings, node, plan)
+    if pending.side is not None:
+        return pending.side
+    try:
+        vector = pending.vector.result()
+    except EmbedderError as exc:
+        return Side(note=f"{exc}; answered with keywords alone")
     t1 = time.perf_counter()
-    return _scored(reader, settings, state.dims, vector, plan, filters, k, explain,
-                   {"embed": t1 - t0, "text": text})
+    return _scored(reader, settings, pending.dims, vector, plan, filters, k, explain,
+                   {"embed": t1 - pending.started, "text": pending.text})
 
 
 def _scored(reader, settings, dims: int, vector, plan, filters, k: int, explain: bool,
             info: dict) -> Side:
     from ra.index.vector_tables import query_params, tables
-    from ra.query.semantic_sql import plain, semantic_sql
+    from ra.query.semantic_sql import coarse_limit, plain, semantic_sql
 
     t0 = time.perf_counter()
     filters, negated = tree_filter(plan, filters), negated_terms(plan)
@@ -122,7 +153,9 @@ def _scored(reader, settings, dims: int, vector, plan, filters, k: int, explain:
         held = tables(reader, dims)
     coarse = held.coarse and plain(filters, negated)
     sql = semantic_sql(dims, filters, negated, k, coarse=coarse)
-    rows = reader.query(sql.text, {**sql.params, **query_params(held, vector, coarse)})
+    picked = query_params(held, vector, coarse_limit(k) if coarse else None,
+                          filters.include_archived)
+    rows = reader.query(sql.text, {**sql.params, **picked})
     side = Side([(int(o), float(s)) for o, s in rows], used=True)
     if explain:
         side.explain = {

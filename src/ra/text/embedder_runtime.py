@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from ra.config.semantic import SemanticSettings
 
@@ -22,6 +23,7 @@ _loaded: dict[tuple, object] = {}
 _failed: dict[tuple, Exception] = {}
 _loading: dict[tuple, threading.Event] = {}
 _queries: OrderedDict[tuple, list[float]] = OrderedDict()
+_pool: ThreadPoolExecutor | None = None
 
 
 def _key(settings: SemanticSettings) -> tuple:
@@ -74,11 +76,33 @@ def embedder(settings: SemanticSettings, *, wait: bool = True):
 
 def query_vector(settings: SemanticSettings, model, text: str) -> list[float]:
     """The vector of query ``text`` (cached)."""
+    return query_vector_soon(settings, model, text).result()
+
+
+def query_vector_soon(settings: SemanticSettings, model, text: str) -> Future:
+    """The vector of query ``text`` as a future: done when cached, else embedded on the
+    process's query thread, so the caller scores the query's words meanwhile (torch and
+    DuckDB both run outside the GIL; on two cores the embedding then costs the search
+    little more than the keyword side it overlaps)."""
     key = (_key(settings), text)
     with _lock:
         if key in _queries:
             _queries.move_to_end(key)
-            return _queries[key]
+            done: Future = Future()
+            done.set_result(_queries[key])
+            return done
+    return _query_pool().submit(_embed_query, key, model, text)
+
+
+def _query_pool() -> ThreadPoolExecutor:
+    global _pool
+    with _lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ra-query-vector")
+        return _pool
+
+
+def _embed_query(key: tuple, model, text: str) -> list[float]:
     vector = list(model.embed_query(text))
     with _lock:
         _queries[key] = vector
