@@ -148,7 +148,7 @@ def scifact_scores(searcher, quick: bool = False) -> dict[str, dict]:
     opts = SearchOptions(limit=scifact.DEPTH, candidate_limit=1000, cutoff_ratio=0.0)
     out = {}
     for qid, text in queries.items():
-        topic = searcher.search([" ".join(scifact.words_of(text))], opts).queries[0]
+        topic = searcher.search([text], opts).queries[0]  # as typed, as agents send it
         ranked = list(dict.fromkeys(scifact.doc_key(r.id, r.path) for r in topic.results))
         out[qid] = {"ndcg@10": ndcg_at(ranked, qrels[qid]),
                     "recall@100": recall_at(ranked, qrels[qid])}
