@@ -175,6 +175,15 @@ def test_a_query_may_start_with_a_dash(project, capsys, argv):
     assert code == 0 and "deploy" in out and "docs:docker.md" not in out  # docker excluded
 
 
+def test_an_argument_with_a_space_is_a_query_even_after_two_dashes(project, capsys):
+    """'--base option' (an agent asking about a command-line flag) is no option."""
+    code, out, err = run(capsys, "search", "--list", "--deploy guide")
+    assert "No such option" not in err
+    assert code == 0 and "deploy" in out.lower()
+    code, _, err = run(capsys, "search", "deploy", "--limit=2 x")  # a value may hold one
+    assert code == 2 and "'2 x' is not a valid int" in err
+
+
 def test_an_unknown_option_is_still_an_error_with_suggestions(project, capsys):
     code, _, err = run(capsys, "search", "deploy", "--limt", "3")
     assert code == 2 and "No such option: --limt" in err and "--limit" in err

@@ -49,9 +49,10 @@ def queries_last(params, args: list[str]) -> list[str]:
 def _is_option(arg: str, takes_value: dict[str, bool]) -> bool:
     """``--name``, ``--name=value``, ``-n``, ``-n5`` (a short option with its value) and
     ``-vv`` (short flags together) are options; ``-docker`` and ``-foo bar`` are text.
-    An unknown ``--long`` option stays an option, for click to say it does not exist."""
+    An unknown ``--long`` option stays an option, for click to say it does not exist;
+    an argument whose name holds a space (``'--base option'``) is a query."""
     if arg.startswith("--"):
-        return True
+        return not any(c.isspace() for c in arg.split("=", 1)[0])
     if not arg.startswith("-") or len(arg) < 2:
         return False
     if arg in takes_value:
