@@ -1,9 +1,11 @@
-"""``python -m benchmarks [quality|speed|all] [--quick]``: ra side by side with its peers.
+"""``python -m benchmarks [quality|speed|semantic|all] [--quick]``: ra and its peers.
 
 - quality: SciFact train (nDCG@10, Recall@100) and tldr known items (MRR@10, Success@1,
   clean and with one typo per query), for ra and each peer (``benchmarks.peers``);
 - speed: build time, memory and index size, in-process latency, one-query process time,
-  incremental update, start-up (``benchmarks.speed``).
+  incremental update, start-up (``benchmarks.speed``);
+- semantic: keywords alone against keywords fused with meaning (SciFact train, the
+  known-item sets), embedding time and memory, warm latency (``benchmarks.semantic``).
 
 ``--quick`` uses rust-book only for speed and a SciFact subsample, for a run of a few
 minutes. Each measurement prints one table; the run is written to
@@ -27,7 +29,8 @@ RESULTS = Path(__file__).resolve().parent / "results"
 def parse(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split(
         "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", nargs="?", default="all", choices=("quality", "speed", "all"))
+    p.add_argument("what", nargs="?", default="all",
+                   choices=("quality", "speed", "semantic", "all"))
     p.add_argument("--quick", action="store_true",
                    help="rust-book only for speed, a SciFact subsample for quality")
     p.add_argument("--out", type=Path, default=RESULTS, help="where JSON and Markdown go")
@@ -36,12 +39,14 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 def sections(what: str) -> list[tuple[str, str, object]]:
     """``(section title, key, module)`` of each part to run, in order."""
-    from benchmarks import scifact, speed, tldr
+    from benchmarks import scifact, semantic, speed, tldr
 
     parts = []
     if what in ("quality", "all"):
         parts += [("Quality: SciFact", "scifact", scifact), ("Quality: tldr known items",
                                                              "tldr", tldr)]
+    if what in ("semantic", "all"):
+        parts.append(("Hybrid retrieval ([semantic])", "semantic", semantic))
     if what in ("speed", "all"):
         parts.append(("Speed and memory", "speed", speed))
     return parts

@@ -51,3 +51,20 @@ def isolated_home(tmp_path_factory, monkeypatch) -> Path:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("NO_COLOR", "1")
     return home
+
+
+# --- the semantic marker: deselected where the extra is not run, and said so -------------------
+
+_deselected_semantic: list[str] = []
+
+
+def pytest_deselected(items) -> None:
+    _deselected_semantic.extend(i.nodeid for i in items if "semantic" in i.keywords)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if _deselected_semantic:
+        terminalreporter.write_line(
+            f"{len(_deselected_semantic)} tests marked 'semantic' deselected: they run the "
+            "real embedding models (the semantic extras); `make test-semantic` installs "
+            "and runs them")

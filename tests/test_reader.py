@@ -244,7 +244,8 @@ def test_configured_fuzzy_distance_two_is_the_same_in_memory(pair):
 
 # --- startup ----------------------------------------------------------------------------
 
-HEAVY = {"duckdb", "pyarrow", "mistletoe", "tiktoken", "mcp", "rich", "numpy", "pandas"}
+HEAVY = {"duckdb", "pyarrow", "mistletoe", "tiktoken", "mcp", "rich", "numpy", "pandas",
+         "torch", "sentence_transformers", "transformers", "fastembed", "onnxruntime"}
 PROBE = (
     "import contextlib, io, sys\n"
     "from ra.cli.app import main\n"

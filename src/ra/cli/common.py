@@ -26,8 +26,10 @@ lender = None
 
 
 @contextlib.contextmanager
-def open_reader(config, *, refresh: bool = True) -> Iterator:
-    """A reader of an up-to-date index; says on stderr what freshness had to do."""
+def open_reader(config, *, refresh: bool = True, semantic: bool = False) -> Iterator:
+    """A reader of an up-to-date index; says on stderr what freshness had to do. With
+    ``semantic``, vectors that a few changed files lack are embedded first
+    (``ra.index.embedding.catch_up``; a daemon embeds in the background instead)."""
     if lender is not None and refresh:
         reader, status = lender(config)
         if status:
@@ -39,13 +41,17 @@ def open_reader(config, *, refresh: bool = True) -> Iterator:
     reader, status = open_index(config, refresh=refresh, progress=progress_bar())
     if status:
         output.note(status)
+    if semantic and refresh:
+        from ra.index.embedding import catch_up
+
+        reader = catch_up(config, reader, progress_bar("embedding", "chunks"))
     try:
         yield reader
     finally:
         reader.close()
 
 
-def progress_bar():
+def progress_bar(label: str = "indexing", unit: str = "files"):
     """A progress callback drawing on stderr, or None when stderr is not a terminal."""
     if not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
         return None
@@ -53,8 +59,8 @@ def progress_bar():
     def draw(done: int, total: int) -> None:
         width = 30
         filled = int(width * done / max(total, 1))
-        sys.stderr.write(f"\rindexing [{'#' * filled}{'.' * (width - filled)}] "
-                         f"{done}/{total} files")
+        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] "
+                         f"{done}/{total} {unit}")
         if done >= total:
             sys.stderr.write("\r" + " " * (width + 40) + "\r")
         sys.stderr.flush()

@@ -69,6 +69,11 @@ path = "./docs"
 # [mcp]
 # max_tokens = 4000          # token budget of the MCP tools when the agent gives none
 
+# [semantic]                 # meaning as well as words: pip install 'ra[semantic]'
+# enabled = true
+# model = "all-MiniLM-L6-v2" # or a local model folder
+# weight = 0.2               # share of meaning in the fused score
+
 # [[context.rules]]
 # match = "src/api/**"
 # terms = ["http", "routing"]
@@ -129,6 +134,23 @@ def update() -> None:
     p = render.plural
     output.note(f"indexed {p(report.files, 'file')} into {p(report.chunks, 'chunk')}, "
                 f"{p(report.terms, 'term')} in {report.seconds:.1f}s ({stages})")
+    if config.semantic.enabled:
+        embed(config)
+
+
+def embed(config) -> None:
+    """Embed the chunks that have no vector yet ([semantic]), with progress."""
+    from ra.index.embedding import embed_index
+    from ra.text import embedder_runtime as runtime
+    from ra.text.embedders import EmbedderError
+
+    try:
+        report = embed_index(config, lambda: runtime.embedder(config.semantic),
+                             progress=progress_bar("embedding", "chunks"))
+    except EmbedderError as exc:
+        output.warn(f"{exc}; searches use keywords alone")
+        return
+    output.note(report.describe())
 
 
 def status(json_: bool = typer.Option(False, "--json", help="JSON output.")) -> None:
@@ -153,6 +175,8 @@ def status(json_: bool = typer.Option(False, "--json", help="JSON output.")) -> 
         lines.append(f"  an update is under way (ra pid {idx['updating']})")
     if idx.get("built_at"):
         lines.append(f"  last update: {idx['built_at']}, size {idx['size_bytes']:,} bytes")
+    if idx.get("semantic"):
+        lines.append(f"  semantic: {idx['semantic']}")
     write_output("\n".join(lines) + "\n")
 
 

@@ -138,6 +138,9 @@ def search(
     offset: int = typer.Option(0, "--offset", min=0, max=1_000_000,
                                help="Skip this many results (pages)."),
     sort: str = typer.Option("score", "--sort", help="score | date | path"),
+    semantic: bool | None = typer.Option(None, "--semantic/--no-semantic", help="Fuse "
+                                         "meaning with words ([semantic]; default: as "
+                                         "configured)."),
     verbose: int = typer.Option(0, "--verbose", "-v", count=True),
 ) -> None:
     from ra.query.search import Searcher, SearchOptions
@@ -150,13 +153,16 @@ def search(
         trees=tuple(tree), include_archived=include_archived,
         list_only=list_ or mode == "list",
         max_tokens=max_tokens, explain=explain, tags=tuple(tag), path=path, since=since,
-        until=until, offset=offset, sort=sort)
+        until=until, offset=offset, sort=sort, semantic=semantic)
     config = load()
-    with open_reader(config) as reader:
+    meaning = config.semantic.enabled if semantic is None else semantic
+    with open_reader(config, semantic=meaning and not raw) as reader:
         searcher = Searcher(reader, config)
         response = searcher.search(list(queries), options)
         text = render.render_search(response, mode, color=output.use_color(),
                                     analyzer=searcher.analyzer)
+    for note in response.notes:
+        output.note(note)
     write_output(text)
 
 

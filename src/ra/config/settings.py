@@ -32,6 +32,7 @@ from pathlib import Path
 
 from ra.config import toml
 from ra.config.globs import glob_set
+from ra.config.semantic import SemanticSettings
 from ra.config.toml import ConfigWarning, format_key, parse_config_file, parse_config_text
 
 __all__ = [
@@ -197,6 +198,7 @@ class Config:
     search: SearchSettings = field(default_factory=SearchSettings)
     context: ContextSettings = field(default_factory=ContextSettings)
     mcp: McpSettings = field(default_factory=McpSettings)
+    semantic: SemanticSettings = field(default_factory=SemanticSettings)
     trees: tuple[Tree, ...] = ()  # sorted by name
     warnings: tuple[ConfigWarning, ...] = ()
     global_file: Path | None = None  # ~/.ra.toml, when it is one of the files
@@ -255,7 +257,8 @@ class Config:
         trees = {t.name: {"path": str(t.path), "include": list(t.include),
                           "exclude": list(t.exclude)} for t in self.trees}
         return _plain({"settings": asdict(self.settings), "search": asdict(self.search),
-                       "context": context, "mcp": asdict(self.mcp), "tree": trees})
+                       "context": context, "mcp": asdict(self.mcp),
+                       "semantic": asdict(self.semantic), "tree": trees})
 
     def to_toml(self) -> str:
         """The effective configuration as TOML text (what ``ra config`` prints)."""
@@ -361,7 +364,8 @@ def load_config_files(files: Iterable[Path], *, home: Path | None = None) -> Con
     warnings += _overlaps(trees)
     return Config(files=paths, root=_config_root(paths, home),
                   settings=_merged_settings(parsed, home), search=_merged_search(parsed),
-                  context=_merged_context(parsed), mcp=_merged_mcp(parsed), trees=trees,
+                  context=_merged_context(parsed), mcp=_merged_mcp(parsed),
+                  semantic=SemanticSettings(**_merged_table(parsed, "semantic")), trees=trees,
                   warnings=tuple(warnings),
                   global_file=next((p for p in paths if is_global_config(p, home)), None))
 
@@ -395,10 +399,15 @@ def _merged_search(parsed: _Parsed) -> SearchSettings:
 
 
 def _merged_mcp(parsed: _Parsed) -> McpSettings:
+    return McpSettings(**_merged_table(parsed, "mcp"))
+
+
+def _merged_table(parsed: _Parsed, name: str) -> dict:
+    """A table of scalars merged key by key, the nearest file winning."""
     values: dict = {}
     for _, raw in reversed(parsed):
-        values.update(raw.get("mcp", {}))
-    return McpSettings(**values)
+        values.update(raw.get(name, {}))
+    return values
 
 
 def _merged_context(parsed: _Parsed) -> ContextSettings:

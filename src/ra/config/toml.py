@@ -155,6 +155,28 @@ _CONTEXT = {name: _integer(1) for name in ("limit", "terms", "min_term_frequency
                                            "min_word_length", "max_word_length", "sample_size")}
 _TREE = {"path": _string, "include": _glob_list, "exclude": _glob_list}
 _MCP = {"max_tokens": _integer(1)}
+
+
+def _choice(options: Sequence[str], factory: bool = False) -> _Check:
+    def check(value: object) -> str:
+        text = _string(value)
+        if text not in options and not (factory and ":" in text):
+            also = " or package.module:factory" if factory else ""
+            raise _Invalid(f"expected one of {', '.join(options)}{also}, got "
+                           f"{_describe(value)}")
+        return text
+    return check
+
+
+def _semantic_schema() -> dict:
+    from ra.config.semantic import BACKENDS, FUSIONS
+
+    return {"enabled": _boolean, "model": _string, "backend": _choice(BACKENDS, True),
+            "weight": _number(0, 1), "fusion": _choice(FUSIONS), "rrf_k": _integer(1),
+            "allow_download": _boolean, "batch_size": _integer(1)}
+
+
+_SEMANTIC = _semantic_schema()
 # A rule's search overrides are query-time settings: the stemmer shapes the whole index.
 _RULE = {"match": _glob_or_list, "trees": _strings, "terms": _strings, "include": _strings,
          "search": _QUERY_SEARCH}
@@ -217,7 +239,8 @@ def parse_config_file(path: Path) -> dict:
 def parse_config_text(text: str, source: Path) -> dict:
     """Validate one file's TOML into its raw form: only what the file says, normalised.
 
-    Keys: ``root``; ``settings``, ``search`` (with ``boosts``), ``mcp``, ``context``
+    Keys: ``root``; ``settings``, ``search`` (with ``boosts``), ``mcp``, ``semantic``,
+    ``context``
     (scalars plus ``rules`` and ``patterns``) when the file has those tables; ``tree``
     (name → path, include, exclude, None when absent) from ``[tree.NAME]`` and
     ``[trees]``; ``include`` (``[[include]]`` entries: tree, pattern list); ``warnings``,
@@ -297,6 +320,10 @@ def _section_mcp(src: _Source, value: object, raw: dict) -> None:
     raw["mcp"] = _parse_table(src, value, ("mcp",), _MCP)
 
 
+def _section_semantic(src: _Source, value: object, raw: dict) -> None:
+    raw["semantic"] = _parse_table(src, value, ("semantic",), _SEMANTIC)
+
+
 def _section_context(src: _Source, value: object, raw: dict) -> None:
     table = dict(_table(src, value, ("context",)))
     rules = _table_array(src, table.pop("rules", []), ("context", "rules"))
@@ -358,7 +385,8 @@ def _section_include(src: _Source, value: object, raw: dict) -> None:
 
 _SECTIONS: dict[str, Callable[[_Source, object, dict], None]] = {
     "root": _section_root, "settings": _section_settings, "search": _section_search,
-    "context": _section_context, "mcp": _section_mcp, "tree": _section_tree,
+    "context": _section_context, "mcp": _section_mcp, "semantic": _section_semantic,
+    "tree": _section_tree,
     "trees": _section_trees,
     "include": _section_include,
 }

@@ -42,7 +42,7 @@ from ra.index.chunkstore import META_COLUMNS, STORE_COLUMNS, ChunkMeta, ChunkSto
 from ra.index.links import RAW as RAW_LINKS
 from ra.index.links import links_sql
 from ra.store import generations
-from ra.store.layout import FIELDS, GLOBAL, PARTITIONED, artifact_path, part_name
+from ra.store.layout import FIELDS, GLOBAL, PARTITIONED, VECTORS, artifact_path, part_name
 
 #: Artifacts read as views; ``view_name`` gives the view of each (the links artifact is
 #: ``link_rows``: the view ``links`` resolves it, ``ra.index.links``).
@@ -64,6 +64,9 @@ def create_views(con, generation) -> None:
     for name, body, _ in RELATIONS:
         con.execute(f"CREATE TEMP VIEW {name} AS {body}")
     con.execute(f"CREATE TEMP VIEW links AS {links_sql()}")
+    if (generation.manifest.get("vectors") or {}).get("dims"):  # [semantic]
+        con.execute(f"CREATE VIEW {VECTORS} AS SELECT * FROM read_parquet("
+                    f"{_quote(generation.scan(VECTORS))})")
 
 
 @dataclass(frozen=True)
@@ -222,6 +225,7 @@ class IndexReader:
         self._store: ChunkStore | None = None  # a long-lived reader's chunks (ra.index.chunkstore)
         self._normalised: tuple | None = None  # the weights ``tf_norm`` was built for
         self.patched = False  # tables patched by ``successor``: no ``tf_norm``
+        self.semantic = None  # the vector relations' state (``ra.query.semantic_sql``)
 
     @classmethod
     def open(cls, index_dir: Path) -> IndexReader | None:

@@ -59,6 +59,11 @@ def collect_status(config) -> dict:
             index.update(generation=name, built_at=manifest.get("built_at"),
                          size_bytes=_dir_size(config.index_dir / name),
                          counts=manifest.get("counts"))
+            if config.semantic.enabled:
+                from ra.store.vector_state import readiness
+
+                model = config.semantic.model_id()
+                index["semantic"] = f"{model}: {readiness(manifest, model).describe()}"
     return {"config_files": [str(f) for f in config.files], "trees": trees, "index": index,
             "warnings": [str(w) for w in config.warnings]}
 

@@ -138,6 +138,7 @@ class WarmIndex:
         self._follower: threading.Thread | None = None
         self._follow_lock = threading.Lock()
         self._tidying: threading.Thread | None = None
+        self._embedding = None  # [semantic]: the embedding thread (ra.index.embedding_thread)
         self._closed = threading.Event()
         _open.add(self)
 
@@ -216,6 +217,8 @@ class WarmIndex:
                 follower, self._follower = self._follower, None
         finally:
             self._lock.release()
+        if self._embedding is not None:
+            self._embedding.stop()
         if job is not None and job.thread is not None:
             job.thread.join(timeout=5)
         if follower is not None and follower is not threading.current_thread():
@@ -367,6 +370,10 @@ class WarmIndex:
                              delay=SUCCESSOR_QUIET if reader.patched else 0.0)
         if status and held is not None:
             self._tidy_soon(index_dir)
+        if self.config.semantic.enabled and self._reader is not None:
+            from ra.index.embedding_thread import embed_soon  # [semantic], on a thread
+
+            self._embedding = embed_soon(self, self._embedding, self._reader.manifest)
 
     def _tidy_soon(self, index_dir: Path) -> None:
         """Remove the generation just replaced on a thread, now that nobody pins it (the
@@ -451,6 +458,10 @@ class WarmIndex:
                     return
                 job.reader = reader
             reader.near_words(["warm"], 1)  # loads the tables and the vocabulary
+            if self.config.semantic.enabled:  # and the vectors ([semantic])
+                from ra.index.vector_tables import preload
+
+                preload(reader, self.config.semantic)
             with self._lock:  # held None: not checked yet, and _pending still says so
                 held = self._reader
                 if not job.cancelled and (held is None or (

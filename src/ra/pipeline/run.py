@@ -254,14 +254,20 @@ def finish_manifest(out: Path, config, report: BuildReport, files: dict, binary:
                     update: dict, digest: str | None = None) -> dict:
     """Write the manifest and the per-file record; ``files`` and ``binary`` map
     ``tree:path`` to ``(size, mtime_ns, ctime_ns)``; ``digest`` is their fingerprint digest when
-    the caller has it."""
-    return write_manifest(
+    the caller has it. With ``[semantic] enabled`` the generation also gets every chunk
+    vector it can have without embedding (``ra.pipeline.vectors.carry``)."""
+    manifest = write_manifest(
         out, config_hash=config_hash(config), stats=stats, files=files, binary=binary,
         partitions=partitions, next_ord=next_ord, digest=digest,
         counts={"files": report.files, "chunks": report.chunks, "terms": report.terms,
                 "postings": report.postings},
         problems=report.problems, update=update, seconds=report.seconds,
         stage_seconds=report.stage_seconds, trees=sorted({t.name for t in config.trees}))
+    if config.semantic.enabled:
+        from ra.pipeline.vectors import carry, previous
+
+        manifest["vectors"] = carry(out, previous(out), config.semantic.model_id())
+    return manifest
 
 
 def fingerprints_of(files: Sequence[FoundFile]) -> dict[str, tuple[int, int, int]]:

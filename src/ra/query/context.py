@@ -63,6 +63,7 @@ class ContextOptions(SearchOptions):
     """Search options plus ``terms``: how many terms each file's query keeps."""
 
     terms: int | None = None
+    semantic: bool | None = False  # a file's terms are no question: words alone
 
 
 

@@ -45,6 +45,8 @@ def render_search(response, mode: str, *, color: bool = False, analyzer=None,
                        + f"  ({len(topic.results)} of {topic.total_matches} matches)")
         if topic.match == "partial":
             out.append("(no chunk matches every word; showing the chunks that match most)")
+        elif topic.match == "semantic":
+            out.append("(no chunk holds these words; showing the chunks closest in meaning)")
         if not topic.results:
             out.append(_nothing_shown(topic, response.max_tokens))
         for r in topic.results:
@@ -162,4 +164,22 @@ def render_explain(explain: dict) -> str:
     lines.append("  sql:")
     lines += ["    " + ln for ln in explain.get("sql", "").splitlines()]
     lines.append("  params: " + json.dumps(explain.get("params", {}), ensure_ascii=False))
+    if "semantic" in explain:
+        lines += _semantic_explain(explain["semantic"])
     return "\n".join(lines)
+
+
+def _semantic_explain(sem: dict) -> list[str]:
+    """The semantic side of ``--explain``: model, fusion, its SQL and both scores."""
+    t = sem.get("timings_ms", {})
+    lines = [f"  semantic: {sem['model']}, {sem['fusion']} fusion, weight {sem['weight']:g}, "
+             f"{sem['candidates']} candidates for {sem['query_text']!r} (embed "
+             f"{t.get('embed', 0):.2f} ms, sql {t.get('sql', 0):.2f} ms)",
+             "  scores (keyword = BM25F, semantic = cosine, fused):"]
+    for s in sem.get("scores", []):
+        kw = "-" if s["keyword"] is None else f"{s['keyword']:.4f}"
+        sim = "-" if s["semantic"] is None else f"{s['semantic']:.4f}"
+        lines.append(f"    {s['id']}: keyword {kw}, semantic {sim}, fused {s['fused']:.4f}")
+    lines.append("  semantic sql:")
+    lines += ["    " + ln for ln in sem.get("sql", "").splitlines()]
+    return lines

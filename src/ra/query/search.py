@@ -55,6 +55,7 @@ class SearchOptions:
     until: str | None = None  # ISO date (that whole day included) or datetime
     offset: int = 0  # skip this many ranked results (paging)
     sort: str = "score"  # score | date | path; ties broken by id
+    semantic: bool | None = None  # fuse meaning with words ([semantic]); None: configured
 
 
 @dataclass
@@ -114,6 +115,7 @@ class Topic:
     terms: list[str] = field(default_factory=list)  # matched index terms, for highlighting
     omitted: int = 0  # ranked results the token budget left out entirely
     needs: int | None = None  # tokens the smallest of them needs (as id and title)
+    note: str | None = None  # why meaning was not used (``ra.query.semantic``)
 
     def to_dict(self, list_only: bool = False) -> dict:
         out = {"query": self.query, "match": self.match,
@@ -136,6 +138,7 @@ class SearchResponse:
     max_tokens: int | None
     list_only: bool = False
     status: str | None = None  # what freshness did before answering
+    notes: list[str] = field(default_factory=list)  # e.g. semantic search not used: why
 
     @property
     def truncated(self) -> bool:
@@ -144,9 +147,12 @@ class SearchResponse:
                    for t in self.queries)
 
     def to_dict(self) -> dict:
-        return {"queries": [t.to_dict(self.list_only) for t in self.queries],
-                "tokens_used": self.tokens_used, "max_tokens": self.max_tokens,
-                "truncated": self.truncated}
+        out = {"queries": [t.to_dict(self.list_only) for t in self.queries],
+               "tokens_used": self.tokens_used, "max_tokens": self.max_tokens,
+               "truncated": self.truncated}
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
 
 
 class Searcher:
@@ -195,7 +201,9 @@ class Searcher:
                     mine.append((r.ord, r.ord + r.descendants, topic.query))
             shown += mine
         used = self._pack(answered, options)
-        return SearchResponse(answered, used, options.max_tokens, options.list_only)
+        notes = list(dict.fromkeys(t.note for t in answered if t.note))
+        return SearchResponse(answered, used, options.max_tokens, options.list_only,
+                              notes=notes)
 
     def _pack(self, topics: list[Topic], options: SearchOptions) -> int:
         order = _round_robin([[r for r in t.results if r.seen_in is None] for t in topics])
@@ -234,6 +242,7 @@ class Searcher:
         t_plan = time.perf_counter()
         rows, metas, sql = self._score(plan, o)
         t_sql = time.perf_counter()
+        side, rows, metas = self._meaning(node, plan, o, rows, metas)
         ranked, stats = self._rank(rows, metas, o)
         ranked = _page(ranked, o, self.default_limit(o), self.reader.meta)
         t_rank = time.perf_counter()
@@ -241,13 +250,39 @@ class Searcher:
         t_fetch = time.perf_counter()
         complete = bool(rows[0][2]) if rows else False
         total = int(rows[0][3]) if rows else 0
-        topic = Topic(query, "all" if complete else ("partial" if rows else "none"),
-                      total, results, terms=plan.terms())
+        match = "all" if complete else ("partial" if rows else "none")
+        if side is not None and side.used and not any(r[1] for r in rows):
+            match = "semantic" if rows else "none"  # no chunk has any of the words
+        topic = Topic(query, match, total, results, terms=plan.terms(),
+                      note=side.note if side is not None else None)
         if o.explain:
             topic.explain = _explain(node, plan, sql, stats, _filters_shown(o), {
                 "parse": t_parse - t0, "plan": t_plan - t_parse, "sql": t_sql - t_plan,
                 "rank": t_rank - t_sql, "fetch": t_fetch - t_rank})
+            if side is not None and side.used:
+                from ra.query.semantic import explain_scores
+
+                topic.explain["semantic"] = explain_scores(side, ranked, self.reader.meta)
         return topic
+
+    def _meaning(self, node, plan: Plan, o: SearchOptions, rows, metas):
+        """With ``[semantic]`` on for this call: the semantic side of the topic and the
+        keyword rows fused with it (``ra.query.semantic``); else ``(None, rows, metas)``."""
+        settings = self.config.semantic
+        if not (settings.enabled if o.semantic is None else o.semantic) or o.raw:
+            return None, rows, metas
+        from ra.query.semantic import fused_rows, keyword_bound, semantic_side
+
+        limit = max(self._opt(o.candidate_limit, self.config.search.candidate_limit),
+                    o.offset + self.default_limit(o))
+        side = semantic_side(self.reader, settings, node, plan, filters_of(o), limit,
+                             o.explain)
+        if not side.used:
+            return side, rows, metas
+        bound = keyword_bound(plan, self.reader.stats.chunks, self.weights())
+        rows = fused_rows(rows, side, settings, limit, bound)
+        found = self.reader.lineage([r[5] for r in rows])
+        return side, rows, [found[r[5]] for r in rows]
 
     def _score(self, plan: Plan, o: SearchOptions):
         """``(rows, metas, sql)``: the best candidates ``(score, matched, complete, total,
@@ -273,7 +308,7 @@ class Searcher:
         metas = self.reader.lineage(
             [r[5] for r in scored], None if resident else [r[5] for r in found if r[0] is None])
         best = sorted(scored, key=lambda r: (-r[0], metas[r[5]].id))[:limit]
-        return [r[:5] for r in best], [metas[r[5]] for r in best], sql
+        return [r[:5] + (r[5],) for r in best], [metas[r[5]] for r in best], sql
 
     def _rank(self, rows, metas: list[ChunkMeta], o: SearchOptions):
         s = self.config.search

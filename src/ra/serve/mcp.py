@@ -174,6 +174,7 @@ def _search_result(response, list_only: bool) -> CallToolResult:
     text = render_search(response, "list" if list_only else "full",
                          budget_option="the max_tokens argument")
     text += "".join(f"warning: {w}\n" for w in getattr(response, "warnings", ()))
+    text += "".join(f"note: {n}\n" for n in getattr(response, "notes", ()))
     return _result(text, response.to_dict())
 
 
@@ -244,6 +245,9 @@ Offset = Annotated[int, Field(ge=0, le=100_000, description=(
     "Skip this many results per topic: with limit, fetches the next page (default 0)."))]
 Sort = Annotated[Literal["score", "date", "path"], Field(description=(
     "Order of results: score (default), date (newest first) or path."))]
+Semantic = Annotated[bool | None, Field(description=(
+    "Fuse meaning with keywords (needs [semantic] in .ra.toml and its extra); default: "
+    "as configured."))]
 Archived = Annotated[bool, Field(description=(
     "Also search notes marked `status: archived` (default false)."))]
 
@@ -300,6 +304,7 @@ def _add_search_tools(server: MCPServer) -> None:
         offset: Offset = 0,
         sort: Sort = "score",
         include_archived: Archived = False,
+        semantic: Semantic = None,
     ) -> SearchOut:
         """Search the project's knowledge base (conventions, designs, decisions, reference
         notes) before relying on general knowledge. Returns the best matching sections as
@@ -315,7 +320,7 @@ def _add_search_tools(server: MCPServer) -> None:
                     limit=limit, max_tokens=_budget(kb, max_tokens), list_only=list,
                     trees=kb.check_trees(trees), tags=tuple(tags or ()), path=path,
                     since=since, until=until, offset=offset, sort=sort,
-                    include_archived=include_archived))
+                    include_archived=include_archived, semantic=semantic))
             return _search_result(kb.call(run), list)
         return answer(ctx, body)
 

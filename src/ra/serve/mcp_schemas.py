@@ -34,7 +34,7 @@ class SearchResult(TypedDict):
 
 class Topic(TypedDict):
     query: str
-    match: Literal["all", "partial", "none"]
+    match: Literal["all", "partial", "semantic", "none"]  # semantic: by meaning alone
     total_matches: int  # chunks that match, before the limit and the budget
     results: list[SearchResult]
     omitted: int  # results the token budget left out entirely
@@ -50,6 +50,7 @@ class SearchOutput(TypedDict):
     max_tokens: int | None
     truncated: bool  # whether the budget shortened or left out any result
     warnings: NotRequired[list[str]]  # context: files skipped, includes not found
+    notes: NotRequired[list[str]]  # e.g. why meaning was not used ([semantic])
 
 
 class OutLink(TypedDict):
@@ -102,6 +103,7 @@ class IndexState(TypedDict):
     built_at: NotRequired[str | None]
     size_bytes: NotRequired[int]
     counts: NotRequired[dict | None]
+    semantic: NotRequired[str]  # [semantic]: how many chunks are embedded
 
 
 class SourcesOutput(TypedDict):

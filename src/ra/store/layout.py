@@ -22,6 +22,8 @@ PARTITIONED = ("files", "chunks", "analyzed", "lengths", "surface", "postings", 
 #: Artifacts stored once per generation, over the whole collection.
 GLOBAL = ("terms", "words")
 ARTIFACTS = PARTITIONED + GLOBAL
+#: Partitioned too, but only in an index with ``[semantic] enabled`` (``ra.pipeline.vectors``).
+VECTORS = "vectors"
 MANIFEST = "manifest.json"
 #: Per-file fingerprints and partition membership: read when files changed, not by a
 #: freshness check that finds none (the manifest holds their digest).
@@ -35,12 +37,12 @@ def part_name(part: int) -> str:
 
 def artifact_path(name: str) -> str:
     """Where artifact ``name`` lives inside a generation: a folder or a file."""
-    return name if name in PARTITIONED else f"{name}.parquet"
+    return name if name in PARTITIONED or name == VECTORS else f"{name}.parquet"
 
 
 def artifact_glob(name: str) -> str:
     """A path pattern DuckDB reads the whole artifact with (relative to the generation)."""
-    return f"{name}/*.parquet" if name in PARTITIONED else f"{name}.parquet"
+    return f"{name}/*.parquet" if name in PARTITIONED or name == VECTORS else f"{name}.parquet"
 
 
 def config_hash(config) -> str:
