@@ -44,7 +44,8 @@ def reference(chunks: pa.Table, language: str = "english"):
     surface = {f.name: [] for f in SURFACE}
     for (tree, path), words in per_doc.items():
         for word, freq in sorted(words.items()):
-            for name, value in zip(SURFACE.names, (tree, path, word, analyzer.stem(word), freq)):
+            row = (tree, path, word, analyzer.stem(word), freq)
+            for name, value in zip(SURFACE.names, row, strict=True):
                 surface[name].append(value)
     return (pa.table(out, schema=ANALYZED), pa.table(lengths, schema=LENGTHS),
             pa.table(surface, schema=SURFACE))
