@@ -156,7 +156,8 @@ def write_globals(out: Path, terms: pa.Table, words: pa.Table, *, keep: bool = F
 def write_manifest(out: Path, *, config_hash: str, stats: dict, files: dict, binary: dict,
                    partitions: dict[int, list[str]], next_ord: int, counts: dict,
                    problems: list[str], update: dict, seconds: float,
-                   stage_seconds: dict, trees: list[str], digest: str | None = None) -> dict:
+                   stage_seconds: dict, trees: list[str], digest: str | None = None,
+                   compact: dict | None = None) -> dict:
     """Write ``manifest.json`` (small: every reading command reads it) and
     ``fingerprints.json`` (each file's fingerprint and partition: read only when files
     changed). The manifest's ``fingerprint`` is the digest of every file's fingerprint,
@@ -176,6 +177,8 @@ def write_manifest(out: Path, *, config_hash: str, stats: dict, files: dict, bin
         "fingerprint": digest or fingerprint_digest({**files, **binary}),
         "problems": problems,
     }
+    if compact is not None:  # the compact artifacts' stale partitions (ra.pipeline.compact)
+        manifest["compact"] = compact
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False))
     return manifest
 

@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 from ra.errors import IndexStateError
 from ra.pipeline.analyze import analyze
 from ra.pipeline.chunk import SourceDoc, chunk, docs_table
+from ra.pipeline.compact import write_compact
 from ra.pipeline.discover import Discovery, FoundFile, discover, read_document
 from ra.pipeline.links import links_table
 from ra.pipeline.partitions import (
@@ -234,31 +235,35 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
     for part in parts:
         write_part(out, part)
     write_globals(out, terms, words)
+    t2 = time.perf_counter()
+    compact = write_compact(out)
     chunks = pa.concat_tables([p.chunks for p in parts])
     report = BuildReport(
         files=len(found.files), chunks=chunks.num_rows, terms=terms.num_rows,
         postings=sum(p.postings.num_rows for p in parts), problems=sorted(problems),
         oversized=oversized(chunks, config.settings.max_chunk_size))
-    report.stage_seconds = {"postings": t1 - t0, "write": time.perf_counter() - t1}
+    report.stage_seconds = {"postings": t1 - t0, "write": t2 - t1,
+                            "compact": time.perf_counter() - t2}
     lengths = pa.concat_tables([p.lengths for p in parts])
     finish_manifest(out, config, report, fingerprints_of(found.files),
                     fingerprints_of(found.binary), {p.id: p.keys() for p in parts},
                     statistics(indexed_chunks(lengths), length_sums(lengths),
                                field_chunks(lengths)),
-                    next_ord=chunks.num_rows, update={"kind": "full"})
+                    next_ord=chunks.num_rows, update={"kind": "full"}, compact=compact)
     return report
 
 
 def finish_manifest(out: Path, config, report: BuildReport, files: dict, binary: dict,
                     partitions: dict[int, list[str]], stats: dict, *, next_ord: int,
-                    update: dict, digest: str | None = None) -> dict:
+                    update: dict, digest: str | None = None,
+                    compact: dict | None = None) -> dict:
     """Write the manifest and the per-file record; ``files`` and ``binary`` map
     ``tree:path`` to ``(size, mtime_ns, ctime_ns)``; ``digest`` is their fingerprint digest when
     the caller has it. With ``[semantic] enabled`` the generation also gets every chunk
     vector it can have without embedding (``ra.pipeline.vectors.carry``)."""
     manifest = write_manifest(
         out, config_hash=config_hash(config), stats=stats, files=files, binary=binary,
-        partitions=partitions, next_ord=next_ord, digest=digest,
+        partitions=partitions, next_ord=next_ord, digest=digest, compact=compact,
         counts={"files": report.files, "chunks": report.chunks, "terms": report.terms,
                 "postings": report.postings},
         problems=report.problems, update=update, seconds=report.seconds,
