@@ -148,3 +148,21 @@ def test_an_index_without_compact_artifacts_is_read_from_its_partitions(project)
     with IndexReader(generations.open_current(config.index_dir)) as reader:
         assert relations(reader) == partitioned(reader)
         assert answers(reader, config)[0][2]
+
+
+def test_a_long_lived_reader_loads_its_tables_from_the_compact_artifacts(project):
+    config = load_config(project)
+    for change in (None, _edit):
+        if change:
+            change(project / "docs")
+            assert refresh_index(config).startswith("indexed")
+        reader = IndexReader.open(config.index_dir)
+        reader.keep_vocabulary = True
+        with reader:
+            got = answers(reader, config)
+            assert reader.resident
+            kinds = dict(reader.con.execute(
+                "SELECT table_name, 'table' FROM duckdb_tables() WHERE temporary").fetchall())
+            assert {"meta", "tf_postings"} <= set(kinds)
+            assert relations(reader) == partitioned(reader)
+            assert got == without_compact(config)

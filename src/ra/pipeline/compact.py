@@ -18,7 +18,9 @@ partitions it rewrote, added or emptied as ``stale`` in the manifest's ``compact
 entry. A reader then takes the rows of the other partitions from the compact files and
 those of the stale ones from their partition files (``ra.index.reader``), so the scores
 are those of the partitioned artifacts, to the last bit of each row. The next full build
-writes fresh compact files.
+writes fresh compact files. A long-lived reader loads its in-memory ``meta`` and
+``tf_postings`` from the same definitions (already in order: about 0.3 s of a 1.3 s load
+on cpp-docs).
 """
 
 from __future__ import annotations
