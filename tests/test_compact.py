@@ -13,6 +13,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from ra.config.settings import load_config
@@ -166,3 +167,22 @@ def test_a_long_lived_reader_loads_its_tables_from_the_compact_artifacts(project
             assert {"meta", "tf_postings"} <= set(kinds)
             assert relations(reader) == partitioned(reader)
             assert got == without_compact(config)
+
+
+def test_field_lengths_are_looked_up_by_position_or_joined():
+    from ra.pipeline.compact import _field_lengths
+    from ra.pipeline.partitions import Part
+
+    def part(ords: list[int]) -> Part:
+        p = Part.empty(0)
+        p.lengths = pa.table({"ord": ords, "title": [o * 10 for o in ords],
+                              "tags": [1] * len(ords), "path": [2] * len(ords),
+                              "body": [o + 100 for o in ords]})
+        return p
+
+    ords = pa.array([2, 0, 5, 2], pa.int32())
+    fields = pa.array([3, 0, 0, 1], pa.int8())
+    numbered = _field_lengths([part([0, 1, 2]), part([3, 4, 5])])  # a full build
+    holes = _field_lengths([part([0, 2]), part([5, 9])])  # after an update
+    assert numbered(ords, fields).to_pylist() == [102, 0, 50, 1]
+    assert holes(ords, fields).to_pylist() == [102, 0, 50, 1]

@@ -26,12 +26,17 @@ on cpp-docs).
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ra.store.artifacts import SCHEMAS
 from ra.store.layout import COMPACT, FIELDS, artifact_path
 
 #: Rows per row group of ``hot_postings``: 16,384 scored a fresh query on cpp-docs in
-#: 17 ms (4,096: about the same; one group per partition file: 35 ms).
+#: 17 ms (one group per partition file: 35 ms).
 ROW_GROUP = 16_384
 #: Rows per row group of ``hot_chunks``: the metadata of a page of results is looked up
 #: by ``ord`` (4,096, as the ``chunks`` partitions: 9 ms on cpp-docs; one group: 32 ms).
@@ -41,39 +46,106 @@ CHUNK_ROW_GROUP = 4_096
 TEXTS = ("heading", "body", "description")
 
 
-def _sql_path(path: Path | str) -> str:
-    return "'" + str(path).replace("'", "''") + "'"
+def write_compact(out: Path, parts: list, terms: pa.Table) -> dict:
+    """Write the compact artifacts of the generation in ``out`` from its complete
+    partitions ``parts`` (``ra.pipeline.partitions.Part``, postings computed, in ``ord``
+    order) and its ``terms``; returns the manifest's ``compact`` entry (nothing stale).
 
+    Each partition's postings are sorted by term, so the rows of a range of terms are one
+    slice of each: ``hot_postings`` is written a range of about ``BATCH`` rows at a time,
+    and a build holds no second copy of its postings (DuckDB's sort of the whole table
+    took 300 MB more on cpp-docs)."""
+    import pyarrow.parquet as pq
 
-def field_len(lengths: str, field: str) -> str:
-    """SQL for the length of field ``field`` (a field code expression) in ``lengths``."""
-    whens = " ".join(f"WHEN {code} THEN {lengths}.{name}" for code, name in enumerate(FIELDS))
-    return f"CASE {field} {whens} END"
-
-
-def write_compact(out: Path) -> dict:
-    """Write the compact artifacts of the complete generation in ``out`` (its partitions
-    written); returns the manifest's ``compact`` entry (nothing stale)."""
-    import duckdb
-
-    part = r"regexp_extract({}filename, 'part-(\d+)\.parquet$', 1)::INTEGER"
-    glob = {name: _sql_path(out / artifact_path(name) / "*.parquet")
-            for name in ("postings", "lengths", "chunks")}
-    postings, chunks = (out / artifact_path(name) for name in COMPACT)
-    with duckdb.connect() as con:
-        con.execute("SET enable_progress_bar = false")
-        con.execute(
-            f"COPY (SELECT p.term_id, p.ord, p.field, p.tf, {field_len('l', 'p.field')} AS len, "
-            f"{part.format('p.')} AS part FROM read_parquet({glob['postings']}, filename = true) p "
-            f"JOIN read_parquet({glob['lengths']}) l ON l.ord = p.ord "
-            f"ORDER BY p.term_id, p.ord, p.field) TO {_sql_path(postings)} "
-            f"(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {ROW_GROUP})")
-        con.execute(
-            f"COPY (SELECT * EXCLUDE ({', '.join(TEXTS)}, filename), {part.format('')} AS part "
-            f"FROM read_parquet({glob['chunks']}, filename = true) ORDER BY ord) "
-            f"TO {_sql_path(chunks)} (FORMAT parquet, COMPRESSION zstd, "
-            f"ROW_GROUP_SIZE {CHUNK_ROW_GROUP})")
+    with pq.ParquetWriter(out / artifact_path("hot_postings"), HOT_POSTINGS,
+                          compression="zstd") as writer:
+        lengths = _field_lengths(parts)
+        ids = [_sorted_ids(p.postings["term_id"]) for p in parts]
+        for lo, hi in _term_ranges(terms):
+            pieces = []
+            for part, column in zip(parts, ids, strict=True):
+                a, b = bisect_left(column, lo), bisect_left(column, hi)
+                if b > a:
+                    rows = part.postings.slice(a, b - a).select(["term_id", "ord", "field",
+                                                                 "tf"])
+                    pieces.append(rows.append_column("part", pa.repeat(
+                        pa.scalar(part.id, pa.int32()), b - a)))
+            if pieces:
+                # each piece is in (term, ord, field) order and the partitions in ord
+                # order: a stable sort by term alone orders the batch
+                batch = pa.concat_tables(pieces).sort_by("term_id")
+                batch = batch.append_column("len", lengths(batch["ord"], batch["field"]))
+                writer.write_table(batch.select(HOT_POSTINGS.names).cast(HOT_POSTINGS),
+                                   row_group_size=ROW_GROUP)
+    with pq.ParquetWriter(out / artifact_path("hot_chunks"), _hot_chunks_schema(),
+                          compression="zstd") as writer:
+        for part in parts:
+            chunks = part.chunks.cast(SCHEMAS["chunks"]).drop_columns(list(TEXTS))
+            chunks = chunks.append_column("part", pa.repeat(pa.scalar(part.id, pa.int32()),
+                                                            chunks.num_rows))
+            writer.write_table(chunks, row_group_size=CHUNK_ROW_GROUP)
     return {"stale": []}
+
+
+#: The schema of ``hot_postings``.
+HOT_POSTINGS = pa.schema([("term_id", pa.int32()), ("ord", pa.int32()), ("field", pa.int8()),
+                          ("tf", pa.int32()), ("len", pa.int32()), ("part", pa.int32())])
+#: Chunk counts (df) of the terms of ``hot_postings`` sorted at a time.
+BATCH = 131_072
+
+
+def _hot_chunks_schema() -> pa.Schema:
+    schema = SCHEMAS["chunks"]
+    for name in TEXTS:
+        schema = schema.remove(schema.get_field_index(name))
+    return schema.append(pa.field("part", pa.int32()))
+
+
+def _field_lengths(parts: list):
+    """A function from the ``ord`` and ``field`` columns of postings to the length of
+    their fields: a lookup by position when the chunks are numbered 0..n-1 in order (a
+    full build), else a join."""
+    lengths = pa.concat_tables([p.lengths.cast(SCHEMAS["lengths"]) for p in parts])
+    n = lengths.num_rows
+    if lengths["ord"].equals(pa.chunked_array([pa.array(range(n), pa.int32())])):
+        flat = pa.chunked_array([c for name in FIELDS for c in lengths[name].chunks],
+                                pa.int32()).combine_chunks()
+
+        def by_position(ords, fields):
+            return flat.take(pc.add(pc.multiply(fields.cast(pa.int32()), n), ords))
+        return by_position
+    rows = pa.concat_tables([pa.table({
+        "ord": lengths["ord"], "field": pa.repeat(pa.scalar(code, pa.int8()), n),
+        "len": lengths[name]}) for code, name in enumerate(FIELDS)])
+
+    def by_join(ords, fields):
+        keys = pa.table({"ord": ords, "field": fields, "i": pa.array(range(len(ords)))})
+        return keys.join(rows, ["ord", "field"]).sort_by("i")["len"]
+    return by_join
+
+
+def _term_ranges(terms: pa.Table) -> list[tuple[int, int]]:
+    """Ranges ``[lo, hi)`` of term ids (``terms`` numbers them 0..n-1) whose chunk counts
+    add up to about ``BATCH``: a term has a posting per field of each chunk it is in, so
+    a range holds one to four times as many postings."""
+    ranges, lo, rows = [], 0, 0
+    for term, df in enumerate(terms["df"].to_pylist()):
+        rows += df
+        if rows >= BATCH:
+            ranges.append((lo, term + 1))
+            lo, rows = term + 1, 0
+    if lo < terms.num_rows:
+        ranges.append((lo, terms.num_rows))
+    return ranges
+
+
+def _sorted_ids(column) -> memoryview:
+    """A sorted int32 column of term ids as a sequence ``bisect`` searches in place."""
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if not len(array):
+        return memoryview(b"").cast("i")
+    ints = memoryview(array.buffers()[1]).cast("i")
+    return ints[array.offset:array.offset + len(array)]
 
 
 def carry_compact(prev: Path, out: Path, entry: dict | None, touched: list[int]

@@ -236,7 +236,7 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
         write_part(out, part)
     write_globals(out, terms, words)
     t2 = time.perf_counter()
-    compact = write_compact(out)
+    compact = write_compact(out, parts, terms)
     chunks = pa.concat_tables([p.chunks for p in parts])
     report = BuildReport(
         files=len(found.files), chunks=chunks.num_rows, terms=terms.num_rows,
