@@ -78,3 +78,22 @@ def test_analyze_equals_the_token_by_token_reference(texts):
     for got, want in zip(analyze(chunks), reference(chunks), strict=True):
         assert got.schema == want.schema
         assert got.to_pylist() == want.to_pylist()
+
+
+def test_terms_of_partitions_equal_the_terms_of_their_concatenation():
+    """A build counts terms partition by partition (they share no chunk)."""
+    from ra.pipeline.postings import terms_of
+
+    texts = ["# Run\nruns ran running\n", "# Café\nnaïve café runs\n\nC++ x_y\n",
+             "plain words, runs\n", "# 東京タワー\n東京 runs\n"]
+    parts = [analyze(chunks_of(texts[i:i + 2], first_ord=10 * i))[0] for i in (0, 2)]
+    parts.append(analyze(chunks_of([]))[0])
+    whole = terms_of(pa.concat_tables(parts))
+    assert terms_of(parts).equals(whole)
+    assert whole["term"].to_pylist() == sorted(whole["term"].to_pylist())
+    assert whole["term_id"].to_pylist() == list(range(whole.num_rows))
+    df = {t: len({o for o, tt in zip(*(pa.concat_tables(parts)[c].to_pylist()
+                                        for c in ("ord", "term")), strict=True) if tt == t})
+          for t in whole["term"].to_pylist()}
+    assert dict(zip(whole["term"].to_pylist(), whole["df"].to_pylist(), strict=True)) == df
+    assert terms_of([]).num_rows == 0

@@ -226,8 +226,7 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
     """Terms, words and postings of complete partitions, written with their manifest."""
     t0 = time.perf_counter()
     forget_written()
-    analyzed = pa.concat_tables([p.analyzed for p in parts])
-    terms = terms_of(analyzed)
+    terms = terms_of([p.analyzed for p in parts])  # partitions share no chunk
     words = words_of(pa.concat_tables([p.surface for p in parts]), terms)
     for part in parts:
         part.postings = postings_of(part.analyzed, terms)
