@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pyarrow as pa
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -97,3 +98,17 @@ def test_terms_of_partitions_equal_the_terms_of_their_concatenation():
           for t in whole["term"].to_pylist()}
     assert dict(zip(whole["term"].to_pylist(), whole["df"].to_pylist(), strict=True)) == df
     assert terms_of([]).num_rows == 0
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3])
+def test_analyze_in_batches_of_whole_documents_equals_the_reference(monkeypatch, batch):
+    import ra.pipeline.analyze as stage
+
+    monkeypatch.setattr(stage, "BATCH", batch)
+    texts = ["# Run\nruns ran\n## Running\nrunning runs\n## Ran\nran\n", "plain runs\n",
+             "---\ntags: [café]\n---\n# Café\nnaïve\n## Café\ncafé café\n", "",
+             "# 東京タワー\n東京 runs\n## B\nb\n"]
+    chunks = chunks_of(texts, first_ord=3)
+    assert len(stage._batches(chunks)) > 1
+    for got, want in zip(analyze(chunks), reference(chunks), strict=True):
+        assert got.to_pylist() == want.to_pylist()
