@@ -77,10 +77,12 @@ def write_compact(out: Path, parts: list, terms: pa.Table) -> dict:
                 batch = batch.append_column("len", lengths(batch["ord"], batch["field"]))
                 writer.write_table(batch.select(HOT_POSTINGS.names).cast(HOT_POSTINGS),
                                    row_group_size=ROW_GROUP)
-    with pq.ParquetWriter(out / artifact_path("hot_chunks"), _hot_chunks_schema(),
+    schema = _hot_chunks_schema()
+    with pq.ParquetWriter(out / artifact_path("hot_chunks"), schema,
                           compression="zstd") as writer:
         for part in parts:
-            chunks = part.chunks.cast(SCHEMAS["chunks"]).drop_columns(list(TEXTS))
+            texts = [t for t in TEXTS if t in part.chunks.column_names]  # a build's are gone
+            chunks = part.chunks.drop_columns(texts).cast(schema.remove(len(schema) - 1))
             chunks = chunks.append_column("part", pa.repeat(pa.scalar(part.id, pa.int32()),
                                                             chunks.num_rows))
             writer.write_table(chunks, row_group_size=CHUNK_ROW_GROUP)

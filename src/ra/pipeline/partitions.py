@@ -79,8 +79,14 @@ def write_table(table: pa.Table, path: Path, row_group: int | None = None,
         _remember(path, table)
 
 
-def write_part(out: Path, part: Part, *, keep: bool = False) -> None:
-    for name in PARTITIONED:
+#: What a full build writes of a partition as soon as it has it (``ra.pipeline.run.Spill``):
+#: all but the postings, which need every partition's terms.
+SPILLED = tuple(name for name in PARTITIONED if name != "postings")
+
+
+def write_part(out: Path, part: Part, *, keep: bool = False,
+               names: tuple[str, ...] = PARTITIONED) -> None:
+    for name in names:
         table = getattr(part, name)
         write_table(table.cast(SCHEMAS[name]), out / name / part_name(part.id),
                     ROW_GROUPS.get(name), keep=keep)

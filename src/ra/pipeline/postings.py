@@ -17,7 +17,7 @@ not rewrite stay valid and statistics stay those of a full build.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 import pyarrow as pa
 
@@ -39,10 +39,10 @@ def _duck(**tables: pa.Table):
     return con
 
 
-def terms_of(analyzed: pa.Table | Sequence[pa.Table]) -> pa.Table:
+def terms_of(analyzed: pa.Table | Iterable[pa.Table]) -> pa.Table:
     """Every term of ``analyzed`` with df (distinct chunks) and cf, numbered in sorted
-    order. ``analyzed`` may be a list of tables that share no chunk (a build's
-    partitions): each is counted alone and the counts added, so no table of the whole
+    order. ``analyzed`` may be tables that share no chunk (a build's partitions, read
+    one at a time): each is counted alone and the counts added, so no table of the whole
     collection is held at once (DuckDB's count of the concatenation took 250 MB more on
     cpp-docs)."""
     tables = [analyzed] if isinstance(analyzed, pa.Table) else analyzed
