@@ -15,7 +15,7 @@ from ra.index.freshness import check_state, open_index, refresh_index
 from ra.pipeline import run
 from ra.query.search import Searcher
 from ra.store import generations
-from ra.store.layout import MANIFEST
+from ra.store.layout import COMPACT, MANIFEST
 
 DOCS_TOML = '[tree.docs]\npath = "./docs"\n'
 
@@ -225,7 +225,8 @@ def test_publish_makes_every_written_file_and_folder_durable_first(project, tmp_
         refresh_index(project)
         gen = project.index_dir / generations.current_name(project.index_dir)
         linked = {str(p) for p in gen.rglob("*.parquet") if p.stat().st_nlink > 1}
-        assert len(linked) == 2 * 7  # two partitions of seven artifacts
+        # two partitions of seven artifacts, and the compact artifacts (ra.pipeline.compact)
+        assert len(linked) == 2 * 7 + len(COMPACT)
         assert set(synced) == {str(p) for p in gen.rglob("*")} - linked | {
             str(gen), str(project.index_dir)}
     finally:

@@ -28,12 +28,13 @@ query layer matches typos against surface words). Pure: tables in, tables out.
 from __future__ import annotations
 
 import posixpath
-from collections import Counter
+from dataclasses import dataclass
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ra.store.artifacts import ANALYZED, LENGTHS, SURFACE
-from ra.store.layout import FIELD_CODE
+from ra.store.layout import FIELDS
 from ra.text.analysis import Analyzer, analyzer_for, split_words
 from ra.text.markup import is_markdown, plain_text
 
@@ -65,52 +66,109 @@ def analyze(chunks: pa.Table, language: str = "english"
     ``surface`` counts each lowercased surface word per document (tree, path): the
     vocabulary for typo matching, kept per document so an update can subtract exactly
     what a changed file contributed.
+
+    Whole documents are analysed ``BATCH`` chunks or so at a time: a batch's words are
+    Python strings until Arrow holds them, and a partition's at once took a worker
+    100 MB more on cpp-docs.
     """
     analyzer = analyzer_for(language)
-    out = {f.name: [] for f in ANALYZED}
-    lengths = {f.name: [] for f in LENGTHS}
-    per_doc: dict[tuple[str, str], Counter] = {}
-    for row in chunks.select(_COLUMNS).to_pylist():
-        words = per_doc.setdefault((row["tree"], row["path"]), Counter())
-        lengths["ord"].append(row["ord"])
-        for name, text in field_texts(row).items():
-            n = _add_field(out, row["ord"], FIELD_CODE[name], text, analyzer, words)
-            lengths[name].append(n)
-    return (pa.table(out, schema=ANALYZED), pa.table(lengths, schema=LENGTHS),
-            surface_table(per_doc, analyzer))
+    pieces = [_analyze(chunks.slice(a, b - a), analyzer) for a, b in _batches(chunks)]
+    return tuple(pa.concat_tables([p[i] for p in pieces]) for i in range(3))
 
 
-def _add_field(out: dict[str, list], ord_: int, code: int, text: str,
-               analyzer: Analyzer, words: Counter) -> int:
-    """Append the terms of one field; return its length in tokens."""
-    if not text:
-        return 0
-    surface = split_words(text)
-    words.update(surface)
-    positions: dict[str, list[int]] = {}
-    for pos, term in enumerate(analyzer.stem_all(surface)):
-        where = positions.get(term)
-        if where is None:
-            positions[term] = [pos]
-        else:
-            where.append(pos)
-    n = len(positions)
-    out["ord"] += [ord_] * n
-    out["field"] += [code] * n
-    out["term"] += positions.keys()
-    out["tf"] += map(len, positions.values())
-    out["positions"] += positions.values()
-    return len(surface)
+#: Chunks analysed at a time (whole documents: a batch ends where a document does).
+BATCH = 2_048
 
 
-def surface_table(per_doc: dict[tuple[str, str], Counter], analyzer: Analyzer) -> pa.Table:
-    """One row per (document, surface word) with the word's term and count."""
-    cols: dict[str, list] = {"tree": [], "path": [], "word": [], "term": [], "freq": []}
-    for (tree, path), words in per_doc.items():
-        items = sorted(words.items())
-        cols["tree"] += [tree] * len(items)
-        cols["path"] += [path] * len(items)
-        cols["word"] += [w for w, _ in items]
-        cols["term"] += analyzer.stem_all([w for w, _ in items])
-        cols["freq"] += [n for _, n in items]
-    return pa.table(cols, schema=SURFACE)
+def _batches(chunks: pa.Table) -> list[tuple[int, int]]:
+    """``[a, b)`` row ranges of about ``BATCH`` chunks that cut no document (its chunks
+    follow its node, ``position`` 0)."""
+    starts = pc.indices_nonzero(pc.equal(chunks["position"], 0)).to_pylist()
+    cuts, last = [0], 0
+    for start in starts:
+        if start - last >= BATCH:
+            cuts.append(start)
+            last = start
+    return list(zip(cuts, cuts[1:] + [chunks.num_rows], strict=True))
+
+
+def _analyze(chunks: pa.Table, analyzer: Analyzer) -> tuple[pa.Table, pa.Table, pa.Table]:
+    rows = chunks.select(_COLUMNS).to_pylist()
+    words = pa.array([split_words(text) for row in rows
+                      for text in field_texts(row).values()], pa.list_(pa.string()))
+    tokens = Tokens.of(words, analyzer)
+    return (tokens.analyzed(chunks["ord"]), _lengths(words, chunks["ord"]),
+            tokens.surface(rows))
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Every token of a table of fields, as parallel arrays: ``at`` is the field's row
+    (chunk × ``len(FIELDS)`` + field code), ``pos`` the token's position in it, ``word``
+    and ``term`` indices into the distinct surface words and terms."""
+
+    at: pa.Array
+    pos: pa.Array
+    word: pa.Array
+    term: pa.Array
+    words: pa.Array  # distinct surface words
+    terms: pa.Array  # distinct terms
+    stems: pa.Array  # the term of each distinct surface word
+
+    @classmethod
+    def of(cls, fields: pa.ListArray, analyzer: Analyzer) -> Tokens:
+        """The tokens of ``fields`` (one list of surface words per field row); each
+        distinct word is stemmed once (``Analyzer.stem_all`` caches it for the process)."""
+        flat = fields.flatten()
+        at = pc.list_parent_indices(fields)
+        first = pc.take(fields.offsets, at).cast(pa.int32())
+        pos = pc.subtract(pa.array(range(len(flat)), pa.int32()), first)
+        word = flat.dictionary_encode()
+        stems = pa.array(analyzer.stem_all(word.dictionary.to_pylist()), pa.string())
+        term = stems.dictionary_encode()
+        return cls(at, pos, word.indices, pc.take(term.indices, word.indices),
+                   word.dictionary, term.dictionary, stems)
+
+    def analyzed(self, ords: pa.ChunkedArray) -> pa.Table:
+        """Rows of ``ANALYZED``: per field row and term, tf and positions; in each field
+        the terms in the order of their first occurrence."""
+        n = len(FIELDS)
+        g = (pa.table({"at": self.at, "term": self.term, "pos": self.pos})
+             .group_by(["at", "term"], use_threads=False)
+             .aggregate([("pos", "list"), ("pos", "count"), ("pos", "min")])
+             .sort_by([("at", "ascending"), ("pos_min", "ascending")]))
+        at = g["at"]
+        return pa.table({
+            "ord": pc.take(ords, pc.divide(at, n)),
+            "field": pc.subtract(at, pc.multiply(pc.divide(at, n), n)).cast(pa.int8()),
+            "term": pc.take(self.terms, g["term"]),
+            "tf": g["pos_count"].cast(pa.int32()),
+            "positions": g["pos_list"].cast(pa.list_(pa.int32())),
+        }, schema=ANALYZED)
+
+    def surface(self, rows: list[dict]) -> pa.Table:
+        """One row per (document, surface word) with the word's term and count, each
+        document's words sorted."""
+        doc_of_chunk, docs = [], {}
+        for row in rows:
+            doc_of_chunk.append(docs.setdefault((row["tree"], row["path"]), len(docs)))
+        doc = pc.take(pa.array(doc_of_chunk, pa.int32()), pc.divide(self.at, len(FIELDS)))
+        g = (pa.table({"doc": doc, "word": self.word}).group_by(["doc", "word"])
+             .aggregate([("word", "count")]))
+        g = pa.table({"doc": g["doc"], "word": pc.take(self.words, g["word"]),
+                      "term": pc.take(self.stems, g["word"]), "freq": g["word_count"]}
+                     ).sort_by([("doc", "ascending"), ("word", "ascending")])
+        keys = list(docs)
+        return pa.table({
+            "tree": pc.take(pa.array([k[0] for k in keys], pa.string()), g["doc"]),
+            "path": pc.take(pa.array([k[1] for k in keys], pa.string()), g["doc"]),
+            "word": g["word"], "term": g["term"], "freq": g["freq"]}, schema=SURFACE)
+
+
+def _lengths(fields: pa.ListArray, ords: pa.ChunkedArray) -> pa.Table:
+    """Tokens per field of each chunk (``LENGTHS``)."""
+    n = len(FIELDS)
+    counts = pc.list_value_length(fields).cast(pa.int32())
+    columns = {name: pc.take(counts, pa.array(range(code, len(counts), n), pa.int64()))
+               for code, name in enumerate(FIELDS)}
+    return pa.table({"ord": ords, **columns}, schema=LENGTHS)

@@ -79,8 +79,14 @@ def write_table(table: pa.Table, path: Path, row_group: int | None = None,
         _remember(path, table)
 
 
-def write_part(out: Path, part: Part, *, keep: bool = False) -> None:
-    for name in PARTITIONED:
+#: What a full build writes of a partition as soon as it has it (``ra.pipeline.run.Spill``):
+#: all but the postings, which need every partition's terms.
+SPILLED = tuple(name for name in PARTITIONED if name != "postings")
+
+
+def write_part(out: Path, part: Part, *, keep: bool = False,
+               names: tuple[str, ...] = PARTITIONED) -> None:
+    for name in names:
         table = getattr(part, name)
         write_table(table.cast(SCHEMAS[name]), out / name / part_name(part.id),
                     ROW_GROUPS.get(name), keep=keep)
@@ -156,7 +162,8 @@ def write_globals(out: Path, terms: pa.Table, words: pa.Table, *, keep: bool = F
 def write_manifest(out: Path, *, config_hash: str, stats: dict, files: dict, binary: dict,
                    partitions: dict[int, list[str]], next_ord: int, counts: dict,
                    problems: list[str], update: dict, seconds: float,
-                   stage_seconds: dict, trees: list[str], digest: str | None = None) -> dict:
+                   stage_seconds: dict, trees: list[str], digest: str | None = None,
+                   compact: dict | None = None) -> dict:
     """Write ``manifest.json`` (small: every reading command reads it) and
     ``fingerprints.json`` (each file's fingerprint and partition: read only when files
     changed). The manifest's ``fingerprint`` is the digest of every file's fingerprint,
@@ -176,6 +183,8 @@ def write_manifest(out: Path, *, config_hash: str, stats: dict, files: dict, bin
         "fingerprint": digest or fingerprint_digest({**files, **binary}),
         "problems": problems,
     }
+    if compact is not None:  # the compact artifacts' stale partitions (ra.pipeline.compact)
+        manifest["compact"] = compact
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False))
     return manifest
 

@@ -17,6 +17,8 @@ not rewrite stay valid and statistics stay those of a full build.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pyarrow as pa
 
 from ra.store.artifacts import POSTINGS, TERMS, WORDS
@@ -37,13 +39,22 @@ def _duck(**tables: pa.Table):
     return con
 
 
-def terms_of(analyzed: pa.Table) -> pa.Table:
-    """Every term of ``analyzed`` with df (distinct chunks) and cf, numbered in order."""
-    with _duck(analyzed=analyzed) as con:
-        return con.sql("""
-            SELECT (row_number() OVER (ORDER BY term) - 1)::INTEGER AS term_id, term,
-                   count(DISTINCT ord)::INTEGER AS df, sum(tf)::BIGINT AS cf
-            FROM analyzed GROUP BY term ORDER BY term_id""").to_arrow_table().cast(TERMS)
+def terms_of(analyzed: pa.Table | Iterable[pa.Table]) -> pa.Table:
+    """Every term of ``analyzed`` with df (distinct chunks) and cf, numbered in sorted
+    order. ``analyzed`` may be tables that share no chunk (a build's partitions, read
+    one at a time): each is counted alone and the counts added, so no table of the whole
+    collection is held at once (DuckDB's count of the concatenation took 250 MB more on
+    cpp-docs)."""
+    tables = [analyzed] if isinstance(analyzed, pa.Table) else analyzed
+    counts = [t.group_by("term", use_threads=False)
+              .aggregate([("ord", "count_distinct"), ("tf", "sum")])
+              .rename_columns(["term", "df", "cf"]) for t in tables if t.num_rows]
+    if not counts:
+        return TERMS.empty_table()
+    g = (pa.concat_tables(counts).group_by("term", use_threads=False)
+         .aggregate([("df", "sum"), ("cf", "sum")]).sort_by("term"))
+    return pa.table({"term_id": pa.array(range(g.num_rows), pa.int32()), "term": g["term"],
+                     "df": g["df_sum"], "cf": g["cf_sum"]}).cast(TERMS)
 
 
 def term_delta(removed: pa.Table, added: pa.Table) -> pa.Table:

@@ -18,7 +18,7 @@ import contextlib
 import os
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,13 +28,16 @@ import pyarrow.compute as pc
 from ra.errors import IndexStateError
 from ra.pipeline.analyze import analyze
 from ra.pipeline.chunk import SourceDoc, chunk, docs_table
+from ra.pipeline.compact import TEXTS, write_compact
 from ra.pipeline.discover import Discovery, FoundFile, discover, read_document
 from ra.pipeline.links import links_table
 from ra.pipeline.partitions import (
     PART_FILES,
+    SPILLED,
     Part,
     files_rows,
     forget_written,
+    read_table,
     write_globals,
     write_manifest,
     write_part,
@@ -49,7 +52,7 @@ from ra.pipeline.postings import (
     words_of,
 )
 from ra.store import generations
-from ra.store.layout import config_hash
+from ra.store.layout import PARTITIONED, config_hash, part_name
 
 Progress = Callable[[int, int], None]
 
@@ -127,38 +130,57 @@ def shift(table: pa.Table, offset: int) -> pa.Table:
 
 
 def run_parts(files: list[FoundFile], settings: dict, workers: int,
-              progress: Progress | None = None, size: int | None = None
-              ) -> tuple[list[Part], list[str]]:
+              progress: Progress | None = None, size: int | None = None,
+              keep: Callable[[Part], Part] | None = None) -> tuple[list[Part], list[str]]:
     """Process ``files`` in partitions of ``size`` (default ``PART_FILES``) on
-    ``workers`` processes; chunk numbers follow file order across partitions."""
+    ``workers`` processes; chunk numbers follow file order across partitions. ``keep``
+    gets each partition as it arrives, numbered, and returns what to hold of it (a
+    build writes it at once and holds little: ``Spill``)."""
     size = size or PART_FILES
     groups = [files[i:i + size] for i in range(0, len(files), size)] or [[]]
     jobs = [(g, settings) for g in groups]
+
+    def collect(results) -> tuple[list[Part], list[str]]:
+        parts, problems, offset, done = [], [], 0, 0
+        for pid, (group, (part, issues)) in enumerate(zip(groups, results, strict=True)):
+            numbered = Part(pid, part.files, shift(part.chunks, offset),
+                            shift(part.analyzed, offset), shift(part.lengths, offset),
+                            part.surface, links=shift(part.links, offset))
+            offset += part.chunks.num_rows
+            parts.append(keep(numbered) if keep else numbered)
+            problems += issues
+            done += len(group)
+            if progress:
+                progress(done, len(files))
+        return parts, problems
+
     if workers > 1 and len(groups) > 1:
         from ra.pipeline.workers import pool
 
         with pool(workers) as executor:  # workers that die with this process
-            results = _track(executor.map(_process, jobs), groups, progress)
-    else:
-        results = _track(map(_process, jobs), groups, progress)
-    parts, problems, offset = [], [], 0
-    for pid, (part, issues) in enumerate(results):
-        parts.append(Part(pid, part.files, shift(part.chunks, offset),
-                          shift(part.analyzed, offset), shift(part.lengths, offset),
-                          part.surface, links=shift(part.links, offset)))
-        offset += part.chunks.num_rows
-        problems += issues
-    return parts, problems
+            return collect(executor.map(_process, jobs))
+    return collect(map(_process, jobs))
 
 
-def _track(results, groups, progress: Progress | None) -> list:
-    out, done, total = [], 0, sum(len(g) for g in groups)
-    for group, result in zip(groups, results, strict=True):
-        out.append(result)
-        done += len(group)
-        if progress:
-            progress(done, total)
-    return out
+class Spill:
+    """What a full build holds of a partition once it is written: its analysed rows
+    go to disk (read back one partition at a time for the postings), its chunks lose
+    their texts, its surface words are counted over the partition."""
+
+    def __init__(self, out: Path, max_chunk_size: int) -> None:
+        self.out, self.limit = out, max_chunk_size
+        self.oversized: list[tuple[str, int]] = []
+
+    def __call__(self, part: Part) -> Part:
+        write_part(self.out, part, names=SPILLED)
+        self.oversized += oversized(part.chunks, self.limit)
+        # the words of the partition, counted: all that words_of needs of them
+        words = (part.surface.group_by(["word", "term"], use_threads=False)
+                 .aggregate([("freq", "sum")]).rename_columns(["word", "term", "freq"]))
+        kept = Part(part.id, part.files, part.chunks.drop_columns(list(TEXTS)), None,
+                    part.lengths, words, links=None)
+        pa.default_memory_pool().release_unused()  # else the allocator holds on to it
+        return kept
 
 
 def oversized(chunks: pa.Table, limit: int) -> list[tuple[str, int]]:
@@ -211,9 +233,12 @@ def build_into(out: Path, config, *, progress: Progress | None = None,
     found = discover(config.trees)
     t_disc = time.perf_counter()
     workers = workers or min(2, os.cpu_count() or 1)
-    parts, problems = run_parts(found.files, index_settings(config), workers, progress)
+    spill = Spill(out, config.settings.max_chunk_size)
+    parts, problems = run_parts(found.files, index_settings(config), workers, progress,
+                                keep=spill)
     t_chunk = time.perf_counter()
-    report = write_generation(out, config, found, parts, found.problems() + problems)
+    report = write_generation(out, config, found, parts, found.problems() + problems,
+                              spilled=spill.oversized)
     report.stage_seconds = {"discover": t_disc - start, "chunk+analyze": t_chunk - t_disc,
                             **report.stage_seconds}
     report.seconds = time.perf_counter() - start
@@ -221,44 +246,60 @@ def build_into(out: Path, config, *, progress: Progress | None = None,
 
 
 def write_generation(out: Path, config, found: Discovery, parts: list[Part],
-                     problems: list[str]) -> BuildReport:
-    """Terms, words and postings of complete partitions, written with their manifest."""
+                     problems: list[str], spilled: list | None = None) -> BuildReport:
+    """Terms, words and postings of complete partitions, written with their manifest.
+    A partition without ``analyzed`` was written already by ``Spill`` (which found the
+    oversized chunks, ``spilled``): its analysed rows are read back one at a time."""
     t0 = time.perf_counter()
     forget_written()
-    analyzed = pa.concat_tables([p.analyzed for p in parts])
-    terms = terms_of(analyzed)
+
+    def analyzed() -> Iterator[pa.Table]:
+        for p in parts:
+            yield p.analyzed if p.analyzed is not None else read_table(
+                out / "analyzed" / part_name(p.id))
+            pa.default_memory_pool().release_unused()
+
+    terms = terms_of(analyzed())  # partitions share no chunk
     words = words_of(pa.concat_tables([p.surface for p in parts]), terms)
-    for part in parts:
-        part.postings = postings_of(part.analyzed, terms)
     t1 = time.perf_counter()
-    for part in parts:
-        write_part(out, part)
+    n_postings = 0
+    for part, rows in zip(parts, analyzed(), strict=True):
+        part.postings = postings_of(rows, terms)
+        n_postings += part.postings.num_rows
+        write_part(out, part, names=PARTITIONED if part.analyzed is not None
+                   else ("postings",))
+        part.postings = part.postings.drop_columns(["positions"])  # enough for compact
     write_globals(out, terms, words)
+    t2 = time.perf_counter()
+    compact = write_compact(out, parts, terms)
     chunks = pa.concat_tables([p.chunks for p in parts])
     report = BuildReport(
         files=len(found.files), chunks=chunks.num_rows, terms=terms.num_rows,
-        postings=sum(p.postings.num_rows for p in parts), problems=sorted(problems),
-        oversized=oversized(chunks, config.settings.max_chunk_size))
-    report.stage_seconds = {"postings": t1 - t0, "write": time.perf_counter() - t1}
+        postings=n_postings, problems=sorted(problems),
+        oversized=spilled if spilled is not None else oversized(
+            chunks, config.settings.max_chunk_size))
+    report.stage_seconds = {"terms": t1 - t0, "postings+write": t2 - t1,
+                            "compact": time.perf_counter() - t2}
     lengths = pa.concat_tables([p.lengths for p in parts])
     finish_manifest(out, config, report, fingerprints_of(found.files),
                     fingerprints_of(found.binary), {p.id: p.keys() for p in parts},
                     statistics(indexed_chunks(lengths), length_sums(lengths),
                                field_chunks(lengths)),
-                    next_ord=chunks.num_rows, update={"kind": "full"})
+                    next_ord=chunks.num_rows, update={"kind": "full"}, compact=compact)
     return report
 
 
 def finish_manifest(out: Path, config, report: BuildReport, files: dict, binary: dict,
                     partitions: dict[int, list[str]], stats: dict, *, next_ord: int,
-                    update: dict, digest: str | None = None) -> dict:
+                    update: dict, digest: str | None = None,
+                    compact: dict | None = None) -> dict:
     """Write the manifest and the per-file record; ``files`` and ``binary`` map
     ``tree:path`` to ``(size, mtime_ns, ctime_ns)``; ``digest`` is their fingerprint digest when
     the caller has it. With ``[semantic] enabled`` the generation also gets every chunk
     vector it can have without embedding (``ra.pipeline.vectors.carry``)."""
     manifest = write_manifest(
         out, config_hash=config_hash(config), stats=stats, files=files, binary=binary,
-        partitions=partitions, next_ord=next_ord, digest=digest,
+        partitions=partitions, next_ord=next_ord, digest=digest, compact=compact,
         counts={"files": report.files, "chunks": report.chunks, "terms": report.terms,
                 "postings": report.postings},
         problems=report.problems, update=update, seconds=report.seconds,

@@ -30,6 +30,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ra.pipeline.compact import carry_compact
 from ra.pipeline.discover import Discovery, FoundFile, Scan, found_file
 from ra.pipeline.partitions import (
     PART_FILES,
@@ -169,6 +170,7 @@ def update_into(out: Path, prev: Path, config, changes: Changes) -> BuildReport:
     t_terms = time.perf_counter()
     written = _write_parts(out, prev, where, kept_parts, added_rows, terms)
     write_globals(out, terms, words, keep=True)
+    compact = carry_compact(prev, out, manifest.get("compact"), touched)
     report = _report(manifest, changes, terms, new, dropped, added_rows,
                      _problems(manifest, changes, problems), config)
     report.stage_seconds = {"chunk+analyze": t_proc - start, "read": t_read - t_proc,
@@ -179,7 +181,7 @@ def update_into(out: Path, prev: Path, config, changes: Changes) -> BuildReport:
                     next_ord=manifest["next_ord"] + new.chunks.num_rows,
                     update={"kind": "incremental", "base": prev.name, **changes.counts,
                             "partitions": touched},
-                    digest=changes.digest)
+                    digest=changes.digest, compact=compact)
     return report
 
 

@@ -22,6 +22,9 @@ PARTITIONED = ("files", "chunks", "analyzed", "lengths", "surface", "postings", 
 #: Artifacts stored once per generation, over the whole collection.
 GLOBAL = ("terms", "words")
 ARTIFACTS = PARTITIONED + GLOBAL
+#: Stored once per generation for fast one-shot reads (``ra.pipeline.compact``): the
+#: postings with their field lengths, and the chunk rows without their texts.
+COMPACT = ("hot_postings", "hot_chunks")
 #: Partitioned too, but only in an index with ``[semantic] enabled`` (``ra.pipeline.vectors``).
 VECTORS = "vectors"
 MANIFEST = "manifest.json"

@@ -69,7 +69,9 @@ def split_words(text: str) -> list[str]:
     text = text.lower().replace("_", " ")
     ascii_only = text.isascii()
     words = (_ASCII_WORD if ascii_only else _WORD).findall(text)
-    if any(len(w) * 4 >= MAX_TOKEN_BYTES for w in words):  # only then measure bytes
+    # a character is at most 4 UTF-8 bytes (1 in ASCII): only a word that could reach
+    # the limit is measured
+    if words and max(map(len, words)) * (1 if ascii_only else 4) >= MAX_TOKEN_BYTES:
         words = [w for w in words if len(w) * 4 < MAX_TOKEN_BYTES
                  or len(w.encode("utf-8")) < MAX_TOKEN_BYTES]
     if ascii_only or _HAS_CJK.search(text) is None:

@@ -53,7 +53,9 @@ def count_tokens(text: str) -> int:
 
 
 def count_many(texts: list[str]) -> list[int]:
-    """Token counts for many texts at once (tiktoken spreads the batch over threads)."""
-    if not texts:
-        return []
-    return [len(ids) for ids in encoding().encode_ordinary_batch(texts, num_threads=2)]
+    """Token counts for many texts, one call each. tiktoken's batch encoder spreads a
+    batch over threads, but a build already runs one worker process per core, and the
+    thread pool's hand-offs cost more than they save: on 20,000 chunk texts of the C++
+    docs the batch took 1.12 s of CPU (0.77 s wall), this loop 0.47 s."""
+    encode = encoding().encode_ordinary
+    return [len(encode(text)) for text in texts]

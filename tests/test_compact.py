@@ -1,0 +1,188 @@
+"""The compact artifacts (``ra.pipeline.compact``): a one-shot reader that scores from
+them reads the same relations, and answers the same, as one that joins the partitioned
+artifacts, after a full build and after incremental updates that leave some partitions
+stale.
+
+The knowledge base is 24 chapters of the Rust book (``../shared/corpora``, MIT/Apache-2.0,
+see its LICENSES.md), in partitions of 4 files.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from ra.config.settings import load_config
+from ra.errors import IndexStateError
+from ra.index.freshness import refresh_index
+from ra.index.reader import RELATIONS, IndexReader
+from ra.pipeline import run, update
+from ra.query.search import Searcher, SearchOptions
+from ra.store import generations
+from ra.store.layout import COMPACT, MANIFEST
+
+BOOK = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "rust-book" / "src"
+QUERIES = ["ownership borrowing", "closures capture environment", "lifetime annotations",
+           "iterator", "zebra stripes", "ownrship", "\"smart pointer\"", "cargo -workspace"]
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setattr(run, "PART_FILES", 4)
+    monkeypatch.setattr(update, "PART_FILES", 4)
+    root = tmp_path / "kb"
+    (root / "docs").mkdir(parents=True)
+    for path in sorted(BOOK.glob("ch*.md"))[:24]:
+        shutil.copy(path, root / "docs" / path.name)
+    (root / ".ra.toml").write_text('[tree.book]\npath = "docs"\n')
+    refresh_index(load_config(root))
+    return root
+
+
+def relations(reader: IndexReader) -> dict[str, list]:
+    q = reader.con.execute
+    return {"meta": q("SELECT * FROM meta ORDER BY ord").fetchall(),
+            "tf_postings": q("SELECT * FROM tf_postings ORDER BY term_id, ord, field")
+            .fetchall()}
+
+
+def partitioned(reader: IndexReader) -> dict[str, list]:
+    """The relations as the partitioned artifacts define them."""
+    body = {name: body for name, body, _ in RELATIONS}
+    q = reader.con.execute
+    return {"meta": q(f"SELECT * FROM ({body['meta']}) ORDER BY ord").fetchall(),
+            "tf_postings": q(f"SELECT * FROM ({body['tf_postings']}) "
+                             "ORDER BY term_id, ord, field").fetchall()}
+
+
+def answers(reader: IndexReader, config) -> list:
+    searcher = Searcher(reader, config)
+    out = []
+    for q in QUERIES:
+        topic = searcher.search([q], SearchOptions(limit=20)).queries[0]
+        out.append((q, topic.total_matches,
+                    [(r.id, r.score, r.snippet) for r in topic.results]))
+    return out
+
+
+def without_compact(config) -> list:
+    """The answers of a reader of the current generation told it has no compact files."""
+    gen = generations.open_current(config.index_dir)
+    gen.manifest = {k: v for k, v in gen.manifest.items() if k != "compact"}
+    with IndexReader(gen) as reader:
+        return answers(reader, config)
+
+
+def test_a_full_build_writes_compact_artifacts_read_in_place_of_the_partitions(project):
+    config = load_config(project)
+    gen = generations.open_current(config.index_dir)
+    assert gen.manifest["compact"] == {"stale": []}
+    assert all((gen.path / f"{name}.parquet").is_file() for name in COMPACT)
+    with IndexReader(gen) as reader:
+        sql = reader.con.execute("SELECT sql FROM duckdb_views() WHERE view_name = "
+                                 "'tf_postings'").fetchone()[0]
+        assert "hot_postings.parquet" in sql and "/postings/" not in sql
+        got = relations(reader)
+        assert len(got["tf_postings"]) > 10_000 and len(got["meta"]) > 100
+        assert got == partitioned(reader)
+        assert answers(reader, config) == without_compact(config)
+
+
+def _edit(docs: Path) -> None:
+    paths = sorted(docs.glob("*.md"))
+    paths[1].write_text("# Replaced\n\nNothing about ownership remains here; zebra stripes.\n")
+    paths[22].unlink()
+    (docs / "sub").mkdir()
+    (docs / "sub" / "extra.md").write_text("# Extra\n\n## Iterators\n\nAn iterator of zebras.\n")
+
+
+def _empty_a_partition(docs: Path) -> None:
+    for path in sorted(docs.glob("*.md"))[8:12]:
+        path.unlink()
+
+
+def test_updates_read_their_stale_partitions_from_the_partition_files(project):
+    config = load_config(project)
+    first = generations.open_current(config.index_dir)
+    for change in (_edit, _empty_a_partition):
+        change(project / "docs")
+        assert refresh_index(config).startswith("indexed")
+        gen = generations.open_current(config.index_dir)
+        assert gen.manifest["update"]["kind"] == "incremental"
+        assert gen.manifest["compact"]["stale"]
+        for name in COMPACT:  # linked, not written again
+            assert (gen.path / f"{name}.parquet").stat().st_ino == \
+                (first.path / f"{name}.parquet").stat().st_ino
+        with IndexReader(gen) as reader:
+            assert relations(reader) == partitioned(reader)
+            assert answers(reader, config) == without_compact(config)
+    # the partition emptied by the second change is stale and gone: its rows are in
+    # neither relation
+    assert 2 in gen.manifest["compact"]["stale"] and 2 not in gen.manifest["partitions"]
+
+
+def test_a_truncated_compact_file_is_a_damaged_index(project):
+    config = load_config(project)
+    gen = generations.open_current(config.index_dir)
+    path = gen.path / "hot_postings.parquet"
+    data = path.read_bytes()
+    path.unlink()  # a new file: the generation's others stay as they are
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(IndexStateError, match="hot_postings.parquet"):
+        IndexReader(generations.open_current(config.index_dir))
+
+
+def test_an_index_without_compact_artifacts_is_read_from_its_partitions(project):
+    """An index built before the compact artifacts existed has no manifest entry."""
+    config = load_config(project)
+    gen = generations.open_current(config.index_dir)
+    manifest = json.loads((gen.path / MANIFEST).read_text())
+    del manifest["compact"]
+    (gen.path / MANIFEST).unlink()
+    (gen.path / MANIFEST).write_text(json.dumps(manifest))
+    for name in COMPACT:
+        (gen.path / f"{name}.parquet").unlink()
+    with IndexReader(generations.open_current(config.index_dir)) as reader:
+        assert relations(reader) == partitioned(reader)
+        assert answers(reader, config)[0][2]
+
+
+def test_a_long_lived_reader_loads_its_tables_from_the_compact_artifacts(project):
+    config = load_config(project)
+    for change in (None, _edit):
+        if change:
+            change(project / "docs")
+            assert refresh_index(config).startswith("indexed")
+        reader = IndexReader.open(config.index_dir)
+        reader.keep_vocabulary = True
+        with reader:
+            got = answers(reader, config)
+            assert reader.resident
+            kinds = dict(reader.con.execute(
+                "SELECT table_name, 'table' FROM duckdb_tables() WHERE temporary").fetchall())
+            assert {"meta", "tf_postings"} <= set(kinds)
+            assert relations(reader) == partitioned(reader)
+            assert got == without_compact(config)
+
+
+def test_field_lengths_are_looked_up_by_position_or_joined():
+    from ra.pipeline.compact import _field_lengths
+    from ra.pipeline.partitions import Part
+
+    def part(ords: list[int]) -> Part:
+        p = Part.empty(0)
+        p.lengths = pa.table({"ord": ords, "title": [o * 10 for o in ords],
+                              "tags": [1] * len(ords), "path": [2] * len(ords),
+                              "body": [o + 100 for o in ords]})
+        return p
+
+    ords = pa.array([2, 0, 5, 2], pa.int32())
+    fields = pa.array([3, 0, 0, 1], pa.int8())
+    numbered = _field_lengths([part([0, 1, 2]), part([3, 4, 5])])  # a full build
+    holes = _field_lengths([part([0, 2]), part([5, 9])])  # after an update
+    assert numbered(ords, fields).to_pylist() == [102, 0, 50, 1]
+    assert holes(ords, fields).to_pylist() == [102, 0, 50, 1]

@@ -1,0 +1,63 @@
+"""A full build writes each partition as it arrives and holds only what the rest of the
+build needs (``ra.pipeline.run.Spill``); the generation must be the one a build holding
+every partition whole writes (``write_generation`` over complete partitions, as
+``ra.pipeline.stages`` runs it).
+
+The knowledge base is 24 chapters of the Rust book (``../shared/corpora``, MIT/Apache-2.0,
+see its LICENSES.md), in partitions of 4 files.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from ra.config.settings import load_config
+from ra.pipeline import run
+from ra.pipeline.discover import discover
+from ra.store import generations
+
+BOOK = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "rust-book" / "src"
+
+
+def _project(root: Path) -> Path:
+    (root / "docs").mkdir(parents=True)
+    for path in sorted(BOOK.glob("ch*.md"))[:24]:
+        shutil.copy(path, root / "docs" / path.name)
+    (root / ".ra.toml").write_text('[tree.book]\npath = "docs"\n\n'
+                                   "[settings]\nmax_chunk_size = 4000\n")
+    return root
+
+
+def _whole(out: Path, config, *, progress=None, workers=None):
+    """``build_into`` as it was: every partition held whole until the end."""
+    found = discover(config.trees)
+    parts, problems = run.run_parts(found.files, run.index_settings(config), 1)
+    return run.write_generation(out, config, found, parts, found.problems() + problems)
+
+
+def test_a_spilling_build_writes_the_generation_of_a_build_holding_everything(
+        tmp_path, monkeypatch):
+    monkeypatch.setattr(run, "PART_FILES", 4)
+    config = load_config(_project(tmp_path / "kb"))
+    report = run.build(config, workers=1)
+    a = tmp_path / "spilled"
+    shutil.copytree(generations.open_current(config.index_dir).path, a)
+    with monkeypatch.context() as m:
+        m.setattr(run, "build_into", _whole)
+        whole = run.build(config)
+    b = generations.open_current(config.index_dir).path
+    assert report.oversized and report.oversized == whole.oversized
+    assert (report.chunks, report.terms, report.postings) == (
+        whole.chunks, whole.terms, whole.postings)
+    files = sorted(p.relative_to(a) for p in a.rglob("*.parquet"))
+    assert len(files) > 6 * 7 and files == sorted(p.relative_to(b) for p in b.rglob("*.parquet"))
+    for name in files:
+        assert pq.read_table(a / name).equals(pq.read_table(b / name)), name
+    ma, mb = (json.loads((g / "manifest.json").read_text()) for g in (a, b))
+    for key in ("counts", "stats", "partitions", "next_ord", "problems", "compact",
+                "fingerprint"):
+        assert ma[key] == mb[key], key
