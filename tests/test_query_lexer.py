@@ -121,6 +121,11 @@ def test_extensions(query, tokens):
     ('-"exact phrase"', [["Not"], ["Phrase", "exact phrase"]]),
     ("-(a OR b)", [["Not"], ["LParen"], ["Term", "a"], ["Or"], ["Term", "b"], ["RParen"]]),
     ("-title:draft", [["Not"], ["FieldPrefix", "title"], ["Term", "draft"]]),
+    # after a phrase or a group a word starts: '-' there negates (a word "-c" could not
+    # be written back as query text without negating; found by Hypothesis)
+    ('"a b"-c', [["Phrase", "a b"], ["Not"], ["Term", "c"]]),
+    ("(a OR b)-c", [["LParen"], ["Term", "a"], ["Or"], ["Term", "b"], ["RParen"], ["Not"],
+                    ["Term", "c"]]),
     # ...and is text everywhere else: alone, doubled, after other characters, before a digit
     ("G - quadruplex", [["Term", "G"], ["Term", "-"], ["Term", "quadruplex"]]),
     ("a -", [["Term", "a"], ["Term", "-"]]),

@@ -174,6 +174,8 @@ def test_nodes_normalise_lists_to_tuples():
     (Field("title", Not(a)), "title:(-a)"),
     (Boost(Boost(a, 2), 3), "(a^2)^3"),
     (Boost(Field("tags", a), 2), "tags:a^2"),
+    (Not(Term("0")), "NOT 0"),  # "-0" is a word (found by Hypothesis)
+    (And((Boost(a, 2), Term("-x"))), "a^2-x"),  # a word after a number: "-x" is text
     (None, ""),
 ])
 def test_to_query_string(node, text):

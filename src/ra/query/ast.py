@@ -140,10 +140,21 @@ def to_query_string(node: Node | None) -> str:
         case Phrase(words, slop):
             return f'"{" ".join(words)}"' + (f"~{slop}" if slop else "")
         case Not(expr):  # "--a" would be the word "--a": a double negation is "-(-a)"
-            return "-" + _wrapped(expr, (Term, Prefix, Phrase, Field, Boost))
+            inner = _wrapped(expr, (Term, Prefix, Phrase, Field, Boost))
+            # '-' negates only before a letter, a quote or '(' ("-0" is a word)
+            return ("-" if inner[:1].isalpha() or inner[:1] in '"(' else "NOT ") + inner
         case And(items):
-            return " ".join(_wrapped(item, (Term, Prefix, Phrase, Not, Field, Boost))
-                            for item in items)
+            out, last = "", None
+            for item in items:
+                text = _wrapped(item, (Term, Prefix, Phrase, Not, Field, Boost))
+                # a word that starts with '-' right after a boost or slop ("a^2-x") is text
+                # only there: after a space it would negate
+                glued = (isinstance(last, Boost) or isinstance(last, Phrase) and last.slop) \
+                    and not isinstance(item, Not) and text[:1] == "-" \
+                    and (text[1:2].isalpha() or text[1:2] in '"(')
+                out += text if glued or not out else " " + text
+                last = item
+            return out
         case Or(items):
             return " OR ".join(_wrapped(item, (Term, Prefix, Phrase, Not, Field, Boost, And))
                                for item in items)

@@ -9,8 +9,9 @@ conformance encoding in brackets):
   the proximity [``["Slop", N]``];
 - ``(`` and ``)`` [``["LParen"]``, ``["RParen"]``];
 - ``-`` is a negation [``["Not"]``] only at the start of a word that follows whitespace,
-  ``(`` or the start of the query, and only before a letter, a quote or ``(``
-  (``rust -deprecated``, ``-"exact phrase"``, ``-(a OR b)``). Elsewhere it is text: inside
+  ``(``, the end of a phrase or group (``"a b"-c``, ``(a OR b)-c``) or the start of the
+  query, and only before a letter, a quote or ``(`` (``rust -deprecated``,
+  ``-"exact phrase"``, ``-(a OR b)``). Elsewhere it is text: inside
   a word (``http-client``), after other characters (``(+)-``), alone (``G - quadruplex``),
   doubled (``--prefix``, a command-line flag) or before a digit (``-1``);
 - ``^N`` or ``^N.N`` a boost [``["Boost", N]``]; the number is required and must be > 0;
@@ -126,7 +127,9 @@ def _negation(query: str, i: int) -> bool:
     """Whether the ``-`` at ``i`` negates (see the module docstring)."""
     before = query[i - 1] if i else " "
     after = query[i + 1:i + 2]
-    return (before.isspace() or before == "(") and (after.isalpha() or after in _NEGATABLE)
+    # after a phrase or a group a new word starts, as after a space: a word there that
+    # began with '-' could not be written back (``ast.to_query_string``) without negating
+    return (before.isspace() or before in '()"') and (after.isalpha() or after in _NEGATABLE)
 
 
 def _phrase(query: str, start: int) -> tuple[Token, int]:
