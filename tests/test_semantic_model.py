@@ -82,6 +82,8 @@ def test_sentence_transformers_loads_the_packaged_model_offline(packaged, monkey
     assert all(math.isclose(_cos(v, v), 1.0, rel_tol=1e-4) for v in vectors)
     query = model.embed_query(TEXTS[0])
     assert _cos(query, vectors[1]) > _cos(query, vectors[2]) + 0.2
+    # a query skips encode()'s batching, and is the same vector as its text's
+    assert max(abs(a - b) for a, b in zip(query, vectors[0], strict=True)) < 1e-6
 
 
 def test_fastembed_runs_the_same_weights_from_a_folder(packaged, onnx_folder):
