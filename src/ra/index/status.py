@@ -6,6 +6,8 @@ current generation's manifest and chunks.
 
 from __future__ import annotations
 
+import contextlib
+from contextlib import contextmanager
 from pathlib import Path
 
 from ra.index.freshness import check_state
@@ -122,30 +124,29 @@ def _check_tree(tree) -> list[tuple[str, str]]:
 def _index_problems(config) -> list[str]:
     """What the last build reported about its documents (invalid frontmatter, unclosed
     fences, …), kept in the manifest across incremental updates."""
-    if config.index_dir is None:
-        return []
+    with _current(config) as gen:
+        return [] if gen is None else [str(p) for p in gen.manifest.get("problems", [])]
+
+
+@contextmanager
+def _current(config):
+    """The current generation of the configured index, closed after use; None when
+    there is none or it cannot be opened (the other checks say why)."""
+    gen = None
+    if config.index_dir is not None:
+        with contextlib.suppress(Exception):
+            gen = generations.open_current(config.index_dir)
     try:
-        gen = generations.open_current(config.index_dir)
-    except Exception:
-        return []
-    if gen is None:
-        return []
-    try:
-        return [str(p) for p in gen.manifest.get("problems", [])]
+        yield gen
     finally:
-        gen.close()
+        if gen is not None:
+            gen.close()
 
 
 def _check_chunks(config) -> list[tuple[str, str]]:
-    if config.index_dir is None:
-        return []
-    try:
-        gen = generations.open_current(config.index_dir)
-    except Exception:
-        return []
-    if gen is None:
-        return []
-    try:
+    with _current(config) as gen:
+        if gen is None:
+            return []
         import duckdb
 
         limit = int(config.settings.max_chunk_size)
@@ -153,7 +154,5 @@ def _check_chunks(config) -> list[tuple[str, str]]:
             "SELECT id, length(heading) + length(body) AS n FROM read_parquet(?) "
             "WHERE length(heading) + length(body) > ? ORDER BY n DESC",
             [gen.scan("chunks"), limit]).fetchall()
-    finally:
-        gen.close()
     return [("warning", f"{cid}: {n} characters (over max_chunk_size {limit})")
             for cid, n in rows]
