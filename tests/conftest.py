@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -36,6 +38,24 @@ Configure logging conventions here.
 
 Run the tool.
 """
+
+
+@contextmanager
+def searcher_over(root: Path, home: Path) -> Iterator:
+    """A ``Searcher`` over the knowledge base configured at ``root`` (built first), with
+    ``home`` as HOME; its reader is closed after use."""
+    from ra.config.settings import load_config
+    from ra.index.freshness import open_index
+    from ra.query.search import Searcher
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        config = load_config(root, home=home)
+        reader, _ = open_index(config)
+    try:
+        yield Searcher(reader, config)
+    finally:
+        reader.close()
 
 
 def conformance(category: str) -> dict:

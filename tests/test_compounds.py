@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-import ra.config.settings
-import ra.index.freshness
+from conftest import searcher_over
 from ra.query.search import Searcher, SearchOptions
 
 DOCS = {
@@ -35,12 +34,8 @@ def searcher(tmp_path_factory):
     for name, text in DOCS.items():
         (root / "kb" / name).write_text(text)
     (root / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n')
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(home))
-        config = ra.config.settings.load_config(root, home=home)
-        reader, _ = ra.index.freshness.open_index(config)
-    yield Searcher(reader, config)
-    reader.close()
+    with searcher_over(root, home) as searcher:
+        yield searcher
 
 
 def ids(searcher: Searcher, query: str, **options) -> list[str]:

@@ -10,8 +10,7 @@ import dataclasses
 
 import pytest
 
-import ra.config.settings
-import ra.index.freshness
+from conftest import searcher_over
 from ra.query import feedback
 from ra.query.parser import parse
 from ra.query.plan import PlanOptions, plan_query
@@ -44,12 +43,8 @@ def kb(tmp_path_factory):
         (root / "kb" / f"note{i:02}.md").write_text(
             f"# Note {i}\n\n" + " ".join(words[(i + k) % len(words)] for k in range(12)) + "\n")
     (root / ".ra.toml").write_text('[search]\nfeedback = true\n\n[tree.kb]\npath = "./kb"\n')
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(home))
-        config = ra.config.settings.load_config(root, home=home)
-        reader, _ = ra.index.freshness.open_index(config)
-    yield Searcher(reader, config)
-    reader.close()
+    with searcher_over(root, home) as searcher:
+        yield searcher
 
 
 def plan_of(kb: Searcher, query: str):

@@ -21,9 +21,8 @@ import math
 import pytest
 from rank_bm25 import BM25Okapi
 
-import ra.config.settings
-import ra.index.freshness
-from ra.query.search import Searcher, SearchOptions
+from conftest import searcher_over
+from ra.query.search import SearchOptions
 from ra.text.analysis import Analyzer
 
 K1, B = 1.2, 0.75
@@ -66,12 +65,8 @@ def single_field(tmp_path_factory):
         f'[search]\nk1 = {K1}\nb = {B}\n\n'
         '[search.boosts]\ntitle = 0.0\ntags = 0.0\npath = 0.0\nbody = 1.0\n\n'
         '[tree.docs]\npath = "./docs"\n')
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(home))
-        config = ra.config.settings.load_config(root, home=home)
-        reader, _ = ra.index.freshness.open_index(config)
-    yield Searcher(reader, config)
-    reader.close()
+    with searcher_over(root, home) as searcher:
+        yield searcher
 
 
 @pytest.mark.parametrize("query", QUERIES)
