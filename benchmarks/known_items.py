@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.scifact import SHARED
+from benchmarks.tldr import misspell
 
 CORPORA = SHARED / "corpora"
 SEED = 20261124
@@ -78,15 +79,7 @@ def typo_of(text: str, rng: random.Random) -> str:
     if not spans:
         return text
     start, end = rng.choice(spans)
-    w = text[start:end]
-    swaps = [j for j in range(len(w) - 1) if w[j].lower() != w[j + 1].lower()]
-    if swaps and rng.random() < 0.5:
-        j = rng.choice(swaps)
-        new = w[:j] + w[j + 1] + w[j] + w[j + 2:]
-    else:
-        j = rng.randrange(len(w))
-        new = w[:j] + w[j + 1:]
-    return text[:start] + new + text[end:]
+    return text[:start] + misspell(text[start:end], rng) + text[end:]
 
 
 # --- tldr --------------------------------------------------------------------------------

@@ -68,15 +68,18 @@ def add_typo(words: list[str], rng: random.Random) -> list[str]:
     """One adjacent swap or deletion in one word longer than four letters."""
     long = [i for i, w in enumerate(words) if len(w) > 4 and w.isalpha()]
     i = rng.choice(long)
-    w = words[i]
+    return words[:i] + [misspell(words[i], rng)] + words[i + 1:]
+
+
+def misspell(w: str, rng: random.Random) -> str:
+    """``w`` with one typo: an adjacent swap (half the time, when two neighbours differ)
+    or a deletion."""
     swaps = [j for j in range(len(w) - 1) if w[j].lower() != w[j + 1].lower()]
     if swaps and rng.random() < 0.5:
         j = rng.choice(swaps)
-        new = w[:j] + w[j + 1] + w[j] + w[j + 2:]
-    else:
-        j = rng.randrange(len(w))
-        new = w[:j] + w[j + 1:]
-    return words[:i] + [new] + words[i + 1:]
+        return w[:j] + w[j + 1] + w[j] + w[j + 2:]
+    j = rng.randrange(len(w))
+    return w[:j] + w[j + 1:]
 
 
 def known_items(root: Path = TLDR, n: int = N, seed: int = SEED) -> list[KnownItem]:
