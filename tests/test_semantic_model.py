@@ -86,6 +86,22 @@ def test_sentence_transformers_loads_the_packaged_model_offline(packaged, monkey
     assert max(abs(a - b) for a, b in zip(query, vectors[0], strict=True)) < 1e-6
 
 
+def test_a_query_runs_through_the_checked_trace_and_gives_the_eager_vector(packaged,
+                                                                          monkeypatch):
+    """Queries go through a TorchScript trace of MiniLM (``ra.text.query_trace``): the
+    same vector as the eager model, whatever the length (a trace is recorded on one
+    text: a longer one, past the model's 256 pieces, must not take another branch)."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    model = load_embedder(SemanticSettings(enabled=True, backend="sentence-transformers"))
+    assert model.traced is not None
+    long_text = " ".join(["the quick brown fox jumps over the lazy dog"] * 80)
+    for text in [*TEXTS, "C2065", long_text]:
+        traced = model.embed_query(text)
+        eager = model.embed_documents([text])[0]
+        assert max(abs(a - b) for a, b in zip(traced, eager, strict=True)) < 1e-5, text
+        assert math.isclose(_cos(traced, traced), 1.0, rel_tol=1e-5)
+
+
 def test_fastembed_runs_the_same_weights_from_a_folder(packaged, onnx_folder):
     st = load_embedder(SemanticSettings(enabled=True, backend="sentence-transformers"))
     fe = load_embedder(SemanticSettings(enabled=True, backend="fastembed",
