@@ -30,6 +30,7 @@ semantic: $(STAMP)
 	$(BIN)/python -m pip install -q 'torch==$(TORCH)'
 	$(BIN)/python -m pip install -q -e '.[dev,semantic,semantic-onnx]' onnx
 TORCH ?= 2.13.0
+BENCH ?= all --scale 5
 
 test-semantic: semantic
 	$(BIN)/python -m pytest -q -m semantic

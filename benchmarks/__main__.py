@@ -1,4 +1,5 @@
-"""``python -m benchmarks [quality|speed|semantic|all] [--quick]``: ra and its peers.
+"""``python -m benchmarks [quality|speed|semantic|all] [--quick] [--scale N]``: ra and its
+peers.
 
 - quality: SciFact train (nDCG@10, Recall@100) and four known-item sets (MRR@10,
   Success@1, clean and with one typo per query; ``benchmarks.known``), for ra as typed
@@ -36,6 +37,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
                    choices=("quality", "speed", "semantic", "all"))
     p.add_argument("--quick", action="store_true",
                    help="rust-book only for speed, a SciFact subsample for quality")
+    p.add_argument("--scale", type=int, default=1, metavar="N",
+                   help="speed: also measure a corpus N times cpp-docs (N-1 copies of it "
+                        "and the other corpora; 5 is the five-fold corpus)")
     p.add_argument("--out", type=Path, default=RESULTS, help="where JSON and Markdown go")
     return p.parse_args(argv)
 
@@ -59,18 +63,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     meta = report.machine()
     meta["command"] = "python -m benchmarks " + " ".join(
-        [args.what] + ["--quick"] * args.quick)
+        [args.what] + ["--quick"] * args.quick + [f"--scale {args.scale}"] * (args.scale > 1))
     start = time.perf_counter()
     results, rendered = {}, []
     for title, key, module in sections(args.what):
         report.progress(f"{title}")
-        results[key] = module.run(quick=args.quick)
+        results[key] = (module.run(quick=args.quick, scale=args.scale) if key == "speed"
+                        else module.run(quick=args.quick))
         tables = module.tables(results[key])
         rendered.append((title, tables))
         for table in tables:
             print(table.markdown(), flush=True)
     meta["seconds"] = time.perf_counter() - start
-    name = args.what + ("-quick" if args.quick else "")
+    name = args.what + ("-quick" if args.quick else "") + (
+        f"-x{args.scale}" if args.scale > 1 else "")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"{name}.json").write_text(json.dumps({"meta": meta, **results}, indent=1))
     md = report.markdown_report(f"ra benchmarks: {name}", meta, rendered)

@@ -457,17 +457,38 @@ def startup(folder: Path, query: str, runs: int = 10) -> dict:
     return out
 
 
-def run(quick: bool = False) -> dict:
+#: The corpora besides cpp-docs that a scaled corpus holds (``scaled_corpus``).
+OTHERS = ("rust-book", "tldr", "powershell-docs", "gcp-community")
+
+
+def scaled_corpus(scale: int, dest: Path) -> Path:
+    """A corpus about ``scale`` times cpp-docs, as links in ``dest``: ``scale - 1``
+    copies of cpp-docs and the four other corpora (``--scale 5``: 49,915 files, the
+    issue's five-fold corpus). ``measure_corpus`` copies it, following the links."""
+    folder = dest / f"corpora-x{scale}"
+    folder.mkdir(parents=True)
+    for i in range(1, scale):
+        (folder / f"cpp-docs-{i}").symlink_to(SHARED / "corpora" / "cpp-docs")
+    for name in OTHERS:
+        (folder / name).symlink_to(SHARED / "corpora" / name)
+    return folder
+
+
+def run(quick: bool = False, scale: int = 1) -> dict:
     names = ("rust-book",) if quick else ("rust-book", "cpp-docs")
     corpora = [measure_corpus(SHARED / "corpora" / n, e2e_runs=10 if quick else 20)
                for n in names]
+    if scale > 1:
+        with tempfile.TemporaryDirectory(prefix="ra-bench-scaled-") as tmp:
+            corpora.append(measure_corpus(scaled_corpus(scale, Path(tmp)),
+                                          e2e_runs=10 if quick else 20))
     with tempfile.TemporaryDirectory(prefix="ra-bench-startup-") as tmp:
         folder = Path(tmp)
         (folder / ".ra.toml").write_text(
             f'[tree.{TREE}]\npath = "{SHARED / "corpora" / "rust-book"}"\n')
         child_json(["-c", ra_build.CHILD, str(folder)])
         start = startup(folder, corpora[0]["queries"][0])
-    return {"quick": quick, "corpora": corpora, "startup": start}
+    return {"quick": quick, "scale": scale, "corpora": corpora, "startup": start}
 
 
 # --- tables ------------------------------------------------------------------------------
