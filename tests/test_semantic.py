@@ -431,6 +431,7 @@ def test_a_long_lived_reader_scores_like_a_short_lived_one(kb, monkeypatch):
     monkeypatch.setattr(tables, "COARSE_MIN_ROWS", 1)
     monkeypatch.setattr(tables, "COARSE_DIMS", 4)
     monkeypatch.setattr(scoring, "COARSE_FACTOR", 100)
+    early = _count_early(monkeypatch)
     config = embedded(kb)
     short, _ = ra.index.freshness.open_index(config)
     long, _ = ra.index.freshness.open_index(config)
@@ -442,14 +443,36 @@ def test_a_long_lived_reader_scores_like_a_short_lived_one(kb, monkeypatch):
             assert [(r.id, round(r.score, 9)) for r in a.queries[0].results] == \
                    [(r.id, round(r.score, 9)) for r in b.queries[0].results], query
         assert long.semantic.coarse and not short.semantic.resident
+        # the two plain queries were scored on the query thread, the exclusion after
+        assert early == [2]
     finally:
         short.close()
         long.close()
 
 
-def test_a_carried_over_reader_patches_its_vectors(kb):
+def _count_early(monkeypatch) -> list[int]:
+    """How many topics ``ra.query.semantic`` scored on the query thread (``_Early``)."""
+    import ra.query.semantic as semantic
+
+    count, call = [0], semantic._Early.__call__
+
+    def counted(self, vector):
+        count[0] += 1
+        return call(self, vector)
+
+    monkeypatch.setattr(semantic._Early, "__call__", counted)
+    return count
+
+
+@pytest.mark.parametrize("coarse", [False, True])
+def test_a_carried_over_reader_patches_its_vectors(kb, monkeypatch, coarse):
+    import ra.index.vector_tables as tables
     from ra.index.reader import IndexReader
 
+    if coarse:  # scored on the query thread's connection, which sees the patched table
+        monkeypatch.setattr(tables, "COARSE_MIN_ROWS", 1)
+        monkeypatch.setattr(tables, "COARSE_DIMS", 4)
+    early = _count_early(monkeypatch)
     config = embedded(kb)
     reader = IndexReader.open(config.index_dir)
     reader.keep_vocabulary = True
@@ -467,6 +490,7 @@ def test_a_carried_over_reader_patches_its_vectors(kb):
         a = Searcher(reader, config).search(["vehicle clock"], SearchOptions(limit=10))
         b = Searcher(fresh, config).search(["vehicle clock"], SearchOptions(limit=10))
         assert [r.id for r in a.queries[0].results] == [r.id for r in b.queries[0].results]
+        assert (early[0] > 0) is coarse
     finally:
         reader.close()
         fresh.close()
@@ -666,3 +690,32 @@ async def test_mcp_search_fuses_meaning_and_can_turn_it_off(kb, anyio_backend):
     assert topic["match"] == "semantic"
     assert topic["results"][0]["id"] == "docs:cars.md#automobile-maintenance"
     assert words.structured_content["queries"][0]["results"] == []
+
+
+def _module(name: str, **attrs):
+    return type(name, (), attrs)()
+
+
+def _pooling(config: dict):
+    return _module("Pooling", get_config_dict=lambda self: config)
+
+
+@pytest.mark.parametrize(("modules", "traced"), [
+    (["Transformer", {"pooling_mode": "mean"}, "Normalize"], True),
+    (["Transformer", {"pooling_mode": "mean"}], True),
+    (["Transformer", {"pooling_mode_mean_tokens": True, "pooling_mode_cls_token": False}],
+     True),  # sentence-transformers before 6
+    (["Transformer", {"pooling_mode": "cls"}, "Normalize"], False),
+    (["Transformer", {"pooling_mode_mean_tokens": True, "pooling_mode_max_tokens": True}],
+     False),
+    (["Transformer", {"pooling_mode": "mean"}, "Dense", "Normalize"], False),
+    (["CLIPModel"], False),
+])
+def test_only_a_transformer_with_mean_pooling_is_traced_for_queries(modules, traced):
+    """``ra.text.query_trace`` traces what its pooling reproduces; anything else is
+    embedded eagerly (the real model's trace is checked in test_semantic_model)."""
+    from ra.text.query_trace import _traceable
+
+    built = [_module(m, auto_model=object()) if m == "Transformer" else
+             _pooling(m) if isinstance(m, dict) else _module(m) for m in modules]
+    assert _traceable(built) is traced

@@ -19,7 +19,7 @@ not of the artifact, and nothing about it is stored.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 COARSE_DIMS = 32
 COARSE_MIN_ROWS = 40_000  # below this an exact scan is cheaper than the two stages
@@ -87,6 +87,7 @@ class Tables:
     basis: object = None
     rows: int = 0
     projected: Coarse | None = None
+    cursor: object = None  # a second connection to the reader's database (``snapshot``)
 
     @property
     def coarse(self) -> bool:
@@ -109,6 +110,21 @@ def tables(reader, dims: int) -> Tables:
     else:
         reader.semantic = _patch(reader, have)
     return reader.semantic
+
+
+def snapshot(reader, dims: int) -> tuple[Tables, object] | None:
+    """For scoring on another thread while the reader's connection scores the words
+    (``ra.query.semantic``): the reader's tables with their coarse stage as it is now
+    (arrays are replaced, never changed in place, so a shallow copy is consistent),
+    and a second connection to the reader's database, which sees ``sem_vectors`` (a
+    table of the database, not of one connection); None without a coarse stage. The
+    caller holds ``reader.lock``."""
+    t = tables(reader, dims)
+    if not t.coarse:
+        return None
+    if t.cursor is None:
+        t.cursor = reader.con.cursor()  # closed with the reader's connection
+    return replace(t, projected=replace(t.projected)), t.cursor
 
 
 def _view(reader, dims: int) -> None:
@@ -140,7 +156,8 @@ def _load(reader, dims: int) -> Tables:
     files = _files(reader)
     con = reader.con
     con.execute("DROP VIEW IF EXISTS sem_vectors")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE sem_vectors (ord INTEGER, part INTEGER, "
+    # not TEMP: a second connection (``snapshot``) reads it
+    con.execute(f"CREATE OR REPLACE TABLE sem_vectors (ord INTEGER, part INTEGER, "
                 f"vector FLOAT[{dims}])")
     if files:
         _insert(reader, dims, [p for p, _ in files.values()])

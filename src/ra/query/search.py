@@ -284,7 +284,8 @@ class Searcher:
             return None
         from ra.query.semantic import start
 
-        return start(self.reader, self.config.semantic, node, plan)
+        return start(self.reader, self.config.semantic, node, plan, filters_of(o),
+                     self._candidates(o))
 
     def _meaning(self, node, plan: Plan, o: SearchOptions, rows, metas, pending=None):
         """With ``[semantic]`` on for this call: the semantic side of the topic and the
@@ -294,8 +295,7 @@ class Searcher:
             return None, rows, metas
         from ra.query.semantic import fused_rows, keyword_bound, semantic_side
 
-        limit = max(self._opt(o.candidate_limit, self.config.search.candidate_limit),
-                    o.offset + self.default_limit(o))
+        limit = self._candidates(o)
         side = semantic_side(self.reader, settings, node, plan, filters_of(o), limit,
                              o.explain, pending)
         if not side.used:
@@ -304,6 +304,11 @@ class Searcher:
         rows = fused_rows(rows, side, settings, limit, bound)
         found = self.reader.lineage([r[5] for r in rows])
         return side, rows, [found[r[5]] for r in rows]
+
+    def _candidates(self, o: SearchOptions) -> int:
+        """How many chunks a topic's scoring keeps for ranking (and fusion)."""
+        return max(self._opt(o.candidate_limit, self.config.search.candidate_limit),
+                   o.offset + self.default_limit(o))
 
     def _score(self, plan: Plan, o: SearchOptions):
         """``(rows, metas, sql)``: the best candidates ``(score, matched, complete, total,
@@ -314,9 +319,7 @@ class Searcher:
         any other by ``bm25f_sql``; both return ords, whose metadata the reader has or
         reads in one query (a long-lived reader climbs the chunk tree in memory, a
         short-lived one has the scoring query list the ancestors)."""
-        s = self.config.search
-        limit = max(self._opt(o.candidate_limit, s.candidate_limit),
-                    o.offset + self.default_limit(o))
+        limit = self._candidates(o)
         weights, filters, stats = self.weights(), filters_of(o), self.reader.stats
         resident = self.reader.resident
         if is_plain(plan, filters) and self.reader.normalised(weights, normalised_sql):

@@ -84,19 +84,23 @@ def tree_filter(plan, filters):
 @dataclass
 class Pending:
     """A topic's semantic side under way (``start``): its query vector being embedded,
-    or the side it already is (a note saying why meaning is not used, or nothing to
-    embed)."""
+    and with ``early`` its candidates being scored too, or the side it already is (a
+    note saying why meaning is not used, or nothing to embed)."""
 
     side: Side | None = None
-    vector: object = None  # a Future of the query's vector
+    vector: object = None  # a Future: the query's vector, or with ``early`` what _Early gives
     dims: int = 0
     text: str = ""
     started: float = 0.0
+    early: bool = False
 
 
-def start(reader, settings, node, plan) -> Pending:
+def start(reader, settings, node, plan, filters=None, k: int = 0) -> Pending:
     """Check what meaning needs for this topic and start embedding the query, so that
-    the keyword side is scored while the vector is made (``semantic_side``)."""
+    the keyword side is scored while the vector is made (``semantic_side``). Given the
+    topic's ``filters`` and ``k``, a long-lived reader's coarse stage also scores the
+    candidates on the query thread (``_early``): the whole semantic side then overlaps
+    the keyword side."""
     from ra.store.vector_state import readiness
     from ra.text import embedder_runtime as runtime
     from ra.text import embedders
@@ -120,8 +124,45 @@ def start(reader, settings, node, plan) -> Pending:
     text = query_text(node, plan)
     if not text.strip():
         return Pending(Side())
-    return Pending(None, runtime.query_vector_soon(settings, model, text), state.dims, text,
-                   t0)
+    early = _early(reader, state.dims, plan, filters, k) if filters is not None else None
+    return Pending(None, runtime.query_vector_soon(settings, model, text, then=early),
+                   state.dims, text, t0, early=early is not None)
+
+
+class _Early:
+    """The coarse and exact stages of a plain topic, run on the query thread as soon as
+    its vector is made, on a second connection to the reader's database
+    (``ra.index.vector_tables.snapshot``), while the reader's own scores the words."""
+
+    def __init__(self, held, cursor, sql, coarse: int, include_archived: bool) -> None:
+        self.held, self.cursor, self.sql = held, cursor, sql
+        self.coarse, self.include_archived = coarse, include_archived
+
+    def __call__(self, vector: list[float]) -> tuple:
+        from ra.index.vector_tables import query_params
+
+        t0 = time.perf_counter()
+        picked = query_params(self.held, vector, self.coarse, self.include_archived)
+        rows = self.cursor.execute(self.sql.text, {**self.sql.params, **picked}).fetchall()
+        return rows, self.sql, t0, time.perf_counter() - t0
+
+
+def _early(reader, dims: int, plan, filters, k: int) -> _Early | None:
+    """Scoring for the query thread, when the coarse stage serves this topic (a long-
+    lived reader of a large index; no filter but ``archived``, no excluded word: what
+    reads ``sem_vectors`` alone); else None, and the side is scored after the words."""
+    from ra.index.vector_tables import snapshot
+    from ra.query.semantic_sql import coarse_limit, plain, semantic_sql
+
+    filters, negated = tree_filter(plan, filters), negated_terms(plan)
+    if not (reader.keep_vocabulary and reader.resident and plain(filters, negated)):
+        return None
+    with reader.lock:
+        got = snapshot(reader, dims)
+    if got is None:
+        return None
+    sql = semantic_sql(dims, filters, negated, k, coarse=True)
+    return _Early(got[0], got[1], sql, coarse_limit(k), filters.include_archived)
 
 
 def semantic_side(reader, settings, node, plan, filters, k: int, explain: bool,
@@ -134,12 +175,15 @@ def semantic_side(reader, settings, node, plan, filters, k: int, explain: bool,
     if pending.side is not None:
         return pending.side
     try:
-        vector = pending.vector.result()
+        got = pending.vector.result()
     except EmbedderError as exc:
         return Side(note=f"{exc}; answered with keywords alone")
-    t1 = time.perf_counter()
-    return _scored(reader, settings, pending.dims, vector, plan, filters, k, explain,
-                   {"embed": t1 - pending.started, "text": pending.text})
+    if pending.early:  # embedded, then scored, on the query thread
+        rows, sql, embedded, took = got
+        info = {"embed": embedded - pending.started, "text": pending.text}
+        return _side(rows, settings, explain, info, took, sql)
+    info = {"embed": time.perf_counter() - pending.started, "text": pending.text}
+    return _scored(reader, settings, pending.dims, got, plan, filters, k, explain, info)
 
 
 def _scored(reader, settings, dims: int, vector, plan, filters, k: int, explain: bool,
@@ -156,6 +200,10 @@ def _scored(reader, settings, dims: int, vector, plan, filters, k: int, explain:
     picked = query_params(held, vector, coarse_limit(k) if coarse else None,
                           filters.include_archived)
     rows = reader.query(sql.text, {**sql.params, **picked})
+    return _side(rows, settings, explain, info, time.perf_counter() - t0, sql)
+
+
+def _side(rows, settings, explain: bool, info: dict, took: float, sql) -> Side:
     side = Side([(int(o), float(s)) for o, s in rows], used=True)
     if explain:
         side.explain = {
@@ -163,7 +211,7 @@ def _scored(reader, settings, dims: int, vector, plan, filters, k: int, explain:
             "weight": settings.weight, "query_text": info["text"],
             "candidates": len(rows), "sql": sql.text, "params": sql.params,
             "timings_ms": {"embed": round(info["embed"] * 1000, 3),
-                           "sql": round((time.perf_counter() - t0) * 1000, 3)}}
+                           "sql": round(took * 1000, 3)}}
     return side
 
 

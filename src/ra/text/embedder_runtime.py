@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from ra.config.semantic import SemanticSettings
@@ -79,19 +80,28 @@ def query_vector(settings: SemanticSettings, model, text: str) -> list[float]:
     return query_vector_soon(settings, model, text).result()
 
 
-def query_vector_soon(settings: SemanticSettings, model, text: str) -> Future:
+def query_vector_soon(settings: SemanticSettings, model, text: str,
+                      then: Callable[[list[float]], object] | None = None) -> Future:
     """The vector of query ``text`` as a future: done when cached, else embedded on the
     process's query thread, so the caller scores the query's words meanwhile (torch and
     DuckDB both run outside the GIL; on two cores the embedding then costs the search
-    little more than the keyword side it overlaps)."""
+    little more than the keyword side it overlaps). With ``then``, the future is
+    ``then(vector)``, run on that thread too: what uses the vector overlaps as well."""
     key = (_key(settings), text)
     with _lock:
-        if key in _queries:
+        cached = _queries.get(key)
+        if cached is not None:
             _queries.move_to_end(key)
-            done: Future = Future()
-            done.set_result(_queries[key])
-            return done
-    return _query_pool().submit(_embed_query, key, model, text)
+    if cached is not None and then is None:
+        done: Future = Future()
+        done.set_result(cached)
+        return done
+    return _query_pool().submit(_embed_then, key, model, text, cached, then)
+
+
+def _embed_then(key: tuple, model, text: str, cached, then):
+    vector = cached if cached is not None else _embed_query(key, model, text)
+    return vector if then is None else then(vector)
 
 
 def _query_pool() -> ThreadPoolExecutor:
