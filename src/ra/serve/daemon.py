@@ -34,7 +34,7 @@ import sys
 import time
 from collections import OrderedDict
 
-from ra.cli.daemon_client import ask, run_dir, socket_file
+from ra.cli.daemon_client import ask, lock_file, private_run_dir, socket_file, try_lock
 from ra.cli.entry import FORWARDED, PASSED, build_id
 
 #: Indexes kept open at once (a warm reader of a 10k-file corpus holds ~500 MB).
@@ -46,6 +46,9 @@ READ_SECONDS = 5.0
 WRITE_SECONDS = 10.0
 #: Bytes a request may have (arguments, working directory and a few variables).
 MAX_REQUEST = 1 << 20
+#: Seconds a daemon started with ``--warm`` waits for that index to be held in memory
+#: before it listens; until it listens, commands answer in their own processes.
+WARM_SECONDS = 120.0
 
 
 class _Capture(io.StringIO):
@@ -84,6 +87,12 @@ class Readers:
         status, warm.last_status = warm.last_status, None
         return reader, status
 
+    def prepare(self, config, timeout: float) -> bool:
+        """Open the index of ``config`` and wait up to ``timeout`` seconds until it is held
+        in memory; False when it is not by then."""
+        self(config)
+        return self.warm[next(reversed(self.warm))].wait_warm(timeout)
+
     def describe(self) -> list[dict]:
         return [{"index_dir": k[0]} for k in self.warm]
 
@@ -100,6 +109,21 @@ class Daemon:
         self.started = time.time()
         self.requests = 0
         self.stopping = False
+
+    def warm_up(self, cwd: str, timeout: float = WARM_SECONDS) -> None:
+        """Open the index seen from ``cwd`` and the command modules before listening, so
+        that the first forwarded command is answered warm. A problem here is the first
+        command's to report: it is noted in the log and the daemon serves on."""
+        from pathlib import Path
+
+        try:
+            from ra.cli import app  # noqa: F401 - typer and the commands, imported once
+            from ra.config.settings import load_config
+
+            if not self.readers.prepare(load_config(Path(cwd)), timeout):
+                sys.stderr.write(f"ra daemon: {cwd}: not in memory after {timeout:g} s\n")
+        except Exception as exc:  # noqa: BLE001 - see above
+            sys.stderr.write(f"ra daemon: warming up {cwd}: {type(exc).__name__}: {exc}\n")
 
     def serve(self, listener: socket.socket) -> None:
         from ra.cli import common
@@ -232,12 +256,24 @@ def invalid(req) -> str | None:
     return None
 
 
+def hold_lock(fd: int | None) -> int:
+    """The lock that makes this daemon the only one of the user (``daemon_client.lock_file``):
+    ``fd``, inherited from the process that took it and started this one, else taken here;
+    ``RuntimeError`` when another daemon holds it."""
+    if fd is None:
+        fd = lock_file()
+    if not try_lock(fd):
+        raise RuntimeError(f"another ra daemon is running or starting ({socket_file()})")
+    os.set_inheritable(fd, False)  # what this daemon starts must not keep it
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)  # who holds it, for people and tests
+    return fd
+
+
 def listen() -> socket.socket:
     """Bind the daemon's socket in a private folder; ``RuntimeError`` if a daemon already
-    answers there."""
-    folder = run_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    os.chmod(folder, 0o700)
+    answers there (one of an older ra, which took no lock)."""
+    private_run_dir()
     path = socket_file()
     if ask("status", timeout=1.0) is not None:
         raise RuntimeError(f"a daemon is already listening on {path}")
@@ -248,6 +284,11 @@ def listen() -> socket.socket:
     os.chmod(path, 0o600)
     listener.listen(16)
     return listener
+
+
+def _leave(signum: int, _frame) -> None:
+    """A signal before the daemon listens: leave at once (see ``_stop``)."""
+    os._exit(128 + signum)
 
 
 def _stop(signum: int, _frame) -> None:
@@ -267,16 +308,24 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m ra.serve.daemon")
     parser.add_argument("--idle", type=float, default=IDLE_SECONDS)
+    parser.add_argument("--warm", metavar="FOLDER",
+                        help="open the index seen from FOLDER before listening")
+    parser.add_argument("--lock-fd", type=int, help="the lock, taken by whoever started this")
     args = parser.parse_args(argv)
+    os.chdir("/")
+    daemon = Daemon(idle=args.idle)
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, _leave)
     try:
+        hold_lock(args.lock_fd)
+        if args.warm:
+            daemon.warm_up(args.warm)
         listener = listen()
     except (RuntimeError, OSError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 1
-    daemon = Daemon(idle=args.idle)
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(sig, _stop)
-    os.chdir("/")
     try:
         daemon.serve(listener)
     finally:
