@@ -250,3 +250,23 @@ def test_a_failing_autostart_does_not_change_the_answer(tmp_path, monkeypatch, c
     assert entry.main() == 0
     out, err = capsys.readouterr()
     assert "docs:guide.md" in out and "a bug" not in err and "Traceback" not in err
+
+
+def test_status_says_a_daemon_is_starting(world):
+    """A daemon holds the lock while it opens an index, before it listens."""
+    import fcntl
+    import json
+
+    project, home = world
+    assert ra(project, home, "daemon", "status").stdout == "no ra daemon is running\n"
+    assert not (home / ".ra").exists()  # asking created nothing
+    (home / ".ra" / "run").mkdir(parents=True)
+    with open(home / ".ra" / "run" / "daemon.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        run = ra(project, home, "daemon", "status")
+        assert (run.returncode, run.stdout) == (
+            1, "ra daemon starting: it opens an index, then listens\n")
+        assert json.loads(ra(project, home, "daemon", "status", "--json").stdout) == {
+            "running": False, "starting": True}
+        assert ra(project, home, *QUERY).returncode == 0
+        assert daemon_pids(home) == []  # the lock is taken: none is started

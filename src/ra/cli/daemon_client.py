@@ -75,7 +75,7 @@ def start(idle: float, wait: float = 15.0) -> dict:
     answers; its status."""
     import time
 
-    proc = None if _starting() else spawn(["--idle", str(idle)])
+    proc = None if starting() else spawn(["--idle", str(idle)])
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         status = ask("status", timeout=1.0)
@@ -139,9 +139,12 @@ def try_lock(fd: int) -> bool:
     return True
 
 
-def _starting() -> bool:
-    """A daemon holds the lock but does not answer yet: it is warming up."""
-    fd = lock_file()
+def starting() -> bool:
+    """A daemon holds the lock but does not answer: it opens an index before it listens."""
+    try:
+        fd = os.open(run_dir() / "daemon.lock", os.O_RDWR)
+    except (OSError, RuntimeError):  # no lock file, no run folder, no room for a socket
+        return False
     try:
         return not try_lock(fd)
     finally:
