@@ -173,6 +173,8 @@ def autostart(cwd: str) -> bool:
     ``AUTOSTART_RETRY`` seconds of the last attempt. The daemon warms up the index of
     ``cwd`` before it listens, so calls meanwhile are answered in their own processes
     instead of waiting for it. Costs this process a fork and exec at most."""
+    import warnings
+
     wanted = os.environ.get("RA_DAEMON_AUTOSTART")
     if os.environ.get("RA_DAEMON") == "0" or wanted == "0" or socket_path() is None:
         return False
@@ -187,7 +189,9 @@ def autostart(cwd: str) -> bool:
         if not try_lock(fd) or _tried_recently():
             return False
         (run_dir() / "autostart").touch(mode=0o600)
-        spawn(["--idle", str(AUTOSTART_IDLE), "--warm", cwd], lock=fd)
+        with warnings.catch_warnings():  # "subprocess is still running": by design
+            warnings.simplefilter("ignore", ResourceWarning)
+            spawn(["--idle", str(AUTOSTART_IDLE), "--warm", cwd], lock=fd)
         return True
     except OSError:
         return False

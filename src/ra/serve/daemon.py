@@ -316,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(sig, _leave)
     try:
-        hold_lock(args.lock_fd)
+        lock = hold_lock(args.lock_fd)
         if args.warm:
             daemon.warm_up(args.warm)
         listener = listen()
@@ -335,7 +335,8 @@ def main(argv: list[str] | None = None) -> int:
         listener.close()
         with contextlib.suppress(FileNotFoundError):
             socket_file().unlink()
-        daemon.readers.close()
+        os.close(lock)  # gone from the socket: the next daemon may start while this one
+        daemon.readers.close()  # closes its indexes (status would call it "starting")
     return 0
 
 
