@@ -11,7 +11,10 @@ Per corpus, in a temporary folder holding a copy of the corpus (never written in
    peer with its on-disk index opened once;
 3. end-to-end process time of one query: ``ra search --list`` (which checks freshness
    first, as every reading command does) against a cold ``python -c`` per peer that opens
-   the on-disk index and runs the query; ``python -c pass`` is the floor;
+   the on-disk index and runs the query; ``python -c pass`` is the floor. ``ra search``
+   runs with the daemon opted out (``RA_DAEMON=0``), through a warm ``ra daemon``, and
+   with the daemon starting itself (``_autostart``: the first call of a fresh HOME, the
+   calls right after it, the calls once the daemon listens);
 4. freshness and incremental update: the no-change freshness check (p50 of 20); one file
    is touched and gets a line appended; timed: ra's ``open_index`` + one search (and the
    same with nothing changed), the update alone in a fresh and in a warm process, and a
@@ -28,6 +31,7 @@ Every ratio is ra ÷ peer from the same run. The child entry points are
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -359,16 +363,72 @@ def _processes(folder: Path, root: Path, queries: list[str]) -> dict:
         settle(folder, env, ["search", "--list", queries[0]])
         runs["ra search (daemon)"] = [timed_process([ra_command(), "search", "--list", q],
                                                     folder, env) for q in queries]
-    return {name: {**percentiles([ms for ms, _ in r]),
-                   "peak_rss_mb": round(max(rss for _, rss in r), 1)}
-            for name, r in runs.items()}
+    autostarted, listening = _autostart(folder, root, queries)
+    runs.update(autostarted)
+    out = {name: {**percentiles([ms for ms, _ in r]),
+                  "peak_rss_mb": round(max(rss for _, rss in r), 1)}
+           for name, r in runs.items()}
+    out["autostart: daemon listens (ms after the first answer)"] = {
+        **percentiles([ms for ms, _ in listening]),
+        "peak_rss_mb": max(rss for _, rss in listening)}  # the daemon's own
+    return out
+
+
+#: Fresh HOMEs in which ``_autostart`` makes a first call.
+AUTOSTART_HOMES = 3
+
+
+def _autostart(folder: Path, root: Path, queries: list[str]) -> tuple[dict, list]:
+    """``ra search`` with the daemon starting itself, in ``AUTOSTART_HOMES`` fresh HOMEs:
+    the first call (answered in its own process, then starting the daemon), every query
+    right after it, back to back as an agent calls (in their own processes until the
+    daemon has warmed the index and listens, then forwarded), and every query once it
+    listens; ``(ms, peak RSS MB)`` lists by row. And per HOME, how long after the first
+    call's answer the daemon listened, with the daemon's peak RSS."""
+    from ra.cli.daemon_client import exchange
+
+    runs: dict[str, list] = {f"ra search (autostart: {k})": [] for k in
+                             ("first call", "next calls", "daemon up")}
+    listening = []
+    for i in range(AUTOSTART_HOMES):
+        home = root / f"autostart-home-{i}"
+        home.mkdir()
+        env = {"HOME": str(home), "RA_DAEMON": "1", "RA_DAEMON_AUTOSTART": "1"}
+        sock = str(home / ".ra" / "run" / "daemon.sock")
+        args = [ra_command(), "search", "--list"]
+        try:
+            runs["ra search (autostart: first call)"].append(
+                timed_process([*args, queries[i % len(queries)]], folder, env))
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                listened = pool.submit(_listening, sock, time.monotonic())
+                runs["ra search (autostart: next calls)"] += [
+                    timed_process([*args, q], folder, env) for q in queries]
+                listened = listened.result()
+            runs["ra search (autostart: daemon up)"] += [
+                timed_process([*args, q], folder, env) for q in queries]
+            listening.append((listened, exchange(sock, {"op": "status"}, 5.0)["peak_rss_mb"]))
+        finally:
+            subprocess.run([ra_command(), "daemon", "stop"], env={**_env(), **env},
+                           capture_output=True)
+    return runs, listening
+
+
+def _listening(sock: str, since: float, timeout: float = 300.0) -> float:
+    """Milliseconds from ``since`` (``time.monotonic``) until a daemon answers on ``sock``."""
+    from ra.cli.daemon_client import exchange
+
+    while exchange(sock, {"op": "status"}, 1.0) is None:
+        if time.monotonic() - since > timeout:
+            raise RuntimeError(f"no daemon listened on {sock} within {timeout:g} s")
+        time.sleep(0.01)
+    return (time.monotonic() - since) * 1000
 
 
 @contextlib.contextmanager
 def warm_daemon(root: Path):
     """A ``ra daemon`` of its own (HOME under ``root``) for the duration; yields the
     environment that lets ``ra`` processes forward to it."""
-    env = {"HOME": str(root / "daemon-home"), "RA_DAEMON": "1"}
+    env = {"HOME": str(root / "daemon-home"), "RA_DAEMON": "1", "RA_DAEMON_AUTOSTART": "0"}
     (root / "daemon-home").mkdir(exist_ok=True)
     subprocess.run([ra_command(), "daemon", "start", "--idle", "600"], check=True,
                    env={**_env(), **env}, capture_output=True)
@@ -584,7 +644,14 @@ def _process_table(result: dict) -> Table:
                "p50 ra÷peer"],
               note="`ra search --list QUERY` in the indexed folder (config discovery, "
                    "freshness check of every file, search, rendering) against `python -c` "
-                   "scripts that open each peer's index and run the same query.")
+                   "scripts that open each peer's index and run the same query. "
+                   "`ra search`: the daemon opted out (RA_DAEMON=0); `(daemon)`: a warm "
+                   "`ra daemon` started beforehand; `(autostart: …)`: the daemon starting "
+                   "itself, in 3 fresh HOMEs: the first call (answered in its own process, "
+                   "then starting it), every query right after it (in their own processes "
+                   "until the daemon has warmed up and listens), every query once it "
+                   "listens; `autostart: daemon listens` is that wait, with the daemon's "
+                   "peak RSS.")
     for c in result["corpora"]:
         ra = c["process"]["ra search"]["p50_ms"]
         for name, p in c["process"].items():

@@ -70,7 +70,49 @@ def isolated_home(tmp_path_factory, monkeypatch) -> Path:
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("NO_COLOR", "1")
+    # a `ra search` process must not leave a daemon behind: tests/test_autostart.py
+    # starts them on purpose, and stops them
+    monkeypatch.setenv("RA_DAEMON_AUTOSTART", "0")
     return home
+
+
+def running_daemons(folder: Path) -> dict[Path, int]:
+    """Daemons alive with a HOME one or two levels under ``folder`` (a test's home, or a
+    home inside a test's folder): their lock files, each with the pid written in it. A
+    daemon holds ``~/.ra/run/daemon.lock`` from its start to its very end."""
+    import fcntl
+    import os
+
+    alive = {}
+    for lock in [*folder.glob("*/.ra/run/daemon.lock"), *folder.glob("*/*/.ra/run/daemon.lock")]:
+        fd = os.open(lock, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            alive[lock] = int(lock.read_text().strip() or 0)
+        finally:
+            os.close(fd)
+    return alive
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_daemon_left_behind(tmp_path_factory) -> Iterator[None]:
+    """After the last test, no ``ra daemon`` of a test still runs: a test that leaves one
+    is a test whose daemons would pile up on a developer's machine. The leftovers are
+    stopped, and the session fails."""
+    import os
+    import signal
+    import time
+
+    yield
+    base = tmp_path_factory.getbasetemp()
+    deadline = time.monotonic() + 15  # a daemon told to stop closes its indexes first
+    while (left := running_daemons(base)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in left.values():
+        if pid > 0:
+            os.kill(pid, signal.SIGTERM)
+    assert not left, f"ra daemons left running: {left}"
 
 
 # --- the semantic marker: deselected where the extra is not run, and said so -------------------

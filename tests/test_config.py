@@ -749,3 +749,23 @@ def test_config_objects_are_frozen():
 def test_home_is_read_at_call_time(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     assert expand_tilde("~/x") == os.path.join(str(tmp_path), "x")
+
+
+def test_daemon_autostart_merges_nearest_first_and_is_validated(tmp_path, isolated_home):
+    """``[daemon] autostart``: on by default, the nearest file wins, a typo is a warning
+    with the key it was meant to be, a wrong type an error with the line."""
+    assert load_config(cwd=tmp_path).daemon.autostart is True
+    _write(isolated_home / ".ra.toml", "[daemon]\nautostart = false\n")
+    assert load_config(cwd=tmp_path).daemon.autostart is False
+    _write(tmp_path / ".ra.toml", "[daemon]\nautostart = true\n")
+    assert load_config(cwd=tmp_path).daemon.autostart is True
+    assert tomllib.loads(load_config(cwd=tmp_path).to_toml())["daemon"] == {"autostart": True}
+    _write(tmp_path / ".ra.toml", "[daemon]\nautostrat = false\n")
+    config = load_config(cwd=tmp_path)
+    assert config.daemon.autostart is False  # the global file's, the typo ignored
+    assert "[daemon.autostrat]: unknown key; ignored (did you mean 'autostart'?)" in str(
+        config.warnings[0])
+    _write(tmp_path / ".ra.toml", '[tree.d]\npath = "."\n[daemon]\nautostart = "no"\n')
+    with pytest.raises(ConfigError, match="expected true or false") as info:
+        load_config(cwd=tmp_path)
+    assert (info.value.key, info.value.line) == ("daemon.autostart", 4)

@@ -18,6 +18,9 @@ While a daemon runs, `ra search`, `ra context`, `ra get` and `ra ls` are answere
 paying for a fresh process. It serves this user only, stops by itself after --idle
 seconds without requests, and steps aside when ra is upgraded. RA_DAEMON=0 bypasses it.
 
+When none runs, those commands answer in their own process and start one (15 idle
+minutes); RA_DAEMON_AUTOSTART=0 or [daemon] autostart = false in .ra.toml prevent that.
+
 Examples:
 
   ra daemon start
@@ -69,11 +72,14 @@ def status(json_: bool = typer.Option(False, "--json", help="JSON output.")) -> 
     from ra.cli import daemon_client as daemon
 
     info = daemon.ask("status")
+    starting = info is None and daemon.starting()
     if json_:
-        write_output(render.dumps({"running": info is not None, **(info or {})}) + "\n")
+        write_output(render.dumps({"running": info is not None, "starting": starting,
+                                   **(info or {})}) + "\n")
         return
     if info is None:
-        write_output("no ra daemon is running\n")
+        write_output("ra daemon starting: it opens an index, then listens\n" if starting
+                     else "no ra daemon is running\n")
         raise typer.Exit(1)
     uptime = time.time() - info["started"]
     lines = [f"ra daemon pid {info['pid']}, up {uptime:.0f} s, {info['requests']} requests, "

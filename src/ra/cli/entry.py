@@ -9,6 +9,11 @@ This module imports nothing but the standard library, so forwarding costs a bare
 start. Anything unusual (no daemon, a daemon of another ra build, ``RA_DAEMON=0``, a
 connection that fails before any output, a daemon that has not answered within
 ``FORWARD_SECONDS``) falls back to running the command here.
+
+No daemon running: the command is answered here, as it always was, and then a daemon is
+started for the next calls (``ra.cli.daemon_client.autostart``: a fork and exec after
+the answer, a session of its own, opt-out by ``RA_DAEMON_AUTOSTART=0`` or ``[daemon]
+autostart = false``). This call never waits for it.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ra.cli.daemon_client import exchange, socket_path
+from ra.cli.daemon_client import autostart, exchange, socket_path
 
 #: Commands a daemon answers: they only read (and, through freshness, update) the index.
 FORWARDED = frozenset({"search", "context", "get", "ls"})
@@ -29,13 +34,27 @@ FORWARD_SECONDS = 30.0
 
 def main() -> int:
     argv = sys.argv[1:]
-    if argv and argv[0] in FORWARDED and os.environ.get("RA_DAEMON") != "0":
+    forwarded = bool(argv) and argv[0] in FORWARDED and os.environ.get("RA_DAEMON") != "0"
+    if forwarded:
         code = forward(argv)
         if code is not None:
             return code
     from ra.cli.app import main as run
 
-    return run(argv)
+    code = run(argv)
+    if forwarded and code == 0:
+        start_for_next_calls()
+    return code
+
+
+def start_for_next_calls() -> None:
+    """The answer is out: start a daemon for the calls to come. Whatever goes wrong there
+    is no concern of this call, whose output and exit code are settled."""
+    try:
+        autostart(os.getcwd())
+    except Exception:  # noqa: BLE001 - a cwd that vanished, a bug: never this call's problem
+        if os.environ.get("RA_DEBUG"):
+            raise
 
 
 def build_id() -> str:

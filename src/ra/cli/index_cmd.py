@@ -71,6 +71,9 @@ path = "./docs"
 # [mcp]
 # max_tokens = 4000          # token budget of the MCP tools when the agent gives none
 
+# [daemon]
+# autostart = true           # search/context/get/ls start `ra daemon` for the next calls
+
 # [semantic]                 # meaning as well as words: pip install 'ra[semantic]'
 # enabled = true
 # model = "all-MiniLM-L6-v2" # or a local model folder

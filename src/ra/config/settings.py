@@ -37,8 +37,9 @@ from ra.config.toml import ConfigWarning, format_key, parse_config_file, parse_c
 
 __all__ = [
     "CONFIG_NAME", "DEFAULT_INCLUDE", "Config", "ConfigWarning", "ContextRule",
-    "ContextSettings", "FieldBoosts", "MatchedRules", "McpSettings", "SearchSettings",
-    "Settings", "Tree", "discover_config_files", "effective_trees", "expand_tilde",
+    "ContextSettings", "DaemonSettings", "FieldBoosts", "MatchedRules", "McpSettings",
+    "SearchSettings", "Settings", "Tree", "discover_config_files", "effective_trees",
+    "expand_tilde",
     "global_config_path", "is_global_config", "is_root_config", "load_config", "load_config_files",
     "parse_config_file", "parse_config_text", "resolve_path",
 ]
@@ -118,6 +119,15 @@ class McpSettings:
     sections of a typical knowledge base in full."""
 
     max_tokens: int = 4000
+
+
+@dataclass(frozen=True)
+class DaemonSettings:
+    """``[daemon]``: ``autostart`` lets ``ra search``, ``context``, ``get`` and ``ls``
+    start a ``ra daemon`` in the background when none runs (``ra.cli.daemon_client``);
+    the call that starts it answers in its own process as before."""
+
+    autostart: bool = True
 
 
 @dataclass(frozen=True)
@@ -201,6 +211,7 @@ class Config:
     search: SearchSettings = field(default_factory=SearchSettings)
     context: ContextSettings = field(default_factory=ContextSettings)
     mcp: McpSettings = field(default_factory=McpSettings)
+    daemon: DaemonSettings = field(default_factory=DaemonSettings)
     semantic: SemanticSettings = field(default_factory=SemanticSettings)
     trees: tuple[Tree, ...] = ()  # sorted by name
     warnings: tuple[ConfigWarning, ...] = ()
@@ -261,6 +272,7 @@ class Config:
                           "exclude": list(t.exclude)} for t in self.trees}
         return _plain({"settings": asdict(self.settings), "search": asdict(self.search),
                        "context": context, "mcp": asdict(self.mcp),
+                       "daemon": asdict(self.daemon),
                        "semantic": asdict(self.semantic), "tree": trees})
 
     def to_toml(self) -> str:
@@ -368,6 +380,7 @@ def load_config_files(files: Iterable[Path], *, home: Path | None = None) -> Con
     return Config(files=paths, root=_config_root(paths, home),
                   settings=_merged_settings(parsed, home), search=_merged_search(parsed),
                   context=_merged_context(parsed), mcp=_merged_mcp(parsed),
+                  daemon=DaemonSettings(**_merged_table(parsed, "daemon")),
                   semantic=SemanticSettings(**_merged_table(parsed, "semantic")), trees=trees,
                   warnings=tuple(warnings),
                   global_file=next((p for p in paths if is_global_config(p, home)), None))

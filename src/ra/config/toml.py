@@ -156,6 +156,7 @@ _CONTEXT = {name: _integer(1) for name in ("limit", "terms", "min_term_frequency
                                            "min_word_length", "max_word_length", "sample_size")}
 _TREE = {"path": _string, "include": _glob_list, "exclude": _glob_list}
 _MCP = {"max_tokens": _integer(1)}
+_DAEMON = {"autostart": _boolean}
 
 
 def _choice(options: Sequence[str], factory: bool = False) -> _Check:
@@ -240,8 +241,8 @@ def parse_config_file(path: Path) -> dict:
 def parse_config_text(text: str, source: Path) -> dict:
     """Validate one file's TOML into its raw form: only what the file says, normalised.
 
-    Keys: ``root``; ``settings``, ``search`` (with ``boosts``), ``mcp``, ``semantic``,
-    ``context``
+    Keys: ``root``; ``settings``, ``search`` (with ``boosts``), ``mcp``, ``daemon``,
+    ``semantic``, ``context``
     (scalars plus ``rules`` and ``patterns``) when the file has those tables; ``tree``
     (name → path, include, exclude, None when absent) from ``[tree.NAME]`` and
     ``[trees]``; ``include`` (``[[include]]`` entries: tree, pattern list); ``warnings``,
@@ -321,6 +322,10 @@ def _section_mcp(src: _Source, value: object, raw: dict) -> None:
     raw["mcp"] = _parse_table(src, value, ("mcp",), _MCP)
 
 
+def _section_daemon(src: _Source, value: object, raw: dict) -> None:
+    raw["daemon"] = _parse_table(src, value, ("daemon",), _DAEMON)
+
+
 def _section_semantic(src: _Source, value: object, raw: dict) -> None:
     raw["semantic"] = _parse_table(src, value, ("semantic",), _SEMANTIC)
 
@@ -386,7 +391,8 @@ def _section_include(src: _Source, value: object, raw: dict) -> None:
 
 _SECTIONS: dict[str, Callable[[_Source, object, dict], None]] = {
     "root": _section_root, "settings": _section_settings, "search": _section_search,
-    "context": _section_context, "mcp": _section_mcp, "semantic": _section_semantic,
+    "context": _section_context, "mcp": _section_mcp, "daemon": _section_daemon,
+    "semantic": _section_semantic,
     "tree": _section_tree,
     "trees": _section_trees,
     "include": _section_include,
