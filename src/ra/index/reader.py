@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ra.errors import IndexStateError
-from ra.index.chunkstore import META_COLUMNS, STORE_COLUMNS, ChunkMeta, ChunkStore
+from ra.index.chunkstore import META_COLUMNS, RELATION_COLUMNS, ChunkMeta, ChunkStore
 from ra.index.links import RAW as RAW_LINKS
 from ra.index.links import links_sql
 from ra.store import generations
@@ -138,8 +138,10 @@ def compact_relations(generation) -> dict[str, str]:
             "tf_postings": postings}
 
 
-#: The relations a long-lived reader materialises (it keeps ``texts`` in Python).
-RESIDENT = ("meta", "field_lengths", "tf_postings")
+#: The relations a long-lived reader materialises as DuckDB tables; ``meta`` and
+#: ``texts`` are views over its ``ChunkStore``'s Arrow table (``register_store``).
+RESIDENT = ("field_lengths", "tf_postings")
+STORE_VIEW = "chunk_columns"  # the name the ``ChunkStore``'s table is registered under
 NORM_BATCHES = 8  # ranges of terms ``tf_norm`` is built in (see ``_normalise``)
 
 #: Exact terms plus typo candidates (with their terms) in one query; ``$d`` is the edit
@@ -167,9 +169,14 @@ _ANCESTORS = (
 ANCESTORS_SQL = _ANCESTORS.format(", ".join("m." + c for c in META_COLUMNS))
 ANCESTOR_ORDS_SQL = _ANCESTORS.format("m.ord")
 
-#: Rows of ``ra.index.chunkstore.STORE_COLUMNS`` for a long-lived reader's ``ChunkStore``.
-STORE_SQL = ("SELECT " + ", ".join(f"m.{c}" for c in STORE_COLUMNS[:-1]) + ", t.text "
-             "FROM meta m JOIN texts t ON t.ord = m.ord")
+
+def store_sql(meta: str, texts: str) -> str:
+    """Rows of ``ra.index.chunkstore.STORE_COLUMNS`` for a long-lived reader's
+    ``ChunkStore``, from the queries ``meta`` and ``texts`` of those relations (a
+    chunk's parent is in the same rows: documents are whole)."""
+    cols = ", ".join(f"m.{c}" for c in RELATION_COLUMNS)
+    return (f"SELECT {cols}, p.ord AS parent_ord, t.text FROM ({meta}) m "
+            f"JOIN ({texts}) t ON t.ord = m.ord LEFT JOIN ({meta}) p ON p.id = m.parent_id")
 
 
 def _stats_of(manifest: dict) -> Stats:
@@ -178,13 +185,14 @@ def _stats_of(manifest: dict) -> Stats:
                  {f: float(stats.get("avg_length", {}).get(f, 0.0)) for f in FIELDS})
 
 
-def _load_store(cursor, batch: int = 16384) -> ChunkStore:
-    """A ``ChunkStore`` of the rows of ``cursor`` (``STORE_SQL``, by ord), added in
-    batches, so the rows of a large corpus are never all in memory at once."""
-    store = ChunkStore()
-    while rows := cursor.fetchmany(batch):
-        store.add(rows)
-    return store
+def register_store(con, store: ChunkStore) -> None:
+    """Make ``meta`` and ``texts`` views over ``store``'s Arrow table: DuckDB scans
+    its buffers, so the chunks are held once (as fast to score as a table of DuckDB's
+    own: 5.72 against 5.76 ms CPU p50 on cpp-docs, interleaved)."""
+    con.register(STORE_VIEW, store.table())
+    con.execute(f"CREATE OR REPLACE TEMP VIEW meta AS SELECT {', '.join(RELATION_COLUMNS)} "
+                f"FROM {STORE_VIEW}")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW texts AS SELECT ord, text FROM {STORE_VIEW}")
 
 
 def _quote(path: Path) -> str:
@@ -300,7 +308,10 @@ class IndexReader:
                 self.con.execute(f"DROP VIEW {name}")
                 self.con.execute(f"CREATE TEMP TABLE {name} AS {compact.get(name, body)} "
                                  f"ORDER BY {order}")
-        self._store = _load_store(self.con.execute(STORE_SQL + " ORDER BY m.ord"))
+        bodies = {name: compact.get(name, body) for name, body, _ in RELATIONS}
+        sql = store_sql(bodies["meta"], bodies["texts"]) + " ORDER BY m.ord"
+        self._store = ChunkStore(self.con.sql(sql).to_arrow_table())
+        register_store(self.con, self._store)
         self._load_vocabulary()
 
     def _load_vocabulary(self) -> None:
@@ -423,8 +434,7 @@ class IndexReader:
     def meta(self, chunk_id: str) -> ChunkMeta | None:
         """Ranking metadata of one chunk by id (cached per reader)."""
         if (store := self._chunks()) is not None:
-            o = store.ord_of(chunk_id)
-            return None if o is None else store.meta(o)
+            return store.meta_by_id(chunk_id)
         if chunk_id not in self._meta_by_id:
             self.metas_by_id([chunk_id])
         return self._meta_by_id[chunk_id]
@@ -480,8 +490,7 @@ class IndexReader:
         the caller has them (the scoring query's ancestor rows); else a short-lived
         reader asks DuckDB. A long-lived reader has them all in its ``ChunkStore``."""
         if (store := self._chunks()) is not None:
-            wanted = {*ords, *(a for o in ords for a in store.ancestors(o))}
-            return {o: store.meta(o) for o in sorted(wanted) if store.has(o)}
+            return store.metas([*ords, *(a for o in ords for a in store.ancestors(o))])
         if ancestors is None:
             ancestors = [o for (o,) in self.query(ANCESTOR_ORDS_SQL, {"ords": ords})]
         wanted = sorted({*ords, *ancestors})
@@ -532,8 +541,7 @@ class IndexReader:
         if not wanted:
             return {}
         if (store := self._chunks()) is not None:
-            texts = store.texts
-            text = {o: texts[o] for o in wanted if o < len(texts) and texts[o] is not None}
+            text = {o: t for o in wanted if (t := store.text(o)) is not None}
         else:
             text = dict(self.query("SELECT ord, text FROM texts "
                                    "WHERE ord = ANY($ords::INTEGER[])", {"ords": wanted}))
