@@ -266,7 +266,7 @@ class _Part:
         import pyarrow as pa
 
         taken = self._meta.take(pa.array(rows, pa.int32()))
-        return list(map(ChunkMeta._make, zip(*(c.to_pylist() for c in taken.columns))))
+        return list(map(ChunkMeta._make, zip(*(c.to_pylist() for c in taken.columns), strict=True)))
 
     def meta(self, r: int) -> ChunkMeta:
         s, n = self.string, self.number
