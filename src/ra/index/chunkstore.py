@@ -6,14 +6,18 @@ such a lookup in 3–5 ms, most of it fixed cost and the materialisation of stri
 is a third of a whole search on a long-lived reader; this store answers it in
 microseconds.
 
-It holds one Arrow table of every chunk, sorted by ``ord``, and builds Python objects only
-for the chunks a search asks about: the numbers are read through ``memoryview``s of the
-Arrow buffers, a string is decoded from its slice of the data buffer, an id is found by
-binary search over the ids' sort order. Opening builds no per-chunk Python object (the
-dict-and-list store it replaces took 163 MB and 0.7 s to load on the C++ docs; these
-columns take some 85 MB, text included). The same table is DuckDB's ``meta`` and
-``texts`` (``con.register``: DuckDB scans the Arrow buffers, there is no second copy),
-which scores as fast as a table of its own.
+It holds Arrow record batches of every chunk, sorted by ``ord``: memory-mapped from the
+generation's ``hot_store.arrow`` (``mapped``; written by ``ra.pipeline.compact``), whose
+pages are read when a lookup first touches them, or loaded from DuckDB for an index
+without that file. It builds Python objects only for the chunks a search asks about: the
+numbers are read through ``memoryview``s of the Arrow buffers, a string is decoded from
+its slice of the data buffer, the metadata of many chunks is one Arrow ``take``, an id is
+found by binary search over the ids' sort order. Opening builds no per-chunk Python
+object (the dict-and-list store it replaces took 163 MB and 0.7 s to load on the C++
+docs, 113,000 chunks; the mapped file is 85 MB of pages the kernel reads on demand and
+shares between processes). The same batches are DuckDB's ``meta`` and ``texts``
+(``con.register``: DuckDB scans the Arrow buffers, there is no second copy), which scores as
+fast as a table of its own.
 
 Chunks are added a batch at a time in ``ord`` order (a load, or the chunks an incremental
 update numbered after every earlier one) and dropped by ``ord`` by slicing the batches
@@ -24,6 +28,7 @@ ords with its old ids.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from functools import partial
 from typing import NamedTuple
 
 
@@ -55,7 +60,7 @@ META_COLUMNS = ChunkMeta._fields
 STORE_COLUMNS = (*META_COLUMNS, "status", "tags", "doc_ord", "parent_ord", "text")
 RELATION_COLUMNS = STORE_COLUMNS[:-2]
 
-_RECENT = 8192  # chunks ``_recent`` remembers at most (then it starts again)
+TAKE_ROWS = 48  # rows of a part ``_Part.metas`` reads by Arrow ``take`` rather than one by one
 
 #: The fixed-width columns read by ``memoryview``, with their ``struct`` codes.
 _NUMBERS = {"ord": "i", "depth": "b", "sibling_count": "i", "descendants": "i",
@@ -82,17 +87,64 @@ def schema():
     return pa.schema(fields)
 
 
+def file_schema():
+    """The schema of ``hot_store.arrow`` (``ra.pipeline.compact.write_store``): the
+    store's columns, the chunk's partition, and per record batch the sort order of its
+    ids (``id_order[k]``: the row of the batch holding its k-th smallest id)."""
+    import pyarrow as pa
+
+    return schema().append(pa.field("part", pa.int32())).append(
+        pa.field("id_order", pa.int32()))
+
+
 class ChunkStore:
     """Every chunk's ``ChunkMeta``, parent and text, by ``ord``, in Arrow batches."""
 
     def __init__(self, table=None) -> None:
         self._parts: list[_Part] = []
         self._firsts: list[int] = []  # the first ord of each part, for bisect
-        # The chunks ``metas`` read lately, by id: ranking looks up the parents of the
-        # chunks it ranks by id, which a binary search finds in 13 µs, a dict in 0.1.
+        # The chunks the last ``lineage`` read, by id: ranking then looks up the parents
+        # of the chunks it ranks by id, which a binary search finds in 13 µs, a dict in
+        # 0.1. Only the last: a cache of many searches' chunks kept thousands of tuples
+        # alive, and the garbage collector's full passes over them doubled the cost.
         self._recent: dict[str, ChunkMeta] = {}
         if table is not None:
             self.add(table)
+
+    @classmethod
+    def mapped(cls, path) -> ChunkStore:
+        """The store of a ``hot_store.arrow`` file (``file_schema``), memory-mapped: a
+        page of it is read when a lookup or a DuckDB scan first touches it. Raises
+        ``ValueError`` for a file that is not one."""
+        import pyarrow as pa
+
+        try:
+            source = pa.ipc.open_file(pa.memory_map(str(path)))
+        except (OSError, pa.ArrowInvalid) as exc:
+            raise ValueError(f"{path.name}: {exc}") from None
+        if not source.schema.equals(file_schema()):
+            raise ValueError(f"{path.name}: not a chunk store of this version")
+        store = cls()
+        for i in range(source.num_record_batches):
+            batch = source.get_batch(i)
+            if batch.num_rows:
+                store._parts.append(_Part(batch.select(list(STORE_COLUMNS)),
+                                          batch.column("id_order"), batch.column("part")))
+        store._firsts = [p.first for p in store._parts]
+        return store
+
+    def ords_of_partitions(self, partitions) -> set[int]:
+        """The ords held from the partitions ``partitions`` of a mapped file."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        wanted = pa.array(sorted(set(partitions)), pa.int32())
+        return {o for p in self._parts if p.partition is not None
+                for o in p.batch.column("ord").filter(pc.is_in(p.partition, wanted)).to_pylist()}
+
+    def last_ord(self) -> int:
+        """The largest ord held (-1 when none)."""
+        return self._parts[-1].ords[-1] if self._parts else -1
 
     def __len__(self) -> int:
         return sum(p.n for p in self._parts)
@@ -156,18 +208,24 @@ class ChunkStore:
         o = self.ord_of(chunk_id)
         return None if o is None else self.meta(o)
 
-    def metas(self, ords) -> dict[int, ChunkMeta]:
-        """The metadata of those of the chunks ``ords`` that are held, by ord: read
-        column by column (Arrow ``take``), four times faster than one by one."""
+    def lineage(self, ords) -> dict[int, ChunkMeta]:
+        """The metadata of those of the chunks ``ords`` that are held and of all their
+        ancestors, by ord (a document is whole in one part: its chunks' parents are rows
+        of the same batch)."""
         rows: dict[int, list] = {}
-        find = self._find
-        for o in sorted(set(ords)):
-            if (found := find(o)) is not None:
-                rows.setdefault(id(found[0]), [found[0]]).append(found[1])
-        metas = [m for part, *where in rows.values() for m in part.metas(where)]
-        if len(self._recent) > _RECENT:
-            self._recent = {}
-        self._recent.update({m.id: m for m in metas})
+        seen: set[int] = set()
+        for o in ords:
+            if o in seen or (found := self._find(o)) is None:
+                continue
+            part, r = found
+            where = rows.setdefault(id(part), [part])
+            while o is not None and o not in seen:
+                seen.add(o)
+                where.append(r)
+                if (o := part.parent_ord(r)) is not None:
+                    r = part.row(o)
+        metas = sorted(m for part, *where in rows.values() for m in part.metas(where))
+        self._recent = {m.id: m for m in metas}
         return {m.ord: m for m in metas}
 
     def text(self, o: int) -> str | None:
@@ -182,19 +240,19 @@ class ChunkStore:
         if found is None:
             return out
         part, r = found  # a document is whole in one part
-        while (o := part.number("parent_ord", r)) is not None:
+        while (o := part.parent_ord(r)) is not None:
             out.append(o)
-            r = o - part.first if part.dense else bisect_left(part.ords, o)
+            r = part.row(o)
         return out
 
 
 class _Part:
     """One Arrow batch of the store (rows sorted by ord) read without copies."""
 
-    def __init__(self, batch, id_order=None) -> None:
+    def __init__(self, batch, id_order=None, partition=None) -> None:
         import pyarrow.compute as pc
 
-        self.batch, self.n = batch, batch.num_rows
+        self.batch, self.n, self.partition = batch, batch.num_rows, partition
         self._cols = {}
         for name, code in _NUMBERS.items():
             self._cols[name] = _fixed(batch.column(name), code)
@@ -207,6 +265,14 @@ class _Part:
             self._cols[c][1] for c in ("depth", "sibling_count", "descendants", "line",
                                        "mtime_ns"))
         self._meta = batch.select(list(META_COLUMNS))
+        self._text = tuple(self._cols[c] for c in _STRINGS[:7])
+        # (offsets, data) of each when none has nulls (a parent_id is null exactly when
+        # parent_ord is)
+        self._plain = None if any(v is not None for c, (v, *_) in zip(
+            _STRINGS, self._text, strict=False) if c != "parent_id") else tuple(
+            (offsets, data) for _, offsets, data, _ in self._text)
+        self._parent = _filled(batch.column("parent_ord"))
+        self._tokens = _filled(batch.column("tokens"))
         self.first = self.ords[0]
         self.dense = self.ords[-1] - self.first + 1 == self.n  # row = ord - first
         if id_order is None:
@@ -229,15 +295,19 @@ class _Part:
                 inside = pc.and_(pc.greater_equal(self.id_order, start),
                                  pc.less(self.id_order, cut))
                 order = pc.subtract(pc.filter(self.id_order, inside), start).cast("int32")
-                out.append(_Part(self.batch.slice(start, cut - start), order))
+                out.append(_Part(self.batch.slice(start, cut - start), order, None
+                                 if self.partition is None else
+                                 self.partition.slice(start, cut - start)))
             start = cut + 1
         return out
 
-    def number(self, name: str, r: int) -> int | None:
-        valid, values, off = self._cols[name]
-        if valid is None or valid[(off + r) >> 3] >> ((off + r) & 7) & 1:
-            return values[r]
-        return None
+    def row(self, o: int) -> int:
+        """The row of chunk ``o``, which this part holds."""
+        return o - self.first if self.dense else bisect_left(self.ords, o)
+
+    def parent_ord(self, r: int) -> int | None:
+        o = self._parent[r]
+        return None if o < 0 else o
 
     def string(self, name: str, r: int) -> str | None:
         valid, offsets, data, off = self._cols[name]
@@ -263,24 +333,61 @@ class _Part:
         return None
 
     def metas(self, rows: list[int]) -> list[ChunkMeta]:
+        """The metadata of ``rows``: one by one for a few, else column by column (an
+        Arrow ``take`` costs some 50 µs and 1.2 a row, a row alone 2)."""
+        if len(rows) < TAKE_ROWS:
+            return [self.meta(r) for r in rows]
         import pyarrow as pa
 
         taken = self._meta.take(pa.array(rows, pa.int32()))
-        return list(map(ChunkMeta._make, zip(*(c.to_pylist() for c in taken.columns), strict=True)))
+        columns = (c.to_pylist() for c in taken.columns)
+        return list(map(_NEW, zip(*columns, strict=True)))
 
     def meta(self, r: int) -> ChunkMeta:
-        s, n = self.string, self.number
         _, bits, off = self._global
+        tokens = self._tokens[r]
+        if self._plain is None:  # a string column with nulls (parent_id aside)
+            (ids, docs, parents, trees, paths, titles, crumbs), text = self._text, _decode
+            return ChunkMeta(
+                self.ords[r], text(ids, r), text(docs, r), text(parents, r), text(trees, r),
+                text(paths, r), self._depth[r], self._siblings[r], self._descendants[r],
+                text(titles, r), text(crumbs, r),
+                bool(bits[(off + r) >> 3] >> ((off + r) & 7) & 1),
+                None if tokens < 0 else tokens, self._line[r], self._mtime[r])
+        # inlined: a third of the time of a call per string
+        (io, iv), (do, dv), (po, pv), (to, tv), (ao, av), (lo, lv), (bo, bv) = self._plain
         return ChunkMeta(
-            self.ords[r], s("id", r), s("doc_id", r), s("parent_id", r), s("tree", r),
-            s("path", r), self._depth[r], self._siblings[r], self._descendants[r],
-            s("title", r), s("breadcrumb", r), bool(bits[(off + r) >> 3] >> ((off + r) & 7) & 1),
-            n("tokens", r), self._line[r], self._mtime[r])
+            self.ords[r], str(iv[io[r]:io[r + 1]], "utf-8"), str(dv[do[r]:do[r + 1]], "utf-8"),
+            None if self._parent[r] < 0 else str(pv[po[r]:po[r + 1]], "utf-8"),
+            str(tv[to[r]:to[r + 1]], "utf-8"), str(av[ao[r]:ao[r + 1]], "utf-8"),
+            self._depth[r], self._siblings[r], self._descendants[r],
+            str(lv[lo[r]:lo[r + 1]], "utf-8"), str(bv[bo[r]:bo[r + 1]], "utf-8"),
+            bool(bits[(off + r) >> 3] >> ((off + r) & 7) & 1),
+            None if tokens < 0 else tokens, self._line[r], self._mtime[r])
 
 
 # Each reader returns the array's buffers as ``memoryview``s with the array's ``offset``
 # (a slice's first row in them): values and string offsets are sliced to the array's rows,
 # so ``[r]`` is row ``r``; bitmaps (validity, booleans) are indexed at ``offset + r``.
+
+_NEW = partial(tuple.__new__, ChunkMeta)  # ChunkMeta._make without a Python call
+
+
+def _decode(column, r: int) -> str | None:
+    """Row ``r`` of a string column read by ``_strings``."""
+    valid, offsets, data, off = column
+    if valid is not None and not valid[(off + r) >> 3] >> ((off + r) & 7) & 1:
+        return None
+    return str(data[offsets[r]:offsets[r + 1]], "utf-8")
+
+
+def _filled(array):
+    """A nullable int32 column with its nulls as -1 (held in memory: 4 bytes a row), so
+    that the few read per query need no validity test."""
+    import pyarrow.compute as pc
+
+    return _fixed(pc.fill_null(array, -1).cast("int32"), "i")[1]
+
 
 def _validity(array):
     buf = array.buffers()[0]

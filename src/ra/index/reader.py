@@ -217,9 +217,27 @@ def _check_files(generation: generations.Generation, parts: list[int] | None = N
         files += (sorted((gen / name).glob("*.parquet")) if parts is None
                   else [gen / name / part_name(int(p)) for p in parts])
     for path in files:
-        if not _framed_like_parquet(path):
+        framed = _framed_like_arrow if path.suffix == ".arrow" else _framed_like_parquet
+        if not framed(path):
             raise IndexStateError(f"index generation {gen.name} is damaged: "
                                   f"{path.relative_to(gen)} is missing or truncated")
+
+
+def _framed_like_arrow(path: Path) -> bool:
+    """``ARROW1`` at both ends (an Arrow IPC file) and a footer that fits in the file."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        size = os.fstat(fd).st_size
+        if size < 22:
+            return False
+        head, tail = os.pread(fd, 6, 0), os.pread(fd, 10, size - 10)
+    finally:
+        os.close(fd)
+    footer = int.from_bytes(tail[:4], "little")
+    return head == b"ARROW1" and tail[4:] == b"ARROW1" and footer + 18 <= size
 
 
 def _framed_like_parquet(path: Path) -> bool:
@@ -308,11 +326,41 @@ class IndexReader:
                 self.con.execute(f"DROP VIEW {name}")
                 self.con.execute(f"CREATE TEMP TABLE {name} AS {compact.get(name, body)} "
                                  f"ORDER BY {order}")
-        bodies = {name: compact.get(name, body) for name, body, _ in RELATIONS}
-        sql = store_sql(bodies["meta"], bodies["texts"]) + " ORDER BY m.ord"
-        self._store = ChunkStore(self.con.sql(sql).to_arrow_table())
+        self._store = self._load_store(compact)
         register_store(self.con, self._store)
         self._load_vocabulary()
+
+    def _load_store(self, compact: dict[str, str]) -> ChunkStore:
+        """The generation's ``hot_store.arrow`` memory-mapped, patched for the partitions
+        updates rewrote since (``stale``) as ``successor`` patches a held reader; without
+        that file (no compact artifacts), the rows of ``store_sql`` loaded in memory."""
+        path = self.generation.path / artifact_path("hot_store")
+        if "compact" not in self.manifest:
+            bodies = {name: compact.get(name, body) for name, body, _ in RELATIONS}
+            sql = store_sql(bodies["meta"], bodies["texts"]) + " ORDER BY m.ord"
+            return ChunkStore(self.con.sql(sql).to_arrow_table())
+        try:
+            store = ChunkStore.mapped(path)
+        except ValueError as exc:
+            raise IndexStateError(f"index generation {self.generation.path.name} is "
+                                  f"damaged: {exc}; run `ra update`") from None
+        held = set(self.manifest.get("partitions") or ())
+        stale = self.manifest["compact"]["stale"]
+        if not stale:
+            return store
+        files = ", ".join(_quote(self.generation.path / "chunks" / part_name(p))
+                          for p in stale if p in held)
+        before = store.ords_of_partitions(stale)
+        last = store.last_ord()
+        now = {o for (o,) in self.con.execute(
+            f"SELECT ord FROM read_parquet([{files}])").fetchall()} if files else set()
+        store.drop(before - now)  # chunks of a stale partition not in it any more
+        if files:  # and those numbered since the file was written
+            rows = (f"SELECT *, ord - position AS doc_ord, heading || body AS text "
+                    f"FROM read_parquet([{files}])")
+            store.add(self.con.sql(store_sql(rows, rows) + f" WHERE m.ord > {last} "
+                                   "ORDER BY m.ord").to_arrow_table())
+        return store
 
     def _load_vocabulary(self) -> None:
         from ra.index.vocabulary import SurfaceIndex
@@ -490,7 +538,7 @@ class IndexReader:
         the caller has them (the scoring query's ancestor rows); else a short-lived
         reader asks DuckDB. A long-lived reader has them all in its ``ChunkStore``."""
         if (store := self._chunks()) is not None:
-            return store.metas([*ords, *(a for o in ords for a in store.ancestors(o))])
+            return store.lineage(ords)
         if ancestors is None:
             ancestors = [o for (o,) in self.query(ANCESTOR_ORDS_SQL, {"ords": ords})]
         wanted = sorted({*ords, *ancestors})
