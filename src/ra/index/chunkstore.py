@@ -70,31 +70,18 @@ _STRINGS = ("id", "doc_id", "parent_id", "tree", "path", "title", "breadcrumb", 
 
 def schema():
     """The Arrow schema of the store's table (a load is cast to it, so the buffers'
-    layouts are the ones ``_Part`` reads)."""
-    import pyarrow as pa
-
-    types = {"i": pa.int32(), "b": pa.int8(), "q": pa.int64()}
-    fields = []
-    for name in STORE_COLUMNS:
-        if name in _NUMBERS:
-            fields.append(pa.field(name, types[_NUMBERS[name]]))
-        elif name == "is_global":
-            fields.append(pa.field(name, pa.bool_()))
-        elif name == "tags":
-            fields.append(pa.field(name, pa.list_(pa.string())))
-        else:
-            fields.append(pa.field(name, pa.string()))
-    return pa.schema(fields)
+    layouts are the ones ``_Part`` reads): ``file_schema`` without its last two."""
+    schema = file_schema()
+    return schema.remove(len(schema) - 1).remove(len(schema) - 2)
 
 
 def file_schema():
-    """The schema of ``hot_store.arrow`` (``ra.pipeline.compact.write_store``): the
+    """The schema of ``hot_store.arrow`` (``ra.store.artifacts.HOT_STORE``): the
     store's columns, the chunk's partition, and per record batch the sort order of its
     ids (``id_order[k]``: the row of the batch holding its k-th smallest id)."""
-    import pyarrow as pa
+    from ra.store.artifacts import HOT_STORE
 
-    return schema().append(pa.field("part", pa.int32())).append(
-        pa.field("id_order", pa.int32()))
+    return HOT_STORE
 
 
 class ChunkStore:

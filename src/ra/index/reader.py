@@ -15,16 +15,18 @@ data is held (``RELATIONS``):
 
 A short-lived reader (one CLI command) defines them as views over Parquet: opening costs
 nothing, and one search reads only the columns and row groups it needs. A long-lived
-reader (``keep_vocabulary``: the MCP server, in-process use) materialises them on first
-use, sorted by ``ord`` (``tf_postings`` by ``term_id``), together with the vocabulary and
-the surface words for typo expansion (``ra.index.vocabulary.SurfaceIndex``), and keeps in
-Python what a search reads for only a few chunks at a time: each chunk's metadata,
-parent and text (``ra.index.chunkstore.ChunkStore``), so metadata, ancestors and content
-cost no query. On the first plain search it also materialises ``tf_norm``
+reader (``keep_vocabulary``: the MCP server, in-process use) materialises
+``field_lengths`` and ``tf_postings`` on first use, sorted by ``ord`` (``tf_postings`` by
+``term_id``), together with the vocabulary and the surface words for typo expansion
+(``ra.index.vocabulary.SurfaceIndex``); ``meta`` and ``texts`` become views over its
+``ra.index.chunkstore.ChunkStore``: every chunk's metadata, parent and text as Arrow
+columns, memory-mapped from the generation's ``hot_store.arrow``, which Python reads by
+ord for the few chunks a search shows, so metadata, ancestors and content cost no
+query. On the first plain search it also materialises ``tf_norm``
 (``ra.query.bm25f.normalised_sql``: tf~ per term and chunk under the configured
 weights), which ``bm25f.top_sql`` scores with one aggregation. A search then opens no
-Parquet file and asks DuckDB one question: the best chunks. That costs memory of about
-the corpus text, some 400 bytes per chunk and 40 per posting; phrase queries still
+Parquet file and asks DuckDB one question: the best chunks. That costs memory of some
+40 bytes per posting and the pages of the mapped file a search touches; phrase queries still
 read positions from ``postings``. After an incremental update such a reader is carried
 over to the new generation by patching its memory (``successor``) rather than loaded
 again.

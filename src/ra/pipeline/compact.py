@@ -36,7 +36,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ra.store.artifacts import SCHEMAS
+from ra.store.artifacts import HOT_STORE, SCHEMAS
 from ra.store.layout import COMPACT, FIELDS, artifact_path, part_name
 
 #: Rows per row group of ``hot_postings``: 16,384 scored a fresh query on cpp-docs in
@@ -95,16 +95,14 @@ def write_compact(out: Path, parts: list, terms: pa.Table) -> dict:
 
 
 def write_store(out: Path, parts: list) -> None:
-    """Write ``hot_store.arrow`` (``ra.index.chunkstore.file_schema``): the rows of
+    """Write ``hot_store.arrow`` (``ra.store.artifacts.HOT_STORE``): the rows of
     ``hot_chunks`` with the chunk's text (``heading || body``, read back from the
     partition's ``chunks`` file when the build dropped it) and its document's and its
     parent's ord (documents are whole in a partition), in record batches of whole
     partitions up to ``STORE_BATCH`` rows, each with the sort order of its ids, which the
     reader searches ids in. Few batches: the reader reads the metadata of a search's
     chunks with one Arrow ``take`` per batch (50 µs each)."""
-    from ra.index.chunkstore import file_schema
-
-    schema = file_schema()
+    schema = HOT_STORE
     with pa.OSFile(str(out / artifact_path("hot_store")), "wb") as sink, \
             pa.ipc.new_file(sink, schema) as writer:
         pending: list[pa.Table] = []
