@@ -163,6 +163,45 @@ def _child_latency(system: str, index: str, queries_path: str, ra_folder: str) -
     return {"runs": rows, "peak_rss_mb": peak_rss_mb()}
 
 
+def current_rss_mb() -> float:
+    """This process's resident memory now (not its peak), MB."""
+    with open("/proc/self/status") as f:
+        kb = next((int(line.split()[1]) for line in f if line.startswith("VmRSS:")), 0)
+    return round(kb / 1024, 1)
+
+
+def _child_warm(ra_folder: str, query: str) -> dict:
+    """ra's warm reader (what the MCP server and the daemon hold): the time from opening
+    it to the end of its first search (the search loads the index in memory), and the
+    process's resident memory then, beside that of the same imports with no reader."""
+    import duckdb  # noqa: F401  (imported by any reader: counted in both figures)
+    import pyarrow.compute  # noqa: F401
+
+    from ra.config.settings import load_config
+    from ra.index.reader import IndexReader
+    from ra.query.search import Searcher, SearchOptions
+
+    config = load_config(Path(ra_folder))
+    before = current_rss_mb()
+    t = time.perf_counter()
+    reader = IndexReader.open(config.index_dir)
+    reader.keep_vocabulary = True
+    Searcher(reader, config).search([query], SearchOptions())
+    ready = time.perf_counter()
+    out = {"open_ms": round((ready - t) * 1000, 1), "rss_mb": current_rss_mb(),
+           "rss_before_mb": before, "peak_rss_mb": peak_rss_mb()}
+    reader.close()
+    return out
+
+
+def _warm_reader(folder: Path, query: str, runs: int = 3) -> dict:
+    """``_child_warm`` in ``runs`` fresh processes: the median of each figure."""
+    progress(f"warm reader: open and memory ({runs} processes)")
+    rows = [child_json(["-m", "benchmarks.speed", "warm", str(folder), query])
+            for _ in range(runs)]
+    return {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+
+
 def ra_phases(folder: Path, queries: list[str]) -> dict[str, float]:
     """Median milliseconds of each phase of ra's search (``--explain`` timings)."""
     from ra.config.settings import load_config
@@ -264,6 +303,7 @@ def _child_update(name: str, index: str, chunks_path: str, doc_id: str, query: s
 
 
 CHILDREN = {"build": _child_build, "latency": _child_latency, "context": context_speed.child,
+            "warm": _child_warm,
             "incremental": _child_incremental, "refresh": _child_refresh,
             "update": _child_update}
 
@@ -301,6 +341,7 @@ def measure_corpus(corpus: Path, *, e2e_runs: int) -> dict:
         result["queries"] = queries
         result["peer_build"] = _peer_builds(folder, root, chunks)
         result["latency"] = _latencies(folder, root, queries)
+        result["warm_reader"] = _warm_reader(folder, queries[0])
         result["process"] = _processes(folder, root, queries[:e2e_runs])
         result["incremental"] = _incremental(folder, root, copy, queries[0])
         result["context"] = context_speed.measure(folder, e2e_runs)
@@ -559,7 +600,8 @@ def _mb(n: float) -> float:
 
 def tables(result: dict) -> list[Table]:
     return [_build_table(result), _stage_table(result), _artifact_table(result),
-            _latency_table(result), _phase_table(result), _process_table(result),
+            _latency_table(result), _warm_reader_table(result), _phase_table(result),
+            _process_table(result),
             _incremental_table(result), _startup_table(result),
             context_speed.table(result), mcp.table(result)]
 
@@ -623,6 +665,23 @@ def _latency_table(result: dict) -> Table:
                                r["p95_ms"], r["mean_ms"], lat["peak_rss_mb"],
                                ratio(mine["p50_ms"], r["p50_ms"]) if mine_ok else None,
                                ratio(mine["p95_ms"], r["p95_ms"]) if mine_ok else None])
+    return t
+
+
+def _warm_reader_table(result: dict) -> Table:
+    t = Table("ra's warm reader: memory and time to open",
+              ["corpus", "warm reader RSS MB", "RSS without a reader MB", "peak RSS MB",
+               "time to open ms"],
+              note="What the MCP server and `ra daemon` hold: an IndexReader with the index "
+                   "in memory, opened in a fresh process and ready when its first search "
+                   "returns (that search loads it); RSS then, beside the process's RSS "
+                   "with the same imports (duckdb, pyarrow) and no reader. Median of 3 "
+                   "processes.")
+    for c in result["corpora"]:
+        w = c.get("warm_reader")
+        if w:
+            t.rows.append([c["corpus"], w["rss_mb"], w["rss_before_mb"], w["peak_rss_mb"],
+                           w["open_ms"]])
     return t
 
 

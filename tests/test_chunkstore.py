@@ -1,21 +1,31 @@
-"""``ChunkStore``: a long-lived reader's chunks in Python, by ord, as DuckDB's ``meta`` has
-them; dropped chunks leave holes and a changed document comes back under new ords."""
+"""``ChunkStore``: a long-lived reader's chunks as Arrow columns, by ord, as DuckDB's
+``meta`` has them; dropped chunks are sliced away and a changed document comes back under
+new ords."""
 
 from __future__ import annotations
 
-from ra.index.chunkstore import ChunkMeta, ChunkStore
+import pyarrow as pa
+import pytest
+
+from ra.index.chunkstore import STORE_COLUMNS, ChunkMeta, ChunkStore, schema
 
 
 def doc(first: int, name: str, sections: int, mtime: int = 7) -> list[tuple]:
     """Rows (``STORE_COLUMNS``) of a document node and ``sections`` children."""
     doc_id = f"kb:{name}.md"
     rows = [(first, doc_id, doc_id, None, "kb", f"{name}.md", 0, 0, sections, name.title(),
-             name.title(), False, 10, 1, mtime, first, f"# {name}\n")]
+             name.title(), False, 10, 1, mtime, None, [], first, None, f"# {name}\n")]
     for i in range(1, sections + 1):
         rows.append((first + i, f"{doc_id}#s{i}", doc_id, doc_id, "kb", f"{name}.md", 1,
-                     sections, 0, f"S{i}", f"{name.title()} › S{i}", False,
-                     None if i == 2 else 3 * i, 1 + 2 * i, mtime, first, f"## S{i}\n"))
+                     sections, 0, f"S{i}", f"{name.title()} › S{i}", i == 3,
+                     None if i == 2 else 3 * i, 1 + 2 * i, mtime, "draft", ["t"], first,
+                     first, f"## S{i} é\n"))
     return rows
+
+
+def table(rows: list[tuple]) -> pa.Table:
+    return pa.Table.from_pylist([dict(zip(STORE_COLUMNS, r, strict=True)) for r in rows],
+                                schema())
 
 
 def meta_of(row: tuple) -> ChunkMeta:
@@ -25,34 +35,56 @@ def meta_of(row: tuple) -> ChunkMeta:
 def test_every_chunk_reads_back_as_added():
     store = ChunkStore()
     rows = doc(0, "alpha", 3) + doc(4, "beta", 1)
-    store.add(rows)
+    store.add(table(rows))
     assert len(store) == 6
     for row in rows:
         assert store.meta(row[0]) == meta_of(row)
         assert store.ord_of(row[1]) == row[0]
-        assert store.texts[row[0]] == row[16]
+        assert store.text(row[0]) == row[-1]
     assert store.meta(2).tokens is None  # unknown token count survives
+    assert store.meta(3).is_global and not store.meta(1).is_global
     assert store.ancestors(3) == [0] and store.ancestors(0) == [] and store.ancestors(5) == [4]
+    assert store.ord_of("kb:gamma.md") is None and store.ord_of("kb:alpha.md#s0") is None
+    assert store.table().equals(table(rows))
 
 
 def test_a_changed_document_comes_back_under_new_ords_with_its_ids():
     store = ChunkStore()
-    store.add(doc(0, "alpha", 2) + doc(3, "beta", 1))
+    store.add(table(doc(0, "alpha", 2) + doc(3, "beta", 1)))
     store.drop([0, 1, 2])
     assert not store.has(1) and store.ord_of("kb:alpha.md#s1") is None
-    assert store.texts[1] is None and len(store) == 2
+    assert store.text(1) is None and len(store) == 2
     changed = doc(9, "alpha", 3, mtime=8)  # numbered after every earlier chunk
-    store.add(changed)
+    store.add(table(changed))
     assert [store.has(o) for o in range(13)] == [False] * 3 + [True] * 2 + [False] * 4 + [True] * 4
     for row in changed:
         assert store.meta(row[0]) == meta_of(row)
     assert store.ord_of("kb:alpha.md#s1") == 10 and store.ancestors(12) == [9]
     assert store.meta(3) == meta_of(doc(3, "beta", 1)[0])
+    assert store.table().column("ord").to_pylist() == [3, 4, 9, 10, 11, 12]
+
+
+@pytest.mark.parametrize("gone", [[0], [5], [2, 3], [0, 5, 9], list(range(10)), [1, 7, 8]])
+def test_slicing_around_dropped_chunks_keeps_every_other_chunk_readable(gone):
+    """Drops cut the batches into slices (zero-copy, rows at an offset in the buffers):
+    every kept chunk still reads back exactly, by ord and by id, twice over."""
+    rows = doc(0, "alpha", 4) + doc(5, "beta", 4)
+    store = ChunkStore(table(rows))
+    store.drop(gone)
+    store.drop([gone[-1], 4])
+    kept = [r for r in rows if r[0] not in {*gone, 4}]
+    assert len(store) == len(kept)
+    for row in kept:
+        assert store.meta(row[0]) == meta_of(row) and store.text(row[0]) == row[-1]
+        assert store.ord_of(row[1]) == row[0]
+    for o in {*gone, 4}:
+        assert not store.has(o) and store.ord_of(rows[o][1]) is None
+    assert store.table().equals(table(kept))
 
 
 def test_dropping_unknown_or_dropped_ords_changes_nothing():
     store = ChunkStore()
-    store.add(doc(0, "alpha", 1))
+    store.add(table(doc(0, "alpha", 1)))
     store.drop([5, -1, 1])
     store.drop([1])
     assert len(store) == 1 and store.ord_of("kb:alpha.md") == 0

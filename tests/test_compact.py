@@ -23,7 +23,7 @@ from ra.index.reader import RELATIONS, IndexReader
 from ra.pipeline import run, update
 from ra.query.search import Searcher, SearchOptions
 from ra.store import generations
-from ra.store.layout import COMPACT, MANIFEST
+from ra.store.layout import COMPACT, MANIFEST, artifact_path
 
 BOOK = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "rust-book" / "src"
 QUERIES = ["ownership borrowing", "closures capture environment", "lifetime annotations",
@@ -81,7 +81,7 @@ def test_a_full_build_writes_compact_artifacts_read_in_place_of_the_partitions(p
     config = load_config(project)
     gen = generations.open_current(config.index_dir)
     assert gen.manifest["compact"] == {"stale": []}
-    assert all((gen.path / f"{name}.parquet").is_file() for name in COMPACT)
+    assert all((gen.path / artifact_path(name)).is_file() for name in COMPACT)
     with IndexReader(gen) as reader:
         sql = reader.con.execute("SELECT sql FROM duckdb_views() WHERE view_name = "
                                  "'tf_postings'").fetchone()[0]
@@ -115,25 +115,47 @@ def test_updates_read_their_stale_partitions_from_the_partition_files(project):
         assert gen.manifest["update"]["kind"] == "incremental"
         assert gen.manifest["compact"]["stale"]
         for name in COMPACT:  # linked, not written again
-            assert (gen.path / f"{name}.parquet").stat().st_ino == \
-                (first.path / f"{name}.parquet").stat().st_ino
+            assert (gen.path / artifact_path(name)).stat().st_ino == \
+                (first.path / artifact_path(name)).stat().st_ino
         with IndexReader(gen) as reader:
             assert relations(reader) == partitioned(reader)
             assert answers(reader, config) == without_compact(config)
+        resident = IndexReader(generations.open_current(config.index_dir),
+                               keep_vocabulary=True)
+        with resident:
+            assert resident.resident
+            assert_store_is_the_partitions(resident)
     # the partition emptied by the second change is stale and gone: its rows are in
     # neither relation
     assert 2 in gen.manifest["compact"]["stale"] and 2 not in gen.manifest["partitions"]
 
 
-def test_a_truncated_compact_file_is_a_damaged_index(project):
+@pytest.mark.parametrize("name", ["hot_postings.parquet", "hot_store.arrow"])
+def test_a_truncated_compact_file_is_a_damaged_index(project, name):
     config = load_config(project)
     gen = generations.open_current(config.index_dir)
-    path = gen.path / "hot_postings.parquet"
+    path = gen.path / name
     data = path.read_bytes()
     path.unlink()  # a new file: the generation's others stay as they are
     path.write_bytes(data[: len(data) // 2])
-    with pytest.raises(IndexStateError, match="hot_postings.parquet"):
+    with pytest.raises(IndexStateError, match=name):
         IndexReader(generations.open_current(config.index_dir))
+
+
+def test_a_chunk_store_file_of_another_shape_is_a_damaged_index(project):
+    """Framed like Arrow IPC but not the store's columns: found when the long-lived
+    reader maps it, reported as a damaged index (``ra update`` rebuilds it)."""
+    config = load_config(project)
+    gen = generations.open_current(config.index_dir)
+    path = gen.path / artifact_path("hot_store")
+    path.unlink()
+    other = pa.table({"x": pa.array([1], pa.int8())})
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, other.schema) as w:
+        w.write_table(other)
+    reader = IndexReader.open(config.index_dir)
+    reader.keep_vocabulary = True
+    with reader, pytest.raises(IndexStateError, match="damaged.*hot_store.arrow"):
+        reader.lookup_terms(["ownership"])  # the first use loads the index in memory
 
 
 def test_an_index_without_compact_artifacts_is_read_from_its_partitions(project):
@@ -145,10 +167,13 @@ def test_an_index_without_compact_artifacts_is_read_from_its_partitions(project)
     (gen.path / MANIFEST).unlink()
     (gen.path / MANIFEST).write_text(json.dumps(manifest))
     for name in COMPACT:
-        (gen.path / f"{name}.parquet").unlink()
+        (gen.path / artifact_path(name)).unlink()
     with IndexReader(generations.open_current(config.index_dir)) as reader:
         assert relations(reader) == partitioned(reader)
         assert answers(reader, config)[0][2]
+    with IndexReader(generations.open_current(config.index_dir), keep_vocabulary=True) as reader:
+        assert reader.resident  # its ChunkStore loaded from the partitions, in memory
+        assert_store_is_the_partitions(reader)
 
 
 def test_a_long_lived_reader_loads_its_tables_from_the_compact_artifacts(project):
@@ -164,9 +189,44 @@ def test_a_long_lived_reader_loads_its_tables_from_the_compact_artifacts(project
             assert reader.resident
             kinds = dict(reader.con.execute(
                 "SELECT table_name, 'table' FROM duckdb_tables() WHERE temporary").fetchall())
-            assert {"meta", "tf_postings"} <= set(kinds)
+            assert {"tf_postings"} <= set(kinds)
             assert relations(reader) == partitioned(reader)
             assert got == without_compact(config)
+            assert_store_is_the_partitions(reader)
+
+
+def assert_store_is_the_partitions(reader: IndexReader) -> None:
+    """The long-lived reader's ``ChunkStore`` (memory-mapped from ``hot_store.arrow``,
+    patched for stale partitions) holds what the partitioned artifacts define: every
+    live chunk's row (parent ord and text included), readable by ord and by id."""
+    from ra.index.chunkstore import STORE_COLUMNS, ChunkMeta
+    from ra.index.reader import store_sql
+
+    store = reader._store
+    body = {name: body for name, body, _ in RELATIONS}
+    want = reader.con.sql(store_sql(body["meta"], body["texts"]) + " ORDER BY m.ord"
+                          ).to_arrow_table()
+    assert store.table().select(list(STORE_COLUMNS)).to_pylist() == want.to_pylist()
+    for row in want.to_pylist()[::7]:
+        meta = ChunkMeta(*(row[c] for c in ChunkMeta._fields))
+        assert store.meta(row["ord"]) == meta and store.meta_by_id(row["id"]) == meta
+        assert store.text(row["ord"]) == row["text"]
+    assert store.lineage([r["ord"] for r in want.to_pylist()]) == {
+        r["ord"]: ChunkMeta(*(r[c] for c in ChunkMeta._fields)) for r in want.to_pylist()}
+
+
+def test_the_chunk_store_is_memory_mapped_not_loaded(project):
+    """Mapping ``hot_store.arrow`` allocates nothing for its columns: the text and the
+    metadata stay in the file's pages."""
+    from ra.index.chunkstore import ChunkStore
+
+    gen = generations.open_current(load_config(project).index_dir)
+    path = gen.path / artifact_path("hot_store")
+    before = pa.total_allocated_bytes()
+    store = ChunkStore.mapped(path)
+    table = store.table()
+    assert table.num_rows > 100 and table.nbytes > 100_000
+    assert pa.total_allocated_bytes() - before < table.nbytes / 10
 
 
 def test_field_lengths_are_looked_up_by_position_or_joined():

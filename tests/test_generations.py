@@ -224,7 +224,8 @@ def test_publish_makes_every_written_file_and_folder_durable_first(project, tmp_
         write(tmp_path / "docs/beta.md", "# Beta\n\nedited\n", bump=5)
         refresh_index(project)
         gen = project.index_dir / generations.current_name(project.index_dir)
-        linked = {str(p) for p in gen.rglob("*.parquet") if p.stat().st_nlink > 1}
+        linked = {str(p) for p in gen.rglob("*.*") if p.suffix in (".parquet", ".arrow")
+                  and p.stat().st_nlink > 1}
         # two partitions of seven artifacts, and the compact artifacts (ra.pipeline.compact)
         assert len(linked) == 2 * 7 + len(COMPACT)
         assert set(synced) == {str(p) for p in gen.rglob("*")} - linked | {

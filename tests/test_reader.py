@@ -96,9 +96,16 @@ def test_the_long_lived_reader_holds_its_relations_in_memory(pair):
     def tables(reader):
         return {r[0] for r in reader.query("SELECT table_name FROM duckdb_tables()")}
 
-    relations = {"meta", "field_lengths", "tf_postings", "tf_norm"}  # texts: in Python
+    relations = {"field_lengths", "tf_postings", "tf_norm"}
     assert relations <= tables(resident.reader)
     assert not relations & tables(short.reader)
+    # meta and texts: views over the ChunkStore's Arrow table, which is held once
+    for relation, reader in ((r, x) for r in ("meta", "texts") for x in (short, resident)):
+        plan = reader.reader.query(f"EXPLAIN SELECT * FROM {relation}")[0][1]
+        assert ("ARROW_SCAN" in plan) == (reader is resident), (relation, plan)
+        assert relation not in tables(reader.reader)
+    store = resident.reader._store
+    assert resident.reader.query("SELECT count(*) FROM meta")[0][0] == len(store) > 0
 
 
 @pytest.mark.parametrize("query", ["mutex", "lock poisoning", "mutex -panic", "thraeds",

@@ -2,7 +2,8 @@
 
 ``carry_over``: instead of loading the new generation (seconds on a large corpus), the
 held reader's memory is patched by the rows that changed: the chunks of the update's
-partitions that are gone are deleted from its in-memory tables and its ``ChunkStore``,
+partitions that are gone are deleted from its in-memory tables and its ``ChunkStore``
+(whose Arrow batches are sliced around them),
 those numbered from the old ``next_ord`` on are read from the new partitions and added,
 and the changed terms and surface words are read again. Chunk numbers are never reused
 and a changed file's chunks are numbered anew, so the tables change by rows: tens of
@@ -18,12 +19,13 @@ import threading
 from ra.index.reader import (
     RELATIONS,
     RESIDENT,
-    STORE_SQL,
     VIEWS,
     IndexReader,
     _check_files,
     _quote,
     _stats_of,
+    register_store,
+    store_sql,
     view_name,
 )
 from ra.store import generations
@@ -92,36 +94,40 @@ def _patch(new: IndexReader, old: generations.Generation, old_manifest: dict,
     new.con.execute("DROP TABLE gone")
     new.con.execute("DROP TABLE IF EXISTS tf_norm")
     new._normalised, new.patched = None, True
-    added: list[tuple] = []
+    new._store.drop(gone)  # first: a changed file's chunks come back with their ids
     if after:  # the new chunks: read from the update's partitions only
         _point_views(new, touched)
         for name, body, order in RELATIONS:
             if name in RESIDENT:
                 new.con.execute(f"INSERT INTO {name} SELECT * FROM ({body}) "
                                 f"WHERE ord >= $since ORDER BY {order}", {"since": since})
-        added = new.con.execute(STORE_SQL + " WHERE m.ord >= $since ORDER BY m.ord",
-                                {"since": since}).fetchall()
-        changed_terms.update(i for (i,) in new.con.execute(
-            "SELECT DISTINCT term_id FROM tf_postings WHERE ord >= $since",
-            {"since": since}).fetchall())
-        fresh_files = [k for (k,) in new.con.execute(
-            f"SELECT DISTINCT {_FILE_KEY} FROM meta WHERE ord >= $since",
-            {"since": since}).fetchall()]
-        new_words = {w for (w,) in new.con.execute(
-            f"SELECT DISTINCT word FROM surface WHERE {_FILE_KEY} = ANY($keys)",
-            {"keys": fresh_files}).fetchall()}
-    else:
-        new_words = set()
+        bodies = {name: body for name, body, _ in RELATIONS}
+        new._store.add(new.con.sql(store_sql(bodies["meta"], bodies["texts"])
+                                   + f" WHERE m.ord >= {since} ORDER BY m.ord").to_arrow_table())
+    register_store(new.con, new._store)
+    new_words = _added_words(new, since, changed_terms) if after else set()
     old_surface = _part_files(old, old_manifest, touched, "surface")
     old_words = {w for (w,) in new.con.execute(
         f"SELECT DISTINCT word FROM read_parquet([{old_surface}]) "
         f"WHERE {_FILE_KEY} = ANY($keys)", {"keys": gone_files}).fetchall()
     } if old_surface and gone_files else set()
     _point_views(new, partitioned=bool(after))  # the global ones did with the new chunks
-    new._store.drop(gone)  # first: a changed file's chunks come back with their ids
-    new._store.add(added)
     new._near = {}
     _patch_vocabulary(new, changed_terms, old_words | new_words)
+
+
+def _added_words(new: IndexReader, since: int, changed_terms: set[int]) -> set[str]:
+    """The surface words of the files of the chunks numbered from ``since`` on (the
+    update's new chunks); their terms are added to ``changed_terms``."""
+    changed_terms.update(i for (i,) in new.con.execute(
+        "SELECT DISTINCT term_id FROM tf_postings WHERE ord >= $since",
+        {"since": since}).fetchall())
+    fresh_files = [k for (k,) in new.con.execute(
+        f"SELECT DISTINCT {_FILE_KEY} FROM meta WHERE ord >= $since",
+        {"since": since}).fetchall()]
+    return {w for (w,) in new.con.execute(
+        f"SELECT DISTINCT word FROM surface WHERE {_FILE_KEY} = ANY($keys)",
+        {"keys": fresh_files}).fetchall()}
 
 
 def _patch_vocabulary(new: IndexReader, term_ids: set[int], words: set[str]) -> None:

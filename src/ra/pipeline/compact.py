@@ -10,7 +10,11 @@ generation (``ra.store.layout.COMPACT``):
 - ``hot_postings.parquet``: ``term_id, ord, field, tf, len, part``, sorted by term and
   chunk in small row groups, so a query's terms are a few row groups of one file;
 - ``hot_chunks.parquet``: every chunk row without its texts (heading, body,
-  description), with its ``part``, sorted by ``ord``.
+  description), with its ``part``, sorted by ``ord``;
+- ``hot_store.arrow``: what a long-lived reader holds of every chunk
+  (``ra.index.chunkstore``: its metadata, parent's ord and text), uncompressed Arrow IPC
+  that the reader memory-maps instead of loading: one record batch per partition, each
+  with the order of its ids (``id_order``) and its ``part``.
 
 An incremental update does not rewrite them (that would cost a full pass over the
 postings on every edit): it hard-links them into the new generation and records the
@@ -32,8 +36,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ra.store.artifacts import SCHEMAS
-from ra.store.layout import COMPACT, FIELDS, artifact_path
+from ra.store.artifacts import HOT_STORE, SCHEMAS
+from ra.store.layout import COMPACT, FIELDS, artifact_path, part_name
 
 #: Rows per row group of ``hot_postings``: 16,384 scored a fresh query on cpp-docs in
 #: 17 ms (one group per partition file: 35 ms).
@@ -77,6 +81,7 @@ def write_compact(out: Path, parts: list, terms: pa.Table) -> dict:
                 batch = batch.append_column("len", lengths(batch["ord"], batch["field"]))
                 writer.write_table(batch.select(HOT_POSTINGS.names).cast(HOT_POSTINGS),
                                    row_group_size=ROW_GROUP)
+    write_store(out, parts)
     schema = _hot_chunks_schema()
     with pq.ParquetWriter(out / artifact_path("hot_chunks"), schema,
                           compression="zstd") as writer:
@@ -87,6 +92,62 @@ def write_compact(out: Path, parts: list, terms: pa.Table) -> dict:
                                                             chunks.num_rows))
             writer.write_table(chunks, row_group_size=CHUNK_ROW_GROUP)
     return {"stale": []}
+
+
+def write_store(out: Path, parts: list) -> None:
+    """Write ``hot_store.arrow`` (``ra.store.artifacts.HOT_STORE``): the rows of
+    ``hot_chunks`` with the chunk's text (``heading || body``, read back from the
+    partition's ``chunks`` file when the build dropped it) and its document's and its
+    parent's ord (documents are whole in a partition), in record batches of whole
+    partitions up to ``STORE_BATCH`` rows, each with the sort order of its ids, which the
+    reader searches ids in. Few batches: the reader reads the metadata of a search's
+    chunks with one Arrow ``take`` per batch (50 µs each)."""
+    schema = HOT_STORE
+    with pa.OSFile(str(out / artifact_path("hot_store")), "wb") as sink, \
+            pa.ipc.new_file(sink, schema) as writer:
+        pending: list[pa.Table] = []
+        for part in parts:
+            table = _store_rows(out, part, schema)
+            if pending and sum(t.num_rows for t in pending) + table.num_rows > STORE_BATCH:
+                writer.write_batch(_store_batch(pending))
+                pending = []
+            pending.append(table)
+        if any(t.num_rows for t in pending):
+            writer.write_batch(_store_batch(pending))
+
+
+#: Rows per record batch of ``hot_store`` at most (unless one partition has more).
+STORE_BATCH = 131_072
+
+
+def _store_rows(out: Path, part, schema: pa.Schema) -> pa.Table:
+    """The rows of ``hot_store`` of one partition, without their ``id_order``."""
+    import pyarrow.parquet as pq
+
+    chunks = part.chunks
+    texts = chunks
+    if "heading" not in chunks.column_names:
+        texts = pq.read_table(out / "chunks" / part_name(part.id),
+                              columns=["ord", "heading", "body"])
+        if not texts["ord"].equals(chunks["ord"]):
+            raise ValueError(f"partition {part.id}: chunks out of order")
+    parent = pc.index_in(chunks["parent_id"], value_set=chunks["id"])
+    columns = {name: chunks[name] for name in schema.names if name in chunks.column_names}
+    columns.update(
+        doc_ord=pc.subtract(chunks["ord"], chunks["position"]),
+        parent_ord=pc.take(chunks["ord"], parent),
+        text=pc.binary_join_element_wise(texts["heading"], texts["body"], ""),
+        part=pa.repeat(pa.scalar(part.id, pa.int32()), chunks.num_rows),
+        id_order=pa.nulls(chunks.num_rows, pa.int32()))
+    return pa.table([columns[n] for n in schema.names], names=schema.names).cast(schema)
+
+
+def _store_batch(tables: list[pa.Table]) -> pa.RecordBatch:
+    """One record batch of the rows ``tables``, with the sort order of their ids."""
+    table = pa.concat_tables(tables).combine_chunks()
+    order = pc.sort_indices(table["id"]).cast(pa.int32())
+    table = table.set_column(table.schema.get_field_index("id_order"), "id_order", order)
+    return table.to_batches()[0]
 
 
 #: The schema of ``hot_postings``.

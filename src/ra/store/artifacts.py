@@ -163,6 +163,21 @@ LINKS_VIEW = [
                              "the anchor is indexed, else its document); null if none"),
 ]
 
+#: ``hot_store.arrow`` (``ra.pipeline.compact.write_store``): what a long-lived reader
+#: holds of every chunk (``ra.index.chunkstore``), uncompressed Arrow IPC it memory-maps.
+#: Its chunk columns are those of ``chunks``, nullable as the reader's own loads are.
+HOT_STORE = pa.schema([
+    *(CHUNKS.field(name).with_nullable(True) for name in (
+        "ord", "id", "doc_id", "parent_id", "tree", "path", "depth", "sibling_count",
+        "descendants", "title", "breadcrumb", "is_global", "tokens", "line", "mtime_ns",
+        "status", "tags")),
+    _f("doc_ord", pa.int32(), "ord of the chunk's document node (ord - position)"),
+    _f("parent_ord", pa.int32(), "ord of the parent chunk; null for documents"),
+    _f("text", pa.string(), "the chunk's own markdown: heading || body"),
+    _f("part", pa.int32(), "the partition the chunk's file is in"),
+    _f("id_order", pa.int32(), "per record batch: the row holding its k-th smallest id"),
+])
+
 SCHEMAS = {
     "files": FILES, "chunks": CHUNKS, "analyzed": ANALYZED, "lengths": LENGTHS,
     "words": WORDS, "terms": TERMS, "postings": POSTINGS, "surface": SURFACE,

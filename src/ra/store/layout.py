@@ -9,8 +9,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-SCHEMA_VERSION = 7  # 5: declared heading ids, markup read for its text, #tags; 6: links/;
-#  7: ctime_ns in fingerprints and files
+SCHEMA_VERSION = 8  # 5: declared heading ids, markup read for its text, #tags; 6: links/;
+#  7: ctime_ns in fingerprints and files; 8: hot_store.arrow
 
 #: BM25F fields, in the order of their numeric codes in ``postings.field``.
 FIELDS = ("title", "tags", "path", "body")
@@ -22,9 +22,12 @@ PARTITIONED = ("files", "chunks", "analyzed", "lengths", "surface", "postings", 
 #: Artifacts stored once per generation, over the whole collection.
 GLOBAL = ("terms", "words")
 ARTIFACTS = PARTITIONED + GLOBAL
-#: Stored once per generation for fast one-shot reads (``ra.pipeline.compact``): the
-#: postings with their field lengths, and the chunk rows without their texts.
-COMPACT = ("hot_postings", "hot_chunks")
+#: Stored once per generation for fast reads (``ra.pipeline.compact``): the postings with
+#: their field lengths, the chunk rows without their texts (one-shot readers), and every
+#: chunk row a long-lived reader holds, as Arrow IPC it memory-maps (``hot_store``).
+COMPACT = ("hot_postings", "hot_chunks", "hot_store")
+#: Artifacts stored as uncompressed Arrow IPC files (``.arrow``), not Parquet.
+ARROW_FILES = ("hot_store",)
 #: Partitioned too, but only in an index with ``[semantic] enabled`` (``ra.pipeline.vectors``).
 VECTORS = "vectors"
 MANIFEST = "manifest.json"
@@ -40,6 +43,8 @@ def part_name(part: int) -> str:
 
 def artifact_path(name: str) -> str:
     """Where artifact ``name`` lives inside a generation: a folder or a file."""
+    if name in ARROW_FILES:
+        return f"{name}.arrow"
     return name if name in PARTITIONED or name == VECTORS else f"{name}.parquet"
 
 
