@@ -18,7 +18,8 @@ expanded term, with the typed word's idf when that is lower, best alternative wi
 phrases (tf = occurrences, idf = sum of the words' idf), NOT, field restrictions, boosts,
 partial answers (score × share of the words matched) and ``local_boost`` (a global tree
 from ``~/.ra.toml`` is not boosted). The query plain plans take on a long-lived reader
-(``top_sql`` over ``tf_norm``) must give ``bm25f_sql``'s rows bit for bit. Last, golden
+(``top_sql`` over quantized impacts) must give ``bm25f_sql``'s rows, each score within the
+quantization bound (``ra.query.impacts.bound``). Last, golden
 files pin the SQL text and parameters of hand-built plans; regenerate them with
 ``RA_UPDATE_GOLDEN=1``.
 
@@ -44,10 +45,8 @@ from ra.query.bm25f import (
     alternative_idf,
     bm25f_sql,
     idf,
-    is_plain,
-    normalised_sql,
-    top_sql,
 )
+from ra.query.impacts import SCALE, bound, impacts_sql, is_plain, top_sql
 from ra.query.parser import parse
 from ra.query.plan import (
     COMPOUND_PHRASE_WEIGHT,
@@ -922,14 +921,14 @@ def test_query_text_is_never_spliced_into_the_sql(setup):
     setup.reader.query(sql.text, sql.params)
 
 
-# --- plain plans over tf_norm -----------------------------------------------------------
+# --- plain plans over impacts ----------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def resident(setup):
-    """A long-lived reader of the same index, with ``tf_norm`` built."""
+    """A long-lived reader of the same index, its impacts read from ``hot_impacts``."""
     reader = IndexReader.open(setup.config.index_dir)
     reader.keep_vocabulary = True
-    assert reader.normalised(Weights(), normalised_sql)
+    assert reader.impacts(Weights()) and reader.impacts_stored
     yield reader
     reader.close()
 
@@ -939,10 +938,35 @@ PLAIN = [(q, False) for q, _ in QUERIES] + [
                         "rust errors", "lifetimse^2 borrow", "rust OR kubernetes")]
 
 
+def _plan_bound(plan, n: int, weights: Weights) -> float:
+    """The most a chunk's score over impacts may differ from ``bm25f_sql``'s: half a
+    quantization step per clause (its largest alternative's), times the local boost (the
+    coordination factor is at most 1), plus room for float rounding."""
+    per_clause = [max((bound(a.weight * c.boost, alternative_idf(n, c, a), weights.k1)
+                       for a in c.alts if a.term_id is not None), default=0.0)
+                  for c in plan.clauses]
+    return sum(per_clause) * max(1.0, weights.local_boost) + 1e-12
+
+
+def _assert_within_bound(reader, plan, weights: Weights, filters: Filters) -> None:
+    """``top_sql``'s rows are ``bm25f_sql``'s: the same chunks, matched groups, complete
+    and total exactly, each score within the quantization bound (and not exactly equal
+    everywhere: the impacts are quantized, so an equality test could not fail)."""
+    n, avg = reader.stats.chunks, reader.stats.avg_length
+    top = top_sql(plan, n, weights, filters, 10_000)
+    general = bm25f_sql(plan, n, avg, weights, filters, 10_000, metadata=False)
+    got, want = (sorted(reader.query(q.text, q.params), key=lambda r: r[5])
+                 for q in (top, general))
+    assert got and [r[1:] for r in got] == [r[1:] for r in want]
+    limit = _plan_bound(plan, n, weights)
+    errors = [abs(g[0] - w[0]) for g, w in zip(got, want, strict=True)]
+    assert max(errors) <= limit
+    return errors
+
+
 @pytest.mark.parametrize("query, fuzzy", PLAIN, ids=[f"{q}|{f}" for q, f in PLAIN])
-def test_top_sql_gives_the_rows_of_bm25f_sql_bit_for_bit(resident, query, fuzzy):
-    """Scores, matched clauses, completeness and totals of every candidate are equal, not
-    merely close: the same operations in the same order, with tf~ read from ``tf_norm``."""
+def test_top_sql_gives_the_rows_of_bm25f_sql_within_the_quantization_step(resident, query,
+                                                                            fuzzy):
     plan = plan_query(parse(query), resident, Analyzer("english"),
                       PlanOptions(fuzzy=fuzzy, distance=1), query)
     for filters in (Filters(), Filters(include_archived=True)):
@@ -950,12 +974,17 @@ def test_top_sql_gives_the_rows_of_bm25f_sql_bit_for_bit(resident, query, fuzzy)
             assert plan.negative or any(c.kind != "term" or c.field_mask != 15
                                         for c in plan.clauses)
             return
-        n, avg = resident.stats.chunks, resident.stats.avg_length
-        top = top_sql(plan, n, Weights(), filters, 10_000)
-        general = bm25f_sql(plan, n, avg, Weights(), filters, 10_000, metadata=False)
-        got, want = (sorted(resident.query(q.text, q.params), key=lambda r: r[5])
-                     for q in (top, general))
-        assert got and got == want
+        _assert_within_bound(resident, plan, Weights(), filters)
+
+
+def test_quantization_moves_scores_but_less_than_the_bound(resident):
+    """The impacts are quantized: some score differs from the exact one (so the bound
+    test above measures something), by less than a step."""
+    plan = plan_query(parse("rust errors"), resident, Analyzer("english"),
+                      PlanOptions(), "rust errors")
+    errors = _assert_within_bound(resident, plan, Weights(), Filters())
+    assert max(errors) > 0
+    assert SCALE == 65_535  # 16 bits: docs/ranking.md gives the bound for this step
 
 
 @pytest.mark.parametrize("query", ["rust error handling cache eviction ownership lifetimes",
@@ -966,13 +995,33 @@ def test_top_sql_ranks_long_and_partial_queries_as_bm25f_sql_does(resident, quer
     plan = plan_query(parse(query), resident, Analyzer("english"),
                       PlanOptions(fuzzy=True, distance=1), query, rankable=True)
     assert is_plain(plan, Filters()) and plan.ranked == (len(query.split()) >= 6)
-    weights = replace(Weights(), coord=coord)
-    n, avg = resident.stats.chunks, resident.stats.avg_length
-    top = top_sql(plan, n, weights, Filters(), 10_000)
-    general = bm25f_sql(plan, n, avg, weights, Filters(), 10_000, metadata=False)
-    got, want = (sorted(resident.query(q.text, q.params), key=lambda r: r[5])
-                 for q in (top, general))
-    assert got and got == want
+    _assert_within_bound(resident, plan, replace(Weights(), coord=coord), Filters())
+
+
+def test_impacts_under_other_weights_are_computed_at_load_and_honoured(setup):
+    """A configuration whose k1, b or field weights differ from those the build used
+    cannot use ``hot_impacts``: the reader computes them from its postings (the same
+    SQL), and plain queries score as ``bm25f_sql`` does under those weights."""
+    other = Weights(k1=2.0, b=0.3, boosts=(5.0, 1.0, 1.0, 1.0))
+    reader = IndexReader.open(setup.config.index_dir)
+    reader.keep_vocabulary = True
+    try:
+        assert reader.impacts(other) and not reader.impacts_stored
+        assert not reader.impacts(Weights())  # one set of weights per reader
+        for query in ("rust errors", "kubernetes OR ownership"):
+            plan = plan_query(parse(query), reader, Analyzer("english"), PlanOptions(), query)
+            _assert_within_bound(reader, plan, other, Filters())
+    finally:
+        reader.close()
+
+
+def test_impacts_read_from_the_build_equal_those_computed_at_load(setup, resident):
+    """``hot_impacts`` holds exactly what a reader computes from its postings under the
+    same weights and statistics."""
+    sql = impacts_sql("tf_postings", resident.stats.avg_length, Weights())
+    computed = resident.query(sql.text, sql.params)
+    stored = resident.query("SELECT term_id, ord, impact FROM impacts ORDER BY term_id, ord")
+    assert len(stored) > 100 and stored == computed
 
 
 def test_top_sql_keeps_the_ties_with_the_last_best_row(resident):
@@ -1002,13 +1051,13 @@ def test_only_plain_plans_take_the_top_query():
     assert not is_plain(title_only, Filters())
 
 
-def test_searcher_scores_plain_queries_over_tf_norm_on_a_long_lived_reader(setup, resident):
+def test_searcher_scores_plain_queries_over_impacts_on_a_long_lived_reader(setup, resident):
     options = replace(NO_CUTOFF, explain=True)
     for reader, fast in ((setup.reader, False), (resident, True)):
         topic = Searcher(reader, setup.config).search(["rust error"], options).queries[0]
-        assert ("FROM tf_norm" in topic.explain["sql"]) == fast
+        assert ("FROM impacts" in topic.explain["sql"]) == fast
         topic = Searcher(reader, setup.config).search(["rust -python"], options).queries[0]
-        assert "FROM tf_norm" not in topic.explain["sql"]
+        assert "FROM impacts" not in topic.explain["sql"]
 
 
 def _bound(sql):
@@ -1032,9 +1081,9 @@ def test_top_sql_matches_golden_file(resident, name):
     resident.query(sql.text, sql.params)
 
 
-def test_normalised_sql_matches_golden_file(setup):
-    sql = normalised_sql(AVG, Weights(), (0, 1000))
-    _golden("normalised", sql)
+def test_impacts_sql_matches_golden_file(setup):
+    sql = impacts_sql("tf_postings", AVG, Weights(), (0, 1000))
+    _golden("impacts", sql)
     setup.reader.query(sql.text, sql.params)
 
 

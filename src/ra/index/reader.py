@@ -20,9 +20,10 @@ use, sorted by ``ord`` (``tf_postings`` by ``term_id``), together with the vocab
 the surface words for typo expansion (``ra.index.vocabulary.SurfaceIndex``), and keeps in
 Python what a search reads for only a few chunks at a time: each chunk's metadata,
 parent and text (``ra.index.chunkstore.ChunkStore``), so metadata, ancestors and content
-cost no query. On the first plain search it also materialises ``tf_norm``
-(``ra.query.bm25f.normalised_sql``: tf~ per term and chunk under the configured
-weights), which ``bm25f.top_sql`` scores with one aggregation. A search then opens no
+cost no query. On the first plain search it also loads ``impacts``: each term's quantized
+BM25F weight in each chunk under the configured weights, read from the generation's
+``hot_impacts`` (or computed from the postings when the configuration or an update
+changed what they depend on), which ``ra.query.impacts.top_sql`` adds up. A search then opens no
 Parquet file and asks DuckDB one question: the best chunks. That costs memory of about
 the corpus text, some 400 bytes per chunk and 40 per posting; phrase queries still
 read positions from ``postings``. After an incremental update such a reader is carried
@@ -140,7 +141,7 @@ def compact_relations(generation) -> dict[str, str]:
 
 #: The relations a long-lived reader materialises (it keeps ``texts`` in Python).
 RESIDENT = ("meta", "field_lengths", "tf_postings")
-NORM_BATCHES = 8  # ranges of terms ``tf_norm`` is built in (see ``_normalise``)
+NORM_BATCHES = 8  # ranges of terms ``impacts`` is loaded in (see ``_load_impacts``)
 
 #: Exact terms plus typo candidates (with their terms) in one query; ``$d`` is the edit
 #: distance. Levenshtein <= 2d bounds OSA <= d (a transposition is two Levenshtein edits);
@@ -266,8 +267,9 @@ class IndexReader:
         self._near: dict[tuple[str, int], list[tuple[str, int]]] = {}
         self._by_ord: dict[int, ChunkMeta] = {}
         self._store: ChunkStore | None = None  # a long-lived reader's chunks (ra.index.chunkstore)
-        self._normalised: tuple | None = None  # the weights ``tf_norm`` was built for
-        self.patched = False  # tables patched by ``successor``: no ``tf_norm``
+        self._impacts: tuple | None = None  # the weights ``impacts`` was loaded for
+        self.impacts_stored = False  # whether they were read from ``hot_impacts``
+        self.patched = False  # tables patched by ``successor``: no ``impacts``
         self.semantic = None  # the vector relations' state (``ra.query.semantic_sql``)
 
     @classmethod
@@ -493,33 +495,51 @@ class IndexReader:
         self._lineage.update(wanted)
         return {o: self._by_ord[o] for o in wanted if o in self._by_ord}
 
-    def normalised(self, weights, build) -> bool:
-        """Whether relation ``tf_norm`` holds tf~ under ``weights`` (``bm25f.top_sql``
-        reads it). A long-lived reader builds it, with the query ``build(avg_length,
-        weights, term_range)`` gives (``bm25f.normalised_sql``), for the first weights it is
-        asked about; a short-lived one has none (building it would cost more than one
-        search)."""
+    def impacts(self, weights) -> bool:
+        """Whether relation ``impacts`` holds the impacts under ``weights`` (rows
+        ``term_id, ord, impact, is_global, archived``; ``ra.query.impacts.top_sql`` reads
+        it). A long-lived reader loads them for the first weights it is asked about; a
+        short-lived one has none (loading them would cost more than one search)."""
         if self._resident() is None or self.patched:
             return False
-        key = (tuple(weights.boosts), weights.b)
+        key = (tuple(weights.boosts), weights.b, weights.k1)
         with self.lock:
-            if self._normalised is None:
-                self._normalise(weights, build)
-                self._normalised = key
-        return self._normalised == key
+            if self._impacts is None:
+                self._load_impacts(weights)
+                self._impacts = key
+        return self._impacts == key
 
-    def _normalise(self, weights, build) -> None:
-        """Materialise ``tf_norm`` in ``NORM_BATCHES`` ranges of terms: one aggregation
-        over every posting peaked at 300 MB more than the reader holds (cpp-docs)."""
+    def _load_impacts(self, weights) -> None:
+        """Materialise ``impacts`` in ``NORM_BATCHES`` ranges of terms (one aggregation over
+        every posting peaked at 300 MB more than the reader holds, cpp-docs): read from
+        the generation's ``hot_impacts`` when they were computed under these weights and
+        statistics and no update changed a partition since, else computed from
+        ``tf_postings`` with the same SQL (``ra.query.impacts.impacts_sql``)."""
+        from ra.query.impacts import impacts_sql, record
+
         avg = self.stats.avg_length
-        sql = build(avg, weights)
-        self.con.execute(f"CREATE TEMP TABLE tf_norm AS {sql.text} LIMIT 0", sql.params)
+        entry = self.manifest.get("compact") or {}
+        stored = not entry.get("stale") and entry.get("impacts") == record(weights, avg)
+        path = _quote(self.generation.path / artifact_path("hot_impacts"))
+
+        def rows(low: int, high: int) -> tuple[str, dict]:
+            if stored:
+                return (f"SELECT term_id, ord, impact FROM read_parquet({path}) "
+                        "WHERE term_id >= $lo AND term_id < $hi", {"lo": low, "hi": high})
+            sql = impacts_sql("tf_postings", avg, weights, (low, high))
+            return sql.text, sql.params
+
+        flags = ("SELECT i.term_id, i.ord, i.impact, m.is_global, m.status IS NOT DISTINCT "
+                 "FROM 'archived' AS archived FROM ({}) i JOIN meta m ON m.ord = i.ord")
+        text, params = rows(0, 0)
+        self.con.execute(f"CREATE TEMP TABLE impacts AS {flags.format(text)} LIMIT 0", params)
         end = max(self._term_info, default=-1) + 1
         step = max(1, -(-end // NORM_BATCHES))
         for low in range(0, end, step):
-            sql = build(avg, weights, (low, low + step))
-            self.con.execute(f"INSERT INTO tf_norm {sql.text} ORDER BY term_id, ord",
-                             sql.params)
+            text, params = rows(low, low + step)
+            self.con.execute(f"INSERT INTO impacts {flags.format(text)} ORDER BY i.term_id, "
+                             "i.ord", params)
+        self.impacts_stored = stored
 
     def contents(self, ords: list[tuple[int, int]]) -> dict[int, str]:
         """Markdown of each chunk incl. its subsections, keyed by ``ord``.

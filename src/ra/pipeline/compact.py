@@ -46,10 +46,13 @@ CHUNK_ROW_GROUP = 4_096
 TEXTS = ("heading", "body", "description")
 
 
-def write_compact(out: Path, parts: list, terms: pa.Table) -> dict:
+def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: dict
+                  ) -> dict:
     """Write the compact artifacts of the generation in ``out`` from its complete
     partitions ``parts`` (``ra.pipeline.partitions.Part``, postings computed, in ``ord``
-    order) and its ``terms``; returns the manifest's ``compact`` entry (nothing stale).
+    order) and its ``terms``, the impacts under ``weights`` (``ra.query.bm25f.Weights``)
+    and the collection's ``avg_length``; returns the manifest's ``compact`` entry (nothing
+    stale, and what the impacts were computed under: ``ra.query.impacts.record``).
 
     Each partition's postings are sorted by term, so the rows of a range of terms are one
     slice of each: ``hot_postings`` is written a range of about ``BATCH`` rows at a time,
@@ -57,8 +60,11 @@ def write_compact(out: Path, parts: list, terms: pa.Table) -> dict:
     took 300 MB more on cpp-docs)."""
     import pyarrow.parquet as pq
 
+    from ra.query.impacts import record
+
+    impacts = _Impacts(out, weights, avg_length)
     with pq.ParquetWriter(out / artifact_path("hot_postings"), HOT_POSTINGS,
-                          compression="zstd") as writer:
+                          compression="zstd") as writer, impacts:
         lengths = _field_lengths(parts)
         ids = [_sorted_ids(p.postings["term_id"]) for p in parts]
         for lo, hi in _term_ranges(terms):
@@ -75,8 +81,9 @@ def write_compact(out: Path, parts: list, terms: pa.Table) -> dict:
                 # order: a stable sort by term alone orders the batch
                 batch = pa.concat_tables(pieces).sort_by("term_id")
                 batch = batch.append_column("len", lengths(batch["ord"], batch["field"]))
-                writer.write_table(batch.select(HOT_POSTINGS.names).cast(HOT_POSTINGS),
-                                   row_group_size=ROW_GROUP)
+                batch = batch.select(HOT_POSTINGS.names).cast(HOT_POSTINGS)
+                writer.write_table(batch, row_group_size=ROW_GROUP)
+                impacts.write(batch)
     schema = _hot_chunks_schema()
     with pq.ParquetWriter(out / artifact_path("hot_chunks"), schema,
                           compression="zstd") as writer:
@@ -86,12 +93,54 @@ def write_compact(out: Path, parts: list, terms: pa.Table) -> dict:
             chunks = chunks.append_column("part", pa.repeat(pa.scalar(part.id, pa.int32()),
                                                             chunks.num_rows))
             writer.write_table(chunks, row_group_size=CHUNK_ROW_GROUP)
-    return {"stale": []}
+    return {"stale": [], "impacts": record(weights, avg_length)}
+
+
+class _Impacts:
+    """Writes ``hot_impacts`` a batch of ``hot_postings`` rows (whole terms) at a time,
+    each through ``ra.query.impacts.impacts_sql``: the SQL a reader computes them with
+    when it cannot use the file, so both give the same impacts."""
+
+    def __init__(self, out: Path, weights, avg_length: dict) -> None:
+        import duckdb
+        import pyarrow.parquet as pq
+
+        from ra.query.impacts import impacts_sql
+
+        self.sql = impacts_sql("batch", avg_length, weights)
+        self.con = duckdb.connect(config={"threads": 1})
+        self.con.execute("SET enable_progress_bar = false")
+        self.writer = pq.ParquetWriter(out / artifact_path("hot_impacts"), HOT_IMPACTS,
+                                       compression="zstd")
+
+    def write(self, batch: pa.Table) -> None:
+        self.con.register("batch", batch)
+        rows = self.con.sql(self.sql.text, params=self.sql.params).to_arrow_table()
+        self.con.unregister("batch")
+        self.writer.write_table(rows.cast(HOT_IMPACTS), row_group_size=ROW_GROUP)
+
+    def __enter__(self) -> _Impacts:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self.writer.close()
+        finally:
+            self.con.close()
 
 
 #: The schema of ``hot_postings``.
 HOT_POSTINGS = pa.schema([("term_id", pa.int32()), ("ord", pa.int32()), ("field", pa.int8()),
                           ("tf", pa.int32()), ("len", pa.int32()), ("part", pa.int32())])
+#: The schema of ``hot_impacts``: per term and chunk, the quantized BM25F weight
+#: (``ra.query.impacts``), sorted by term and chunk.
+HOT_IMPACTS = pa.schema([
+    pa.field("term_id", pa.int32(), False, {"description": "the term (terms.term_id)"}),
+    pa.field("ord", pa.int32(), False, {"description": "the chunk (chunks.ord)"}),
+    pa.field("impact", pa.uint16(), False, {"description": (
+        "saturated field-weighted tf / (k1 + 1) x 65535, under the manifest's "
+        "compact.impacts (ra.query.impacts)")}),
+])
 #: Chunk counts (df) of the terms of ``hot_postings`` sorted at a time.
 BATCH = 131_072
 
@@ -153,10 +202,11 @@ def _sorted_ids(column) -> memoryview:
 def carry_compact(prev: Path, out: Path, entry: dict | None, touched: list[int]
                   ) -> dict | None:
     """Hard-link the compact artifacts of ``prev`` (manifest entry ``entry``) into
-    ``out``; the entry of the new generation, whose stale partitions add ``touched``.
-    None when ``prev`` had none."""
+    ``out``; the entry of the new generation, whose stale partitions add ``touched``
+    (its impacts then no longer match its statistics: readers compute them, see
+    ``ra.index.reader``). None when ``prev`` had none."""
     if entry is None:
         return None
     for name in COMPACT:
         os.link(prev / artifact_path(name), out / artifact_path(name))
-    return {"stale": sorted({*entry["stale"], *touched})}
+    return {**entry, "stale": sorted({*entry["stale"], *touched})}

@@ -9,8 +9,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-SCHEMA_VERSION = 7  # 5: declared heading ids, markup read for its text, #tags; 6: links/;
-#  7: ctime_ns in fingerprints and files
+SCHEMA_VERSION = 8  # 5: declared heading ids, markup read for its text, #tags; 6: links/;
+#  7: ctime_ns in fingerprints and files; 8: hot_impacts
 
 #: BM25F fields, in the order of their numeric codes in ``postings.field``.
 FIELDS = ("title", "tags", "path", "body")
@@ -23,8 +23,9 @@ PARTITIONED = ("files", "chunks", "analyzed", "lengths", "surface", "postings", 
 GLOBAL = ("terms", "words")
 ARTIFACTS = PARTITIONED + GLOBAL
 #: Stored once per generation for fast one-shot reads (``ra.pipeline.compact``): the
-#: postings with their field lengths, and the chunk rows without their texts.
-COMPACT = ("hot_postings", "hot_chunks")
+#: postings with their field lengths, the chunk rows without their texts, and each term's
+#: quantized BM25F weight in each chunk (``ra.query.impacts``).
+COMPACT = ("hot_postings", "hot_chunks", "hot_impacts")
 #: Partitioned too, but only in an index with ``[semantic] enabled`` (``ra.pipeline.vectors``).
 VECTORS = "vectors"
 MANIFEST = "manifest.json"
