@@ -111,26 +111,24 @@ def top_sql(plan: Plan, n_chunks: int, weights: Weights, filters: Filters,
     """
     sql = Sql("")
     alts = _factors(plan, sql, n_chunks, weights.k1)
-    cols = "".join(f", max(s) FILTER (WHERE clause = {c.index}) AS c{c.index}"
-                   for c in plan.clauses)
+    cols = "".join(f", max(a.factor * p.impact) FILTER (WHERE a.clause = {c.index}) AS "
+                   f"c{c.index}" for c in plan.clauses)
     archived = "" if filters.include_archived else " WHERE NOT p.archived"
     score = " + ".join(f"coalesce(c{c.index}, 0)" for c in plan.clauses)
     boost = sql.bind(weights.local_boost)
     lim = sql.bind(int(limit))
     sql.text = (
-        f"WITH alts AS ({alts}),\n"
-        f"per_chunk AS (SELECT ord, bool_or(is_global) AS is_global{cols} FROM (SELECT "
-        "a.clause, p.ord, p.is_global, a.factor * p.impact AS s FROM impacts p JOIN alts a "
-        f"ON p.term_id = a.term_id{archived}) GROUP BY ord),\n"
-        f"cand AS (SELECT ord, ({score}) * CASE WHEN is_global THEN 1.0 ELSE {boost} END "
-        f"AS score, {_matched(plan, sql, n_chunks)} AS matched, "
-        f"{_expr(plan.expr, plan, sql)} AS ok FROM per_chunk),\n"
+        f"WITH cand AS (SELECT ord, ({score}) * CASE WHEN is_global THEN 1.0 ELSE {boost} "
+        f"END AS score, {_matched(plan, sql, n_chunks)} AS matched, "
+        f"{_expr(plan.expr, plan, sql)} AS ok FROM (SELECT p.ord, bool_or(p.is_global) AS "
+        f"is_global{cols} FROM impacts p JOIN ({alts}) a ON p.term_id = a.term_id{archived} "
+        "GROUP BY p.ord)),\n"
         "totals AS (SELECT bool_or(ok) AS any_ok, count(*) FILTER (WHERE ok) AS n_ok, "
         f"count(*){'' if _all_words(plan) else ' FILTER (WHERE matched > 0)'} AS n_partial "
-        "FROM cand),\n"
-        f"ranked AS ({_answers(plan, sql, weights, n_chunks, plain=True)})\n"
-        "SELECT score, matched, complete, total, NULL::INTEGER[] AS tainted, ord FROM ranked "
-        f"QUALIFY rank() OVER (ORDER BY score DESC) <= {lim}")
+        "FROM cand)\n"
+        "SELECT score, matched, complete, total, NULL::INTEGER[] AS tainted, ord FROM ("
+        f"{_answers(plan, sql, weights, n_chunks, plain=True)} "
+        f"QUALIFY rank() OVER (ORDER BY score DESC) <= {lim})")
     return sql
 
 
