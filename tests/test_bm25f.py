@@ -998,6 +998,24 @@ def test_top_sql_ranks_long_and_partial_queries_as_bm25f_sql_does(resident, quer
     _assert_within_bound(resident, plan, replace(Weights(), coord=coord), Filters())
 
 
+@pytest.mark.parametrize("query", ["rust error handling cache eviction ownership lifetimes",
+                                   "kubernetes ownership", "rust errors"])
+def test_top_sql_keeps_the_best_final_scores_under_a_limit(resident, query):
+    """Under a limit, the rows kept are those of the best *final* scores (coordinated, for
+    ranked and partial answers), as ``bm25f_sql`` keeps: ranking by the score before
+    coordination would keep chunks that match fewer words."""
+    plan = plan_query(parse(query), resident, Analyzer("english"),
+                      PlanOptions(fuzzy=True, distance=1), query, rankable=True)
+    weights = replace(Weights(), coord=2.0)
+    n, avg = resident.stats.chunks, resident.stats.avg_length
+    for limit in (1, 2, 3, 5):
+        top = top_sql(plan, n, weights, Filters(), limit)
+        general = bm25f_sql(plan, n, avg, weights, Filters(), limit, metadata=False)
+        got, want = (sorted(resident.query(q.text, q.params), key=lambda r: r[5])
+                     for q in (top, general))
+        assert [r[5] for r in got] == [r[5] for r in want], (query, limit)
+
+
 def test_impacts_under_other_weights_are_computed_at_load_and_honoured(setup):
     """A configuration whose k1, b or field weights differ from those the build used
     cannot use ``hot_impacts``: the reader computes them from its postings (the same

@@ -168,6 +168,8 @@ def test_a_long_lived_reader_loads_its_tables_from_the_compact_artifacts(project
         with reader:
             got = answers(reader, config, quantized=True)
             assert reader.resident
+            # after an update the averages moved: impacts computed, not read from the file
+            assert reader.impacts_stored == (change is None)
             kinds = dict(reader.con.execute(
                 "SELECT table_name, 'table' FROM duckdb_tables() WHERE temporary").fetchall())
             assert {"meta", "tf_postings"} <= set(kinds)

@@ -127,8 +127,9 @@ def top_sql(plan: Plan, n_chunks: int, weights: Weights, filters: Filters,
         f"count(*){'' if _all_words(plan) else ' FILTER (WHERE matched > 0)'} AS n_partial "
         "FROM cand)\n"
         "SELECT score, matched, complete, total, NULL::INTEGER[] AS tainted, ord FROM ("
-        f"{_answers(plan, sql, weights, n_chunks, plain=True)} "
-        f"QUALIFY rank() OVER (ORDER BY score DESC) <= {lim})")
+        f"{_answers(plan, sql, weights, n_chunks, plain=True)}) "
+        # outside the answers, where ``score`` is their final (coordinated) score
+        f"QUALIFY rank() OVER (ORDER BY score DESC) <= {lim}")
     return sql
 
 
