@@ -21,8 +21,7 @@ from ra.errors import IndexStateError
 from ra.index.freshness import refresh_index
 from ra.index.reader import RELATIONS, IndexReader
 from ra.pipeline import run, update
-from ra.query.bm25f import weights_of
-from ra.query.impacts import record
+from ra.pipeline.impacts import parameters, record
 from ra.query.search import Searcher, SearchOptions
 from ra.store import generations
 from ra.store.layout import COMPACT, MANIFEST
@@ -62,8 +61,8 @@ def partitioned(reader: IndexReader) -> dict[str, list]:
 
 
 def answers(reader: IndexReader, config, *, quantized: bool = False) -> list:
-    """Each query's total and results; ``quantized``: the scores of a long-lived reader,
-    which scores plain queries with its impacts, to be equal within their step."""
+    """Each query's total and results; ``quantized``: the scores of a reader that scores
+    plain queries with the index's impacts, to be equal within their step."""
     searcher = Searcher(reader, config)
     out = []
     for q in QUERIES:
@@ -86,7 +85,7 @@ def test_a_full_build_writes_compact_artifacts_read_in_place_of_the_partitions(p
     config = load_config(project)
     gen = generations.open_current(config.index_dir)
     avg = gen.manifest["stats"]["avg_length"]
-    assert gen.manifest["compact"] == {"stale": [], "impacts": record(weights_of(config), avg)}
+    assert gen.manifest["compact"] == {"stale": [], "impacts": record(parameters(config), avg)}
     assert all((gen.path / f"{name}.parquet").is_file() for name in COMPACT)
     with IndexReader(gen) as reader:
         sql = reader.con.execute("SELECT sql FROM duckdb_views() WHERE view_name = "
@@ -95,7 +94,7 @@ def test_a_full_build_writes_compact_artifacts_read_in_place_of_the_partitions(p
         got = relations(reader)
         assert len(got["tf_postings"]) > 10_000 and len(got["meta"]) > 100
         assert got == partitioned(reader)
-        assert answers(reader, config) == without_compact(config)
+        assert answers(reader, config, quantized=True) == without_compact(config)
 
 
 def _edit(docs: Path) -> None:
@@ -125,7 +124,7 @@ def test_updates_read_their_stale_partitions_from_the_partition_files(project):
                 (first.path / f"{name}.parquet").stat().st_ino
         with IndexReader(gen) as reader:
             assert relations(reader) == partitioned(reader)
-            assert answers(reader, config) == without_compact(config)
+            assert answers(reader, config, quantized=True) == without_compact(config)
     # the partition emptied by the second change is stale and gone: its rows are in
     # neither relation
     assert 2 in gen.manifest["compact"]["stale"] and 2 not in gen.manifest["partitions"]
@@ -166,10 +165,10 @@ def test_a_long_lived_reader_loads_its_tables_from_the_compact_artifacts(project
         reader = IndexReader.open(config.index_dir)
         reader.keep_vocabulary = True
         with reader:
-            got = answers(reader, config, quantized=True)
+            got = answers(reader, config, quantized=change is None)
             assert reader.resident
-            # after an update the averages moved: impacts computed, not read from the file
-            assert reader.impacts_stored == (change is None)
+            # after an update the averages moved: no impacts, the formula
+            assert reader.impacts(Searcher(reader, config).weights()) == (change is None)
             kinds = dict(reader.con.execute(
                 "SELECT table_name, 'table' FROM duckdb_tables() WHERE temporary").fetchall())
             assert {"meta", "tf_postings"} <= set(kinds)

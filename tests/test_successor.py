@@ -47,11 +47,12 @@ def project(tmp_path, monkeypatch) -> Path:
 
 
 def warm_reader(config) -> IndexReader:
-    """A fully loaded long-lived reader of the current generation, its impacts loaded."""
+    """A fully loaded long-lived reader of the current generation (its impacts loaded
+    when they hold: after a full build, not after an update)."""
     reader = IndexReader.open(config.index_dir)
     reader.keep_vocabulary = True
     Searcher(reader, config).search(["ownership"])
-    assert reader.resident and reader._impacts is not None
+    assert reader.resident
     return reader
 
 
@@ -63,18 +64,6 @@ def answers(reader: IndexReader, config) -> list:
         out.append((q, topic.match, topic.total_matches,
                     [(r.id, r.score, r.snippet) for r in topic.results]))
     return out
-
-
-def same_answers(patched: list, fresh: list) -> bool:
-    """A successor scores with ``bm25f_sql`` (exact), a reader loaded afresh plain queries
-    with its impacts (quantized, ``ra.query.impacts``): the same results in the same
-    order, scores within the quantization step (under 1e-3 here)."""
-    def strip(rows):
-        return [(q, m, t, [(i, s) for i, _, s in r]) for q, m, t, r in rows]
-
-    scores = [[x for _, x, _ in r] for *_, r in patched]
-    return strip(patched) == strip(fresh) and scores == [
-        [pytest.approx(x, abs=1e-3) for _, x, _ in r] for *_, r in fresh]
 
 
 def memory(reader: IndexReader) -> dict:
@@ -144,7 +133,7 @@ def test_a_successor_equals_a_reader_loaded_afresh(project, change):
         assert successor.generation.path == fresh.generation.path
         assert memory(successor) == memory(fresh)
         after = answers(successor, config)
-        assert same_answers(after, answers(fresh, config))
+        assert after == answers(fresh, config)
         assert after != before  # the change shows
         assert not successor.impacts(Searcher(successor, config).weights())
     finally:
@@ -164,7 +153,7 @@ def test_successors_chain_over_several_updates(project):
     fresh = warm_reader(config)
     try:
         assert memory(reader) == memory(fresh)
-        assert same_answers(answers(reader, config), answers(fresh, config))
+        assert answers(reader, config) == answers(fresh, config)
     finally:
         reader.close()
         fresh.close()

@@ -21,14 +21,14 @@ the surface words for typo expansion (``ra.index.vocabulary.SurfaceIndex``), and
 Python what a search reads for only a few chunks at a time: each chunk's metadata,
 parent and text (``ra.index.chunkstore.ChunkStore``), so metadata, ancestors and content
 cost no query. On the first plain search it also loads ``impacts``: each term's quantized
-BM25F weight in each chunk under the configured weights, read from the generation's
-``hot_impacts`` (or computed from the postings when the configuration or an update
-changed what they depend on), which ``ra.query.impacts.top_sql`` adds up. A search then opens no
-Parquet file and asks DuckDB one question: the best chunks. That costs memory of about
-the corpus text, some 400 bytes per chunk and 40 per posting; phrase queries still
-read positions from ``postings``. After an incremental update such a reader is carried
-over to the new generation by patching its memory (``successor``) rather than loaded
-again.
+BM25F weight in each chunk (``ra.pipeline.impacts``), from the generation's
+``hot_impacts``, which ``ra.query.impacts.top_sql`` adds up (a short-lived reader reads
+them as a view; both only when they hold for the configured weights, see ``impacts``).
+A search then opens no Parquet file and asks DuckDB one question: the best chunks. That
+costs memory of about the corpus text, some 400 bytes per chunk and 40 per posting;
+phrase queries still read positions from ``postings``. After an incremental update such
+a reader is carried over to the new generation by patching its memory (``successor``)
+rather than loaded again.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from ra.errors import IndexStateError
 from ra.index.chunkstore import META_COLUMNS, STORE_COLUMNS, ChunkMeta, ChunkStore
 from ra.index.links import RAW as RAW_LINKS
 from ra.index.links import links_sql
+from ra.pipeline.impacts import record
 from ra.store import generations
 from ra.store.layout import (
     COMPACT,
@@ -141,7 +142,7 @@ def compact_relations(generation) -> dict[str, str]:
 
 #: The relations a long-lived reader materialises (it keeps ``texts`` in Python).
 RESIDENT = ("meta", "field_lengths", "tf_postings")
-NORM_BATCHES = 8  # ranges of terms ``impacts`` is loaded in (see ``_load_impacts``)
+NORM_BATCHES = 8  # ranges of terms a long-lived reader loads ``impacts`` in
 
 #: Exact terms plus typo candidates (with their terms) in one query; ``$d`` is the edit
 #: distance. Levenshtein <= 2d bounds OSA <= d (a transposition is two Levenshtein edits);
@@ -268,7 +269,6 @@ class IndexReader:
         self._by_ord: dict[int, ChunkMeta] = {}
         self._store: ChunkStore | None = None  # a long-lived reader's chunks (ra.index.chunkstore)
         self._impacts: tuple | None = None  # the weights ``impacts`` was loaded for
-        self.impacts_stored = False  # whether they were read from ``hot_impacts``
         self.patched = False  # tables patched by ``successor``: no ``impacts``
         self.semantic = None  # the vector relations' state (``ra.query.semantic_sql``)
 
@@ -498,48 +498,43 @@ class IndexReader:
     def impacts(self, weights) -> bool:
         """Whether relation ``impacts`` holds the impacts under ``weights`` (rows
         ``term_id, ord, impact, is_global, archived``; ``ra.query.impacts.top_sql`` reads
-        it). A long-lived reader loads them for the first weights it is asked about; a
-        short-lived one has none (loading them would cost more than one search)."""
-        if self._resident() is None or self.patched:
+        it): when the generation's ``hot_impacts`` were computed under these weights and
+        its statistics (``ra.pipeline.impacts.record``) and no update has made a partition
+        stale since. A short-lived reader reads the file as a view, a long-lived one loads
+        it for the first weights it is asked about. Otherwise (another configuration, an
+        update, a successor) plain queries take ``bm25f_sql``: every reader of a generation
+        then scores a query alike, whichever of them answers it."""
+        if self.patched or not self._impacts_hold(weights):
             return False
         key = (tuple(weights.boosts), weights.b, weights.k1)
         with self.lock:
             if self._impacts is None:
-                self._load_impacts(weights)
+                self._load_impacts()
                 self._impacts = key
         return self._impacts == key
 
-    def _load_impacts(self, weights) -> None:
-        """Materialise ``impacts`` in ``NORM_BATCHES`` ranges of terms (one aggregation over
-        every posting peaked at 300 MB more than the reader holds, cpp-docs): read from
-        the generation's ``hot_impacts`` when they were computed under these weights and
-        statistics and no update changed a partition since, else computed from
-        ``tf_postings`` with the same SQL (``ra.query.impacts.impacts_sql``)."""
-        from ra.query.impacts import impacts_sql, record
-
-        avg = self.stats.avg_length
+    def _impacts_hold(self, weights) -> bool:
         entry = self.manifest.get("compact") or {}
-        stored = not entry.get("stale") and entry.get("impacts") == record(weights, avg)
+        return not entry.get("stale") and entry.get("impacts") == record(
+            weights, self.stats.avg_length)
+
+    def _load_impacts(self) -> None:
+        """The view over ``hot_impacts``, or (long-lived) the table made from it, in
+        ``NORM_BATCHES`` ranges of terms, which bounds the memory of the sort."""
         path = _quote(self.generation.path / artifact_path("hot_impacts"))
-
-        def rows(low: int, high: int) -> tuple[str, dict]:
-            if stored:
-                return (f"SELECT term_id, ord, impact FROM read_parquet({path}) "
-                        "WHERE term_id >= $lo AND term_id < $hi", {"lo": low, "hi": high})
-            sql = impacts_sql("tf_postings", avg, weights, (low, high))
-            return sql.text, sql.params
-
-        flags = ("SELECT i.term_id, i.ord, i.impact, m.is_global, m.status IS NOT DISTINCT "
-                 "FROM 'archived' AS archived FROM ({}) i JOIN meta m ON m.ord = i.ord")
-        text, params = rows(0, 0)
-        self.con.execute(f"CREATE TEMP TABLE impacts AS {flags.format(text)} LIMIT 0", params)
+        rows = ("SELECT i.term_id, i.ord, i.impact, m.is_global, m.status IS NOT DISTINCT "
+                f"FROM 'archived' AS archived FROM read_parquet({path}) i "
+                "JOIN meta m ON m.ord = i.ord")
+        if self._resident() is None:
+            self.con.execute(f"CREATE TEMP VIEW impacts AS {rows}")
+            return
+        self.con.execute(f"CREATE TEMP TABLE impacts AS {rows} LIMIT 0")
         end = max(self._term_info, default=-1) + 1
         step = max(1, -(-end // NORM_BATCHES))
         for low in range(0, end, step):
-            text, params = rows(low, low + step)
-            self.con.execute(f"INSERT INTO impacts {flags.format(text)} ORDER BY i.term_id, "
-                             "i.ord", params)
-        self.impacts_stored = stored
+            self.con.execute(f"INSERT INTO impacts {rows} WHERE i.term_id >= $lo AND "
+                             "i.term_id < $hi ORDER BY i.term_id, i.ord",
+                             {"lo": low, "hi": low + step})
 
     def contents(self, ords: list[tuple[int, int]]) -> dict[int, str]:
         """Markdown of each chunk incl. its subsections, keyed by ``ord``.

@@ -32,6 +32,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ra.pipeline.impacts import ImpactWriter, record
 from ra.store.artifacts import SCHEMAS
 from ra.store.layout import COMPACT, FIELDS, artifact_path
 
@@ -50,9 +51,10 @@ def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: 
                   ) -> dict:
     """Write the compact artifacts of the generation in ``out`` from its complete
     partitions ``parts`` (``ra.pipeline.partitions.Part``, postings computed, in ``ord``
-    order) and its ``terms``, the impacts under ``weights`` (``ra.query.bm25f.Weights``)
-    and the collection's ``avg_length``; returns the manifest's ``compact`` entry (nothing
-    stale, and what the impacts were computed under: ``ra.query.impacts.record``).
+    order) and its ``terms``, and their impacts under ``weights`` (``k1``, ``b``,
+    ``boosts``: ``ra.pipeline.impacts``) and the collection's ``avg_length``; returns
+    the manifest's ``compact`` entry (nothing stale, and what the impacts were computed
+    under: ``ra.pipeline.impacts.record``).
 
     Each partition's postings are sorted by term, so the rows of a range of terms are one
     slice of each: ``hot_postings`` is written a range of about ``BATCH`` rows at a time,
@@ -60,9 +62,7 @@ def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: 
     took 300 MB more on cpp-docs)."""
     import pyarrow.parquet as pq
 
-    from ra.query.impacts import record
-
-    impacts = _Impacts(out, weights, avg_length)
+    impacts = ImpactWriter(out, weights, avg_length, ROW_GROUP)
     with pq.ParquetWriter(out / artifact_path("hot_postings"), HOT_POSTINGS,
                           compression="zstd") as writer, impacts:
         lengths = _field_lengths(parts)
@@ -96,51 +96,9 @@ def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: 
     return {"stale": [], "impacts": record(weights, avg_length)}
 
 
-class _Impacts:
-    """Writes ``hot_impacts`` a batch of ``hot_postings`` rows (whole terms) at a time,
-    each through ``ra.query.impacts.impacts_sql``: the SQL a reader computes them with
-    when it cannot use the file, so both give the same impacts."""
-
-    def __init__(self, out: Path, weights, avg_length: dict) -> None:
-        import duckdb
-        import pyarrow.parquet as pq
-
-        from ra.query.impacts import impacts_sql
-
-        self.sql = impacts_sql("batch", avg_length, weights)
-        self.con = duckdb.connect(config={"threads": 1})
-        self.con.execute("SET enable_progress_bar = false")
-        self.writer = pq.ParquetWriter(out / artifact_path("hot_impacts"), HOT_IMPACTS,
-                                       compression="zstd")
-
-    def write(self, batch: pa.Table) -> None:
-        self.con.register("batch", batch)
-        rows = self.con.sql(self.sql.text, params=self.sql.params).to_arrow_table()
-        self.con.unregister("batch")
-        self.writer.write_table(rows.cast(HOT_IMPACTS), row_group_size=ROW_GROUP)
-
-    def __enter__(self) -> _Impacts:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        try:
-            self.writer.close()
-        finally:
-            self.con.close()
-
-
 #: The schema of ``hot_postings``.
 HOT_POSTINGS = pa.schema([("term_id", pa.int32()), ("ord", pa.int32()), ("field", pa.int8()),
                           ("tf", pa.int32()), ("len", pa.int32()), ("part", pa.int32())])
-#: The schema of ``hot_impacts``: per term and chunk, the quantized BM25F weight
-#: (``ra.query.impacts``), sorted by term and chunk.
-HOT_IMPACTS = pa.schema([
-    pa.field("term_id", pa.int32(), False, {"description": "the term (terms.term_id)"}),
-    pa.field("ord", pa.int32(), False, {"description": "the chunk (chunks.ord)"}),
-    pa.field("impact", pa.uint16(), False, {"description": (
-        "saturated field-weighted tf / (k1 + 1) x 65535, under the manifest's "
-        "compact.impacts (ra.query.impacts)")}),
-])
 #: Chunk counts (df) of the terms of ``hot_postings`` sorted at a time.
 BATCH = 131_072
 

@@ -30,6 +30,7 @@ from ra.pipeline.analyze import analyze
 from ra.pipeline.chunk import SourceDoc, chunk, docs_table
 from ra.pipeline.compact import TEXTS, write_compact
 from ra.pipeline.discover import Discovery, FoundFile, discover, read_document
+from ra.pipeline.impacts import parameters
 from ra.pipeline.links import links_table
 from ra.pipeline.partitions import (
     PART_FILES,
@@ -51,7 +52,6 @@ from ra.pipeline.postings import (
     terms_of,
     words_of,
 )
-from ra.query.bm25f import weights_of
 from ra.store import generations
 from ra.store.layout import PARTITIONED, config_hash, part_name
 
@@ -274,7 +274,7 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
     t2 = time.perf_counter()
     lengths = pa.concat_tables([p.lengths for p in parts])
     stats = statistics(indexed_chunks(lengths), length_sums(lengths), field_chunks(lengths))
-    compact = write_compact(out, parts, terms, weights_of(config), stats["avg_length"])
+    compact = write_compact(out, parts, terms, parameters(config), stats["avg_length"])
     chunks = pa.concat_tables([p.chunks for p in parts])
     report = BuildReport(
         files=len(found.files), chunks=chunks.num_rows, terms=terms.num_rows,

@@ -49,8 +49,8 @@ from dataclasses import astuple, dataclass, field
 
 from ra.config.settings import FieldBoosts, SearchSettings, Settings
 from ra.index.reader import META_COLUMNS, field_length
+from ra.pipeline.impacts import parameters, tf_norm_sql
 from ra.query.plan import AllOf, Alt, AnyOf, Clause, NoneOf, Plan, Ref
-from ra.store.layout import FIELDS
 
 
 @dataclass(frozen=True)
@@ -66,10 +66,8 @@ class Weights:
 
 def weights_of(config) -> Weights:
     """The BM25F parameters a configuration (``ra.config.settings.Config``) sets."""
-    s = config.search
-    b = s.boosts
-    return Weights(s.k1, s.b, (b.title, b.tags, b.path, b.body), config.settings.local_boost,
-                   s.coordination)
+    p = parameters(config)
+    return Weights(p.k1, p.b, p.boosts, config.settings.local_boost, config.search.coordination)
 
 
 @dataclass(frozen=True)
@@ -291,20 +289,8 @@ def _phrase_hits(plan: Plan, index: int, sql: Sql, n: int) -> tuple[str, str]:
 def _normalised(sql: Sql, avg_length: dict[str, float], w: Weights) -> str:
     """Per clause, alternative and chunk: tf~ (``tf_norm_sql``)."""
     return ("SELECT clause, alt, ord, any_value(weight) AS weight, any_value(idf) AS idf, "
-            f"{tf_norm_sql(sql, avg_length, w)} AS tfn FROM hits GROUP BY clause, alt, ord")
-
-
-def tf_norm_sql(sql: Sql, avg_length: dict[str, float], w: Weights) -> str:
-    """tf~ of the rows of a group: the weighted, length-normalised tf summed over the
-    fields in field order (a field has one row, so the sum is exact and equal chunks get
-    bit-equal scores, whatever order DuckDB meets the rows in)."""
-    b = sql.bind(w.b)
-    fields = []
-    for code, name in enumerate(FIELDS):
-        avg = sql.bind(avg_length.get(name) or 1.0)
-        fields.append(f"coalesce(sum(tf * ({sql.bind(w.boosts[code])} / (1 - {b} + {b} * len "
-                      f"/ {avg}))) FILTER (WHERE field = {code}), 0)")
-    return " + ".join(fields)
+            f"{tf_norm_sql(sql.bind, avg_length, w)} AS tfn FROM hits GROUP BY clause, alt, "
+            "ord")
 
 
 def _pivot(plan: Plan, sql: Sql, w: Weights) -> str:

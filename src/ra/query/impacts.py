@@ -1,37 +1,17 @@
-"""Impacts: the query-independent part of BM25F, computed once and quantized.
+"""Plain queries scored from impacts (``ra.pipeline.impacts``): one multiplication per
+posting and a sum per chunk.
 
-With fixed field weights, k1 and b, the saturated term frequency of a term t in a chunk d
-
-    u(t, d) = tf~ · (k1 + 1) / (k1 + tf~)        in [0, k1 + 1)
-
-(``ra.query.bm25f``: tf~ is the field-weighted, length-normalised tf) does not depend on
-the query, which only multiplies it by the weight and idf of the alternative it matches.
-A full build stores it per term and chunk as a 16-bit integer
-
-    impact(t, d) = round(u / (k1 + 1) · SCALE)
-
-in ``hot_impacts.parquet`` (``ra.pipeline.compact``), and ``top_sql`` (a plain query on a
-long-lived reader) scores an alternative as ``weight · idf · (k1 + 1) / SCALE · impact``
-(``factor``): one multiplication per posting instead of the saturation formula, from a
-table of two ints and a short instead of one row per field.
-
-Why 16 bits: the error of a clause's score is at most half a step, ``weight · idf ·
-(k1 + 1) / (2 · SCALE)`` (``bound``): with SCALE = 65,535 about 2e-4 for a word of idf 10,
-well below the score gaps that order results, so every ranking of the quality benchmarks
-is kept (``docs/ranking.md``). Eight bits (tantivy's and Lucene's norms) would put a step
-of 0.009·idf between scores: a single occurrence in a long body (u ≈ 0.3) off by 3%,
-and many near-ties collapsed into ties broken by id.
-
-The impacts are valid for the weights and collection statistics they were computed
-under, which the manifest's ``compact.impacts`` records (``record``). A reader whose
-configuration differs (``[search] k1``, ``b``, ``[search.boosts]``), or whose generation
-an incremental update changed (the averages move, ``compact.stale``), computes them at
-load with the same SQL (``impacts_sql``) from its postings instead; the scores are the
-same either way, to the bit.
+A long-lived reader holds each term's quantized BM25F weight in each chunk
+(``impacts``: read from the build's ``hot_impacts``, or computed at load when the
+configuration or an update changed what they depend on). ``top_sql`` scores a plain plan
+(``is_plain``) from them: an alternative contributes ``factor(weight, idf, k1) ·
+impact``, so a clause's score is within ``bound`` of ``bm25f_sql``'s, and matching, the
+matched groups, ``complete`` and ``total`` are ``bm25f_sql``'s exactly.
 """
 
 from __future__ import annotations
 
+from ra.pipeline.impacts import SCALE
 from ra.query.bm25f import (
     Filters,
     Sql,
@@ -41,30 +21,9 @@ from ra.query.bm25f import (
     _expr,
     _matched,
     alternative_idf,
-    tf_norm_sql,
 )
 from ra.query.plan import Plan
 from ra.store.layout import FIELDS
-
-#: The largest impact: u = k1 + 1 (never reached: u < k1 + 1).
-SCALE = 65_535
-
-
-def impacts_sql(source: str, avg_length: dict[str, float], weights: Weights,
-                terms: tuple[int, int] = (0, 2**31 - 1)) -> Sql:
-    """Rows ``(term_id, ord, impact)`` of the postings in relation ``source`` (columns
-    ``term_id, ord, field, tf, len``) with a term id in ``[terms[0], terms[1])``,
-    ordered by term and chunk. tf~ is ``bm25f_sql``'s, the very arithmetic."""
-    sql = Sql("")
-    tfn = tf_norm_sql(sql, avg_length, weights)
-    k1 = sql.bind(float(weights.k1))
-    low, high = sql.bind(terms[0]), sql.bind(terms[1])
-    scale = sql.bind(float(SCALE))
-    sql.text = (f"SELECT term_id, ord, round(tfn * ({k1} + 1) / ({k1} + tfn) / ({k1} + 1) "
-                f"* {scale})::USMALLINT AS impact FROM (SELECT term_id, ord, {tfn} AS tfn "
-                f"FROM {source} WHERE term_id >= {low} AND term_id < {high} "
-                "GROUP BY term_id, ord) ORDER BY term_id, ord")
-    return sql
 
 
 def factor(weight: float, idf: float, k1: float) -> float:
@@ -76,13 +35,6 @@ def bound(weight: float, idf: float, k1: float) -> float:
     """The most a clause's score over impacts differs from the exact BM25F: half a step
     (plus the float error of the two computations, far below it)."""
     return factor(weight, idf, k1) / 2
-
-
-def record(weights: Weights, avg_length: dict[str, float]) -> dict:
-    """What impacts depend on, as the manifest keeps it (JSON: lists, floats)."""
-    return {"scale": SCALE, "k1": float(weights.k1), "b": float(weights.b),
-            "boosts": [float(x) for x in weights.boosts],
-            "avg_length": {f: float(avg_length.get(f) or 0.0) for f in FIELDS}}
 
 
 # --- plain queries over impacts ---------------------------------------------------------

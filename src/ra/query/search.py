@@ -308,24 +308,26 @@ class Searcher:
         tainted)`` and their metadata, best first, ties by id; the metadata of all their
         ancestors is cached in the reader, for ranking.
 
-        A plain query on a long-lived reader is scored over its impacts (``top_sql``),
-        any other by ``bm25f_sql``; both return ords, whose metadata the reader has or
-        reads in one query (a long-lived reader climbs the chunk tree in memory, a
-        short-lived one has the scoring query list the ancestors)."""
+        A plain query is scored over the index's impacts (``top_sql``) when they hold for
+        the configured weights (``IndexReader.impacts``), any other by ``bm25f_sql``;
+        both return ords, whose metadata the reader has or reads in one query (a
+        long-lived reader climbs the chunk tree in memory, a short-lived one has
+        ``bm25f_sql`` list the ancestors, or asks for them after ``top_sql``)."""
         s = self.config.search
         limit = max(self._opt(o.candidate_limit, s.candidate_limit),
                     o.offset + self.default_limit(o))
         weights, filters, stats = self.weights(), filters_of(o), self.reader.stats
         resident = self.reader.resident
-        if is_plain(plan, filters) and self.reader.impacts(weights):
+        top = is_plain(plan, filters) and self.reader.impacts(weights)
+        if top:
             sql = top_sql(plan, stats.chunks, weights, filters, limit)
         else:
             sql = bm25f_sql(plan, stats.chunks, stats.avg_length, weights, filters, limit,
                             ancestors=not resident, metadata=False)
         found = self.reader.query(sql.text, sql.params)
         scored = [r for r in found if r[0] is not None]
-        metas = self.reader.lineage(
-            [r[5] for r in scored], None if resident else [r[5] for r in found if r[0] is None])
+        metas = self.reader.lineage([r[5] for r in scored], None if resident or top else
+                                    [r[5] for r in found if r[0] is None])
         best = sorted(scored, key=lambda r: (-r[0], metas[r[5]].id))[:limit]
         return [r[:5] + (r[5],) for r in best], [metas[r[5]] for r in best], sql
 
