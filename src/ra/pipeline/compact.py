@@ -161,8 +161,8 @@ def carry_compact(prev: Path, out: Path, entry: dict | None, touched: list[int]
                   ) -> dict | None:
     """Hard-link the compact artifacts of ``prev`` (manifest entry ``entry``) into
     ``out``; the entry of the new generation, whose stale partitions add ``touched``
-    (its impacts then no longer match its statistics: readers compute them, see
-    ``ra.index.reader``). None when ``prev`` had none."""
+    (its impacts then no longer match its statistics: readers score with the formula
+    until the next full build, see ``ra.index.reader``). None when ``prev`` had none."""
     if entry is None:
         return None
     for name in COMPACT:

@@ -22,11 +22,11 @@ Lucene's norms, would make the step 0.009·idf: a single occurrence in a long bo
 0.3) off by 3%, and many near-ties collapsed into ties broken by id.
 
 The impacts hold for the parameters and statistics they were computed under, which the
-manifest keeps (``compact.impacts``, ``record``). A reader whose configuration differs
+manifest keeps (``compact.impacts``, ``record``). When a reader's configuration differs
 (``[search] k1``, ``b``, ``[search.boosts]``: they do not shape the index, so changing
-them rebuilds nothing) or whose generation an update changed (the averages move:
-``compact.stale``) computes them at load with the same SQL (``impacts_sql``) from its
-postings instead; both give the same impacts, to the bit.
+them rebuilds nothing) or an update has changed the generation since (the averages move:
+``compact.stale``), every reader scores with the formula instead (``ra.index.reader.
+IndexReader.impacts``), so a query's scores never depend on which reader answers it.
 
 This module sits in the pipeline layer because the build writes them; the query layer's
 ``tf~`` is this module's ``tf_norm_sql``, so the two can never compute it differently.
@@ -123,8 +123,8 @@ def record(w, avg_length: dict[str, float]) -> dict:
 
 class ImpactWriter:
     """Writes ``hot_impacts`` into ``out`` a batch of ``hot_postings`` rows (whole terms)
-    at a time, each through ``impacts_sql``: the SQL a reader computes them with when it
-    cannot use the file."""
+    at a time, each through ``impacts_sql`` (pure, golden-tested; DuckDB over the Arrow
+    batch computes tf~ with the arithmetic ``bm25f_sql`` uses)."""
 
     def __init__(self, out: Path, w, avg_length: dict, row_group: int) -> None:
         import duckdb

@@ -37,9 +37,9 @@ chunks matching some group, scored the same way. ``docs/ranking.md`` has the num
 behind the idf weighting and the exponent.
 
 Most agent queries are *plain*: a few words, AND/OR, no phrase, field, tree or negation.
-A long-lived reader scores those from precomputed, quantized impacts instead
-(``ra.query.impacts.top_sql``), with the same answers and scores within the
-quantization step.
+When the index's precomputed, quantized impacts hold for the configured weights, every
+reader scores those from them instead (``ra.query.impacts.top_sql``): the same answers,
+scores within the quantization step.
 """
 
 from __future__ import annotations

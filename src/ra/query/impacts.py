@@ -1,12 +1,13 @@
 """Plain queries scored from impacts (``ra.pipeline.impacts``): one multiplication per
 posting and a sum per chunk.
 
-A long-lived reader holds each term's quantized BM25F weight in each chunk
-(``impacts``: read from the build's ``hot_impacts``, or computed at load when the
-configuration or an update changed what they depend on). ``top_sql`` scores a plain plan
-(``is_plain``) from them: an alternative contributes ``factor(weight, idf, k1) ·
-impact``, so a clause's score is within ``bound`` of ``bm25f_sql``'s, and matching, the
-matched groups, ``complete`` and ``total`` are ``bm25f_sql``'s exactly.
+A reader reads each term's quantized BM25F weight in each chunk from the build's
+``hot_impacts`` (as relation ``impacts``: a view, or a table in a long-lived reader)
+when they hold for the configured weights (``IndexReader.impacts``). ``top_sql``
+scores a plain plan (``is_plain``) from them: an alternative contributes
+``factor(weight, idf, k1) · impact``, so a clause's score is within ``bound`` of
+``bm25f_sql``'s, and matching, the matched groups, ``complete`` and ``total`` are
+``bm25f_sql``'s exactly.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def is_plain(plan: Plan, filters: Filters) -> bool:
 def top_sql(plan: Plan, n_chunks: int, weights: Weights, filters: Filters,
             limit: int) -> Sql:
     """The scoring query of a plain plan (``is_plain``) over relation ``impacts`` (rows
-    ``term_id, ord, impact, is_global, archived``, as a long-lived reader holds them):
+    ``term_id, ord, impact, is_global, archived``, as a reader holds them):
     the rows of ``bm25f_sql(..., metadata=False)``, ``(score, matched, complete, total,
     tainted, ord)`` of every chunk scoring at least the ``limit``-th best, in no order.
     Matching, ``matched``, ``complete`` and ``total`` are ``bm25f_sql``'s exactly; each
