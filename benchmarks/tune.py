@@ -10,6 +10,7 @@ costs a minute or two::
     python -m benchmarks.tune scifact --quick k1=0.9 b=0.4   # the 100-claim sample
     python -m benchmarks.tune known title=1.5 --save runs/a.json   # the tuning halves
     python -m benchmarks.tune known --half reporting --sets tldr,tasks
+    python -m benchmarks.tune scifact --warm                 # as ra mcp / ra daemon score
 
 Queries are sent ``--mode typed`` (as written: the default, what agents send), ``words``
 (the words only, space-separated) or ``or`` (the words OR'd). Known items run on the
@@ -74,13 +75,16 @@ def constants(overrides: dict[str, str]):
             setattr(mod, name, old)
 
 
-def open_folder(folder: Path):
-    """``(reader, config)`` of the index of ``folder`` (built or refreshed first)."""
+def open_folder(folder: Path, warm: bool = False):
+    """``(reader, config)`` of the index of ``folder`` (built or refreshed first);
+    ``warm``: a long-lived reader, as ``ra mcp`` and ``ra daemon`` hold it (plain queries
+    scored over its impacts, ``ra.query.impacts``), not a one-shot command's."""
     from ra.config.settings import load_config
     from ra.index.freshness import open_index
 
     config = load_config(folder)
     reader, _ = open_index(config)
+    reader.keep_vocabulary = warm
     return reader, config
 
 
@@ -117,8 +121,8 @@ def ranked_results(searcher, query: str, options):
     return topic.results, topic.match == "partial"
 
 
-def run_scifact(variants: list[dict[str, str]], quick: bool = False, mode: str = "typed"
-                ) -> list[dict]:
+def run_scifact(variants: list[dict[str, str]], quick: bool = False, mode: str = "typed",
+                warm: bool = False) -> list[dict]:
     """Per variant and claim: nDCG@10, Recall@100 and whether ra answered partially."""
     from ra.query.search import SearchOptions
 
@@ -128,7 +132,7 @@ def run_scifact(variants: list[dict[str, str]], quick: bool = False, mode: str =
     folder = WORK / "scifact"
     if not (folder / ".ra.toml").exists():
         scifact.write_corpus(corpus, folder)
-    reader, config = open_folder(folder)
+    reader, config = open_folder(folder, warm)
     opts = SearchOptions(limit=scifact.DEPTH, candidate_limit=1000, cutoff_ratio=0.0)
     out: list[dict] = [{} for _ in variants]
     try:
@@ -155,7 +159,7 @@ def corpus_folder(corpus: str) -> Path:
 
 
 def run_known(variants: list[dict[str, str]], which: str = "tuning", mode: str = "typed",
-              sets: tuple[str, ...] = known_items.SETS) -> list[dict]:
+              sets: tuple[str, ...] = known_items.SETS, warm: bool = False) -> list[dict]:
     """Per variant, set and variant (clean, typo) and item: reciprocal rank in the top 10."""
     from ra.query.search import SearchOptions
 
@@ -166,7 +170,7 @@ def run_known(variants: list[dict[str, str]], which: str = "tuning", mode: str =
             by_corpus.setdefault(it.corpus, []).append(it)
     out: list[dict] = [{} for _ in variants]
     for corpus, found in by_corpus.items():
-        reader, config = open_folder(corpus_folder(corpus))
+        reader, config = open_folder(corpus_folder(corpus), warm)
         try:
             for i, searcher in searchers(reader, config, variants):
                 for it in found:
@@ -224,9 +228,10 @@ def main(argv: list[str]) -> int:
                 for part in grid.split(";")] if grid else [single]
     if which == "known":
         sets = tuple(option(argv, "--sets", ",".join(known_items.SETS)).split(","))
-        runs = run_known(variants, option(argv, "--half", "tuning"), mode, sets)
+        runs = run_known(variants, option(argv, "--half", "tuning"), mode, sets,
+                         "--warm" in argv)
     else:
-        runs = run_scifact(variants, "--quick" in argv, mode)
+        runs = run_scifact(variants, "--quick" in argv, mode, "--warm" in argv)
     for overrides, rows in zip(variants, runs, strict=True):
         label = " ".join(f"{k}={v}" for k, v in overrides.items()) or "defaults"
         print(f"{which} ({mode}) {label} → {summary(which, rows)}")

@@ -22,14 +22,15 @@ reader (``keep_vocabulary``: the MCP server, in-process use) materialises
 ``ra.index.chunkstore.ChunkStore``: every chunk's metadata, parent and text as Arrow
 columns, memory-mapped from the generation's ``hot_store.arrow``, which Python reads by
 ord for the few chunks a search shows, so metadata, ancestors and content cost no
-query. On the first plain search it also materialises ``tf_norm``
-(``ra.query.bm25f.normalised_sql``: tf~ per term and chunk under the configured
-weights), which ``bm25f.top_sql`` scores with one aggregation. A search then opens no
-Parquet file and asks DuckDB one question: the best chunks. That costs memory of some
-40 bytes per posting and the pages of the mapped file a search touches; phrase queries still
-read positions from ``postings``. After an incremental update such a reader is carried
-over to the new generation by patching its memory (``successor``) rather than loaded
-again.
+query. On the first plain search it also loads ``impacts``: each term's quantized
+BM25F weight in each chunk (``ra.pipeline.impacts``), from the generation's
+``hot_impacts``, which ``ra.query.impacts.top_sql`` adds up (a short-lived reader reads
+them as a view; both only when they hold for the configured weights, see ``impacts``).
+A search then opens no Parquet file and asks DuckDB one question: the best chunks. That
+costs memory of some 40 bytes per posting and the pages of the mapped file a search
+touches; phrase queries still read positions from ``postings``. After an incremental
+update such a reader is carried over to the new generation by patching its memory
+(``successor``) rather than loaded again.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from ra.errors import IndexStateError
 from ra.index.chunkstore import META_COLUMNS, RELATION_COLUMNS, ChunkMeta, ChunkStore
 from ra.index.links import RAW as RAW_LINKS
 from ra.index.links import links_sql
+from ra.pipeline.impacts import record
 from ra.store import generations
 from ra.store.layout import (
     COMPACT,
@@ -144,7 +146,7 @@ def compact_relations(generation) -> dict[str, str]:
 #: ``texts`` are views over its ``ChunkStore``'s Arrow table (``register_store``).
 RESIDENT = ("field_lengths", "tf_postings")
 STORE_VIEW = "chunk_columns"  # the name the ``ChunkStore``'s table is registered under
-NORM_BATCHES = 8  # ranges of terms ``tf_norm`` is built in (see ``_normalise``)
+NORM_BATCHES = 8  # ranges of terms a long-lived reader loads ``impacts`` in
 
 #: Exact terms plus typo candidates (with their terms) in one query; ``$d`` is the edit
 #: distance. Levenshtein <= 2d bounds OSA <= d (a transposition is two Levenshtein edits);
@@ -294,8 +296,8 @@ class IndexReader:
         self._near: dict[tuple[str, int], list[tuple[str, int]]] = {}
         self._by_ord: dict[int, ChunkMeta] = {}
         self._store: ChunkStore | None = None  # a long-lived reader's chunks (ra.index.chunkstore)
-        self._normalised: tuple | None = None  # the weights ``tf_norm`` was built for
-        self.patched = False  # tables patched by ``successor``: no ``tf_norm``
+        self._impacts: tuple | None = None  # the weights ``impacts`` was loaded for
+        self.patched = False  # tables patched by ``successor``: no ``impacts``
         self.semantic = None  # the vector relations' state (``ra.query.semantic_sql``)
 
     @classmethod
@@ -552,33 +554,46 @@ class IndexReader:
         self._lineage.update(wanted)
         return {o: self._by_ord[o] for o in wanted if o in self._by_ord}
 
-    def normalised(self, weights, build) -> bool:
-        """Whether relation ``tf_norm`` holds tf~ under ``weights`` (``bm25f.top_sql``
-        reads it). A long-lived reader builds it, with the query ``build(avg_length,
-        weights, term_range)`` gives (``bm25f.normalised_sql``), for the first weights it is
-        asked about; a short-lived one has none (building it would cost more than one
-        search)."""
-        if self._resident() is None or self.patched:
+    def impacts(self, weights) -> bool:
+        """Whether relation ``impacts`` holds the impacts under ``weights`` (rows
+        ``term_id, ord, impact, is_global, archived``; ``ra.query.impacts.top_sql`` reads
+        it): when the generation's ``hot_impacts`` were computed under these weights and
+        its statistics (``ra.pipeline.impacts.record``) and no update has made a partition
+        stale since. A short-lived reader reads the file as a view, a long-lived one loads
+        it for the first weights it is asked about. Otherwise (another configuration, an
+        update, a successor) plain queries take ``bm25f_sql``: every reader of a generation
+        then scores a query alike, whichever of them answers it."""
+        if self.patched or not self._impacts_hold(weights):
             return False
-        key = (tuple(weights.boosts), weights.b)
+        key = (tuple(weights.boosts), weights.b, weights.k1)
         with self.lock:
-            if self._normalised is None:
-                self._normalise(weights, build)
-                self._normalised = key
-        return self._normalised == key
+            if self._impacts is None:
+                self._load_impacts()
+                self._impacts = key
+        return self._impacts == key
 
-    def _normalise(self, weights, build) -> None:
-        """Materialise ``tf_norm`` in ``NORM_BATCHES`` ranges of terms: one aggregation
-        over every posting peaked at 300 MB more than the reader holds (cpp-docs)."""
-        avg = self.stats.avg_length
-        sql = build(avg, weights)
-        self.con.execute(f"CREATE TEMP TABLE tf_norm AS {sql.text} LIMIT 0", sql.params)
+    def _impacts_hold(self, weights) -> bool:
+        entry = self.manifest.get("compact") or {}
+        return not entry.get("stale") and entry.get("impacts") == record(
+            weights, self.stats.avg_length)
+
+    def _load_impacts(self) -> None:
+        """The view over ``hot_impacts``, or (long-lived) the table made from it, in
+        ``NORM_BATCHES`` ranges of terms, which bounds the memory of the sort."""
+        path = _quote(self.generation.path / artifact_path("hot_impacts"))
+        rows = ("SELECT i.term_id, i.ord, i.impact, m.is_global, m.status IS NOT DISTINCT "
+                f"FROM 'archived' AS archived FROM read_parquet({path}) i "
+                "JOIN meta m ON m.ord = i.ord")
+        if self._resident() is None:
+            self.con.execute(f"CREATE TEMP VIEW impacts AS {rows}")
+            return
+        self.con.execute(f"CREATE TEMP TABLE impacts AS {rows} LIMIT 0")
         end = max(self._term_info, default=-1) + 1
         step = max(1, -(-end // NORM_BATCHES))
         for low in range(0, end, step):
-            sql = build(avg, weights, (low, low + step))
-            self.con.execute(f"INSERT INTO tf_norm {sql.text} ORDER BY term_id, ord",
-                             sql.params)
+            self.con.execute(f"INSERT INTO impacts {rows} WHERE i.term_id >= $lo AND "
+                             "i.term_id < $hi ORDER BY i.term_id, i.ord",
+                             {"lo": low, "hi": low + step})
 
     def contents(self, ords: list[tuple[int, int]]) -> dict[int, str]:
         """Markdown of each chunk incl. its subsections, keyed by ``ord``.

@@ -37,7 +37,7 @@ def carry_over(held: IndexReader, generation: generations.Generation) -> IndexRe
 
     Possible when ``generation`` is the incremental update (``ra.pipeline.update``) of the
     one ``held`` reads; ``held`` is closed then: its connection moves to the successor.
-    ``tf_norm`` holds tf~ under the old length averages, so it is dropped and the
+    ``impacts`` were computed under the old length averages, so they are dropped and the
     successor scores with ``bm25f_sql`` over ``tf_postings``: the same scores, a little
     slower, until a reader loaded afresh replaces it (``ra.index.warm``).
 
@@ -92,8 +92,8 @@ def _patch(new: IndexReader, old: generations.Generation, old_manifest: dict,
     for name in RESIDENT:
         new.con.execute(f"DELETE FROM {name} WHERE ord IN (SELECT ord FROM gone)")
     new.con.execute("DROP TABLE gone")
-    new.con.execute("DROP TABLE IF EXISTS tf_norm")
-    new._normalised, new.patched = None, True
+    new.con.execute("DROP TABLE IF EXISTS impacts")
+    new._impacts, new.patched = None, True
     new._store.drop(gone)  # first: a changed file's chunks come back with their ids
     if after:  # the new chunks: read from the update's partitions only
         _point_views(new, touched)

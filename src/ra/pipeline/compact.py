@@ -36,6 +36,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ra.pipeline.impacts import ImpactWriter, record
 from ra.store.artifacts import HOT_STORE, SCHEMAS
 from ra.store.layout import COMPACT, FIELDS, artifact_path, part_name
 
@@ -50,10 +51,14 @@ CHUNK_ROW_GROUP = 4_096
 TEXTS = ("heading", "body", "description")
 
 
-def write_compact(out: Path, parts: list, terms: pa.Table) -> dict:
+def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: dict
+                  ) -> dict:
     """Write the compact artifacts of the generation in ``out`` from its complete
     partitions ``parts`` (``ra.pipeline.partitions.Part``, postings computed, in ``ord``
-    order) and its ``terms``; returns the manifest's ``compact`` entry (nothing stale).
+    order) and its ``terms``, and their impacts under ``weights`` (``k1``, ``b``,
+    ``boosts``: ``ra.pipeline.impacts``) and the collection's ``avg_length``; returns
+    the manifest's ``compact`` entry (nothing stale, and what the impacts were computed
+    under: ``ra.pipeline.impacts.record``).
 
     Each partition's postings are sorted by term, so the rows of a range of terms are one
     slice of each: ``hot_postings`` is written a range of about ``BATCH`` rows at a time,
@@ -61,8 +66,9 @@ def write_compact(out: Path, parts: list, terms: pa.Table) -> dict:
     took 300 MB more on cpp-docs)."""
     import pyarrow.parquet as pq
 
+    impacts = ImpactWriter(out, weights, avg_length, ROW_GROUP)
     with pq.ParquetWriter(out / artifact_path("hot_postings"), HOT_POSTINGS,
-                          compression="zstd") as writer:
+                          compression="zstd") as writer, impacts:
         lengths = _field_lengths(parts)
         ids = [_sorted_ids(p.postings["term_id"]) for p in parts]
         for lo, hi in _term_ranges(terms):
@@ -79,9 +85,9 @@ def write_compact(out: Path, parts: list, terms: pa.Table) -> dict:
                 # order: a stable sort by term alone orders the batch
                 batch = pa.concat_tables(pieces).sort_by("term_id")
                 batch = batch.append_column("len", lengths(batch["ord"], batch["field"]))
-                writer.write_table(batch.select(HOT_POSTINGS.names).cast(HOT_POSTINGS),
-                                   row_group_size=ROW_GROUP)
-    write_store(out, parts)
+                batch = batch.select(HOT_POSTINGS.names).cast(HOT_POSTINGS)
+                writer.write_table(batch, row_group_size=ROW_GROUP)
+                impacts.write(batch)
     schema = _hot_chunks_schema()
     with pq.ParquetWriter(out / artifact_path("hot_chunks"), schema,
                           compression="zstd") as writer:
@@ -91,7 +97,8 @@ def write_compact(out: Path, parts: list, terms: pa.Table) -> dict:
             chunks = chunks.append_column("part", pa.repeat(pa.scalar(part.id, pa.int32()),
                                                             chunks.num_rows))
             writer.write_table(chunks, row_group_size=CHUNK_ROW_GROUP)
-    return {"stale": []}
+    write_store(out, parts)
+    return {"stale": [], "impacts": record(weights, avg_length)}
 
 
 def write_store(out: Path, parts: list) -> None:
@@ -214,10 +221,11 @@ def _sorted_ids(column) -> memoryview:
 def carry_compact(prev: Path, out: Path, entry: dict | None, touched: list[int]
                   ) -> dict | None:
     """Hard-link the compact artifacts of ``prev`` (manifest entry ``entry``) into
-    ``out``; the entry of the new generation, whose stale partitions add ``touched``.
-    None when ``prev`` had none."""
+    ``out``; the entry of the new generation, whose stale partitions add ``touched``
+    (its impacts then no longer match its statistics: readers score with the formula
+    until the next full build, see ``ra.index.reader``). None when ``prev`` had none."""
     if entry is None:
         return None
     for name in COMPACT:
         os.link(prev / artifact_path(name), out / artifact_path(name))
-    return {"stale": sorted({*entry["stale"], *touched})}
+    return {**entry, "stale": sorted({*entry["stale"], *touched})}

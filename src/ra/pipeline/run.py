@@ -30,6 +30,7 @@ from ra.pipeline.analyze import analyze
 from ra.pipeline.chunk import SourceDoc, chunk, docs_table
 from ra.pipeline.compact import TEXTS, write_compact
 from ra.pipeline.discover import Discovery, FoundFile, discover, read_document
+from ra.pipeline.impacts import parameters
 from ra.pipeline.links import links_table
 from ra.pipeline.partitions import (
     PART_FILES,
@@ -271,7 +272,9 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
         part.postings = part.postings.drop_columns(["positions"])  # enough for compact
     write_globals(out, terms, words)
     t2 = time.perf_counter()
-    compact = write_compact(out, parts, terms)
+    lengths = pa.concat_tables([p.lengths for p in parts])
+    stats = statistics(indexed_chunks(lengths), length_sums(lengths), field_chunks(lengths))
+    compact = write_compact(out, parts, terms, parameters(config), stats["avg_length"])
     chunks = pa.concat_tables([p.chunks for p in parts])
     report = BuildReport(
         files=len(found.files), chunks=chunks.num_rows, terms=terms.num_rows,
@@ -280,11 +283,8 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
             chunks, config.settings.max_chunk_size))
     report.stage_seconds = {"terms": t1 - t0, "postings+write": t2 - t1,
                             "compact": time.perf_counter() - t2}
-    lengths = pa.concat_tables([p.lengths for p in parts])
     finish_manifest(out, config, report, fingerprints_of(found.files),
-                    fingerprints_of(found.binary), {p.id: p.keys() for p in parts},
-                    statistics(indexed_chunks(lengths), length_sums(lengths),
-                               field_chunks(lengths)),
+                    fingerprints_of(found.binary), {p.id: p.keys() for p in parts}, stats,
                     next_ord=chunks.num_rows, update={"kind": "full"}, compact=compact)
     return report
 

@@ -37,10 +37,9 @@ chunks matching some group, scored the same way. ``docs/ranking.md`` has the num
 behind the idf weighting and the exponent.
 
 Most agent queries are *plain*: a few words, AND/OR, no phrase, field, tree or negation.
-A long-lived reader materialises tf~ per term and chunk under the configured weights
-(``normalised_sql``, as ``tf_norm``), and ``top_sql`` scores a plain plan from it with one
-aggregation per chunk, the same arithmetic in the same order, so its scores are
-``bm25f_sql``'s bit for bit (``tests/test_bm25f.py`` compares them) in half the time.
+When the index's precomputed, quantized impacts hold for the configured weights, every
+reader scores those from them instead (``ra.query.impacts.top_sql``): the same answers,
+scores within the quantization step.
 """
 
 from __future__ import annotations
@@ -50,8 +49,8 @@ from dataclasses import astuple, dataclass, field
 
 from ra.config.settings import FieldBoosts, SearchSettings, Settings
 from ra.index.reader import META_COLUMNS, field_length
+from ra.pipeline.impacts import parameters, tf_norm_sql
 from ra.query.plan import AllOf, Alt, AnyOf, Clause, NoneOf, Plan, Ref
-from ra.store.layout import FIELDS
 
 
 @dataclass(frozen=True)
@@ -63,6 +62,12 @@ class Weights:
     boosts: tuple[float, ...] = tuple(astuple(FieldBoosts()))  # in FIELDS order
     local_boost: float = Settings.local_boost
     coord: float = 0.0  # partial answers: score × (matched / positive clauses) ** coord
+
+
+def weights_of(config) -> Weights:
+    """The BM25F parameters a configuration (``ra.config.settings.Config``) sets."""
+    p = parameters(config)
+    return Weights(p.k1, p.b, p.boosts, config.settings.local_boost, config.search.coordination)
 
 
 @dataclass(frozen=True)
@@ -282,90 +287,10 @@ def _phrase_hits(plan: Plan, index: int, sql: Sql, n: int) -> tuple[str, str]:
 
 
 def _normalised(sql: Sql, avg_length: dict[str, float], w: Weights) -> str:
-    """Per clause, alternative and chunk: tf~ (``_tf_norm``)."""
+    """Per clause, alternative and chunk: tf~ (``tf_norm_sql``)."""
     return ("SELECT clause, alt, ord, any_value(weight) AS weight, any_value(idf) AS idf, "
-            f"{_tf_norm(sql, avg_length, w)} AS tfn FROM hits GROUP BY clause, alt, ord")
-
-
-def _tf_norm(sql: Sql, avg_length: dict[str, float], w: Weights) -> str:
-    """tf~ of the rows of a group: the weighted, length-normalised tf summed over the
-    fields in field order (a field has one row, so the sum is exact and equal chunks get
-    bit-equal scores, whatever order DuckDB meets the rows in)."""
-    b = sql.bind(w.b)
-    fields = []
-    for code, name in enumerate(FIELDS):
-        avg = sql.bind(avg_length.get(name) or 1.0)
-        fields.append(f"coalesce(sum(tf * ({sql.bind(w.boosts[code])} / (1 - {b} + {b} * len "
-                      f"/ {avg}))) FILTER (WHERE field = {code}), 0)")
-    return " + ".join(fields)
-
-
-# --- plain queries over tf_norm ---------------------------------------------------------
-
-def normalised_sql(avg_length: dict[str, float], weights: Weights,
-                   terms: tuple[int, int] = (0, 2**31 - 1)) -> Sql:
-    """tf~ of every term (with an id in ``[terms[0], terms[1])``) in every chunk under
-    ``weights``, the very value ``bm25f_sql`` computes per hit, with the chunk flags
-    scoring reads: rows ``(term_id, ord, tfn, is_global, archived)``. A long-lived reader
-    materialises it as ``tf_norm``, one row per term and chunk instead of one per field,
-    so ``top_sql`` needs no per-field pass; it does so a range of terms at a time, which
-    bounds the memory of the aggregation."""
-    sql = Sql("")
-    tfn = _tf_norm(sql, avg_length, weights)
-    low, high = sql.bind(terms[0]), sql.bind(terms[1])
-    sql.text = (f"SELECT p.term_id, p.ord, {tfn} AS tfn, any_value(m.is_global) AS "
-                "is_global, any_value(m.status IS NOT DISTINCT FROM 'archived') AS archived "
-                f"FROM tf_postings p JOIN meta m ON m.ord = p.ord WHERE p.term_id >= {low} "
-                f"AND p.term_id < {high} GROUP BY p.term_id, p.ord")
-    return sql
-
-
-def is_plain(plan: Plan, filters: Filters) -> bool:
-    """Whether ``top_sql`` can score ``plan``: AND/OR of words over every field (no
-    phrase, field restriction, tree clause or negation), no filter but ``archived``."""
-    every = (1 << len(FIELDS)) - 1
-    return (bool(plan.clauses) and not plan.negative
-            and all(c.kind == "term" and c.field_mask == every for c in plan.clauses)
-            and filters == Filters(include_archived=filters.include_archived))
-
-
-def top_sql(plan: Plan, n_chunks: int, weights: Weights, filters: Filters,
-            limit: int) -> Sql:
-    """The scoring query of a plain plan (``is_plain``) over ``tf_norm``: the rows of
-    ``bm25f_sql(..., metadata=False)``, ``(score, matched, complete, total, tainted,
-    ord)`` of every chunk scoring at least the ``limit``-th best, in no order. Scores are
-    ``bm25f_sql``'s bit for bit: the same operations in the same order, with tf~ read
-    instead of computed.
-
-    Plain plans need none of ``bm25f_sql``'s stages for phrases, fields, negations and
-    filters, and nothing of ``meta`` (``tf_norm`` carries the chunk flags), so the query
-    is one aggregation per chunk and a window: about half of ``bm25f_sql``'s time.
-    """
-    sql = Sql("")
-    alts = _alternatives(plan, sql, n_chunks, masks=False)
-    k1 = sql.bind(weights.k1)
-    cols = "".join(f", max(s) FILTER (WHERE clause = {c.index}) AS c{c.index}"
-                   for c in plan.clauses)
-    archived = "" if filters.include_archived else " WHERE NOT p.archived"
-    score = " + ".join(f"coalesce(c{c.index}, 0)" for c in plan.clauses)
-    boost = sql.bind(weights.local_boost)
-    lim = sql.bind(int(limit))
-    sql.text = (
-        f"WITH alts AS ({alts}),\n"
-        f"per_chunk AS (SELECT ord, bool_or(is_global) AS is_global{cols} FROM (SELECT "
-        f"a.clause, p.ord, p.is_global, a.weight * a.idf * p.tfn * ({k1} + 1) / ({k1} + "
-        f"p.tfn) AS s FROM tf_norm p JOIN alts a ON p.term_id = a.term_id{archived}) "
-        "GROUP BY ord),\n"
-        f"cand AS (SELECT ord, ({score}) * CASE WHEN is_global THEN 1.0 ELSE {boost} END "
-        f"AS score, {_matched(plan, sql, n_chunks)} AS matched, "
-        f"{_expr(plan.expr, plan, sql)} AS ok FROM per_chunk),\n"
-        "totals AS (SELECT bool_or(ok) AS any_ok, count(*) FILTER (WHERE ok) AS n_ok, "
-        f"count(*){'' if _all_words(plan) else ' FILTER (WHERE matched > 0)'} AS n_partial "
-        "FROM cand),\n"
-        f"ranked AS ({_answers(plan, sql, weights, n_chunks, plain=True)})\n"
-        "SELECT score, matched, complete, total, NULL::INTEGER[] AS tainted, ord FROM ranked "
-        f"QUALIFY rank() OVER (ORDER BY score DESC) <= {lim}")
-    return sql
+            f"{tf_norm_sql(sql.bind, avg_length, w)} AS tfn FROM hits GROUP BY clause, alt, "
+            "ord")
 
 
 def _pivot(plan: Plan, sql: Sql, w: Weights) -> str:

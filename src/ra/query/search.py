@@ -23,8 +23,9 @@ from dataclasses import dataclass, field, replace
 from ra.errors import QueryError
 from ra.index.reader import ChunkMeta
 from ra.query import rank as ranking
-from ra.query.bm25f import Filters, Weights, bm25f_sql, is_plain, normalised_sql, top_sql
+from ra.query.bm25f import Filters, Weights, bm25f_sql, weights_of
 from ra.query.budget import estimate_tokens, list_entry_tokens, pack, ref_entry_tokens
+from ra.query.impacts import is_plain, top_sql
 from ra.query.parser import parse, parse_lenient, typed_operators
 from ra.query.plan import Plan, PlanOptions, plan_query
 from ra.query.snippets import snippet as make_snippet
@@ -172,10 +173,7 @@ class Searcher:
         return default if value is None else value
 
     def weights(self) -> Weights:
-        s = self.config.search
-        b = s.boosts
-        return Weights(s.k1, s.b, (b.title, b.tags, b.path, b.body),
-                       self.config.settings.local_boost, s.coordination)
+        return weights_of(self.config)
 
     def plan_options(self, o: SearchOptions) -> PlanOptions:
         s = self.config.search
@@ -315,22 +313,24 @@ class Searcher:
         tainted)`` and their metadata, best first, ties by id; the metadata of all their
         ancestors is cached in the reader, for ranking.
 
-        A plain query on a long-lived reader is scored over ``tf_norm`` (``top_sql``),
-        any other by ``bm25f_sql``; both return ords, whose metadata the reader has or
-        reads in one query (a long-lived reader climbs the chunk tree in memory, a
-        short-lived one has the scoring query list the ancestors)."""
+        A plain query is scored over the index's impacts (``top_sql``) when they hold for
+        the configured weights (``IndexReader.impacts``), any other by ``bm25f_sql``;
+        both return ords, whose metadata the reader has or reads in one query (a
+        long-lived reader climbs the chunk tree in memory, a short-lived one has
+        ``bm25f_sql`` list the ancestors, or asks for them after ``top_sql``)."""
         limit = self._candidates(o)
         weights, filters, stats = self.weights(), filters_of(o), self.reader.stats
         resident = self.reader.resident
-        if is_plain(plan, filters) and self.reader.normalised(weights, normalised_sql):
+        top = is_plain(plan, filters) and self.reader.impacts(weights)
+        if top:
             sql = top_sql(plan, stats.chunks, weights, filters, limit)
         else:
             sql = bm25f_sql(plan, stats.chunks, stats.avg_length, weights, filters, limit,
                             ancestors=not resident, metadata=False)
         found = self.reader.query(sql.text, sql.params)
         scored = [r for r in found if r[0] is not None]
-        metas = self.reader.lineage(
-            [r[5] for r in scored], None if resident else [r[5] for r in found if r[0] is None])
+        metas = self.reader.lineage([r[5] for r in scored], None if resident or top else
+                                    [r[5] for r in found if r[0] is None])
         best = sorted(scored, key=lambda r: (-r[0], metas[r[5]].id))[:limit]
         return [r[:5] + (r[5],) for r in best], [metas[r[5]] for r in best], sql
 

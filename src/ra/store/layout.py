@@ -9,8 +9,9 @@ from __future__ import annotations
 import hashlib
 import json
 
-SCHEMA_VERSION = 8  # 5: declared heading ids, markup read for its text, #tags; 6: links/;
-#  7: ctime_ns in fingerprints and files; 8: hot_store.arrow
+SCHEMA_VERSION = 9  # 5: declared heading ids, markup read for its text, #tags; 6: links/;
+#  7: ctime_ns in fingerprints and files; 8: hot_store.arrow or hot_impacts (two branches);
+#  9: both
 
 #: BM25F fields, in the order of their numeric codes in ``postings.field``.
 FIELDS = ("title", "tags", "path", "body")
@@ -23,9 +24,10 @@ PARTITIONED = ("files", "chunks", "analyzed", "lengths", "surface", "postings", 
 GLOBAL = ("terms", "words")
 ARTIFACTS = PARTITIONED + GLOBAL
 #: Stored once per generation for fast reads (``ra.pipeline.compact``): the postings with
-#: their field lengths, the chunk rows without their texts (one-shot readers), and every
-#: chunk row a long-lived reader holds, as Arrow IPC it memory-maps (``hot_store``).
-COMPACT = ("hot_postings", "hot_chunks", "hot_store")
+#: their field lengths, the chunk rows without their texts (one-shot readers), each term's
+#: quantized BM25F weight in each chunk (``ra.query.impacts``), and every chunk row a
+#: long-lived reader holds, as Arrow IPC it memory-maps (``hot_store``).
+COMPACT = ("hot_postings", "hot_chunks", "hot_impacts", "hot_store")
 #: Artifacts stored as uncompressed Arrow IPC files (``.arrow``), not Parquet.
 ARROW_FILES = ("hot_store",)
 #: Partitioned too, but only in an index with ``[semantic] enabled`` (``ra.pipeline.vectors``).

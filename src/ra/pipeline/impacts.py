@@ -1,0 +1,156 @@
+"""Impacts: the query-independent part of BM25F, computed once per build and quantized.
+
+With fixed field weights, k1 and b, the saturated term frequency of a term t in a chunk d
+
+    tf~(t, d) = Σ_f  w_f · tf_f(t, d) / (1 − b + b · len_f(d) / avglen_f)
+    u(t, d)   = tf~ · (k1 + 1) / (k1 + tf~)        in [0, k1 + 1)
+
+does not depend on the query, which only multiplies it by the weight and idf of the
+alternative it matches (``ra.query.bm25f``). A full build stores it per term and chunk as
+a 16-bit integer
+
+    impact(t, d) = round(u / (k1 + 1) · SCALE)
+
+in ``hot_impacts.parquet`` (``ImpactWriter``, called by ``ra.pipeline.compact``); a
+long-lived reader loads it and ``ra.query.impacts.top_sql`` scores an alternative as
+``weight · idf · (k1 + 1) / SCALE · impact``.
+
+Why 16 bits: a clause's score is then off by at most half a step, ``weight · idf ·
+(k1 + 1) / (2 · SCALE)``, about 2e-4 for a word of idf 10, well below the score gaps that
+order results (``docs/ranking.md`` has the quality numbers). Eight bits, as tantivy's and
+Lucene's norms, would make the step 0.009·idf: a single occurrence in a long body (u ≈
+0.3) off by 3%, and many near-ties collapsed into ties broken by id.
+
+The impacts hold for the parameters and statistics they were computed under, which the
+manifest keeps (``compact.impacts``, ``record``). When a reader's configuration differs
+(``[search] k1``, ``b``, ``[search.boosts]``: they do not shape the index, so changing
+them rebuilds nothing) or an update has changed the generation since (the averages move:
+``compact.stale``), every reader scores with the formula instead (``ra.index.reader.
+IndexReader.impacts``), so a query's scores never depend on which reader answers it.
+
+This module sits in the pipeline layer because the build writes them; the query layer's
+``tf~`` is this module's ``tf_norm_sql``, so the two can never compute it differently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ra.store.layout import FIELDS, artifact_path
+
+#: The largest impact: u = k1 + 1 (never reached: u < k1 + 1).
+SCALE = 65_535
+
+
+
+def hot_impacts_schema():
+    """The schema of ``hot_impacts``, sorted by term and chunk (a function: ``ra search``
+    reads this module's SQL and must not import pyarrow)."""
+    import pyarrow as pa
+
+    return pa.schema([
+        pa.field("term_id", pa.int32(), False, {"description": "the term (terms.term_id)"}),
+        pa.field("ord", pa.int32(), False, {"description": "the chunk (chunks.ord)"}),
+        pa.field("impact", pa.uint16(), False, {"description": (
+            "saturated field-weighted tf / (k1 + 1) x 65535, under the manifest's "
+            "compact.impacts (ra.pipeline.impacts)")}),
+    ])
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """What impacts depend on besides the statistics: k1, b and the field weights (in
+    ``FIELDS`` order). ``ra.query.bm25f.Weights`` has the same attributes."""
+
+    k1: float
+    b: float
+    boosts: tuple[float, ...]
+
+
+def parameters(config) -> Parameters:
+    """The BM25F parameters a configuration (``ra.config.settings.Config``) sets."""
+    s = config.search
+    return Parameters(s.k1, s.b, (s.boosts.title, s.boosts.tags, s.boosts.path, s.boosts.body))
+
+
+def tf_norm_sql(bind: Callable[[object], str], avg_length: dict[str, float], w) -> str:
+    """tf~ of the rows of a group (columns ``field, tf, len``) under ``w`` (``b`` and
+    ``boosts``), each value passed through ``bind`` (a parameter's placeholder): the
+    weighted, length-normalised tf summed over the fields in field order (a field has one
+    row, so the sum is exact and equal chunks get bit-equal scores, whatever order DuckDB
+    meets the rows in)."""
+    b = bind(w.b)
+    fields = []
+    for code, name in enumerate(FIELDS):
+        avg = bind(avg_length.get(name) or 1.0)
+        fields.append(f"coalesce(sum(tf * ({bind(w.boosts[code])} / (1 - {b} + {b} * len "
+                      f"/ {avg}))) FILTER (WHERE field = {code}), 0)")
+    return " + ".join(fields)
+
+
+def impacts_sql(source: str, avg_length: dict[str, float], w,
+                terms: tuple[int, int] = (0, 2**31 - 1)) -> tuple[str, dict]:
+    """SQL text and parameters of the rows ``(term_id, ord, impact)`` of the postings in
+    relation ``source`` (columns ``term_id, ord, field, tf, len``) with a term id in
+    ``[terms[0], terms[1])``, ordered by term and chunk, under ``w`` (``k1``, ``b``,
+    ``boosts``)."""
+    params: dict = {}
+
+    def bind(value) -> str:
+        name = f"p{len(params)}"
+        params[name] = value
+        return f"${name}"
+
+    tfn = tf_norm_sql(bind, avg_length, w)
+    k1 = bind(float(w.k1))
+    low, high = bind(terms[0]), bind(terms[1])
+    scale = bind(float(SCALE))
+    return (f"SELECT term_id, ord, round(tfn * ({k1} + 1) / ({k1} + tfn) / ({k1} + 1) "
+            f"* {scale})::USMALLINT AS impact FROM (SELECT term_id, ord, {tfn} AS tfn "
+            f"FROM {source} WHERE term_id >= {low} AND term_id < {high} "
+            "GROUP BY term_id, ord) ORDER BY term_id, ord"), params
+
+
+def record(w, avg_length: dict[str, float]) -> dict:
+    """What impacts computed under ``w`` and ``avg_length`` depend on, as the manifest
+    keeps it (JSON: lists, floats); a reader compares it with its own."""
+    return {"scale": SCALE, "k1": float(w.k1), "b": float(w.b),
+            "boosts": [float(x) for x in w.boosts],
+            "avg_length": {f: float(avg_length.get(f) or 0.0) for f in FIELDS}}
+
+
+class ImpactWriter:
+    """Writes ``hot_impacts`` into ``out`` a batch of ``hot_postings`` rows (whole terms)
+    at a time, each through ``impacts_sql`` (pure, golden-tested; DuckDB over the Arrow
+    batch computes tf~ with the arithmetic ``bm25f_sql`` uses)."""
+
+    def __init__(self, out: Path, w, avg_length: dict, row_group: int) -> None:
+        import duckdb
+        import pyarrow.parquet as pq
+
+        self.text, self.params = impacts_sql("batch", avg_length, w)
+        self.row_group = row_group
+        self.con = duckdb.connect(config={"threads": 1})
+        self.con.execute("SET enable_progress_bar = false")
+        self.schema = hot_impacts_schema()
+        self.writer = pq.ParquetWriter(out / artifact_path("hot_impacts"), self.schema,
+                                       compression="zstd")
+
+    def write(self, batch) -> None:
+        """The impacts of ``batch`` (a ``pa.Table`` of ``hot_postings`` rows holding every
+        row of their terms)."""
+        self.con.register("batch", batch)
+        rows = self.con.sql(self.text, params=self.params).to_arrow_table()
+        self.con.unregister("batch")
+        self.writer.write_table(rows.cast(self.schema), row_group_size=self.row_group)
+
+    def __enter__(self) -> ImpactWriter:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self.writer.close()
+        finally:
+            self.con.close()
