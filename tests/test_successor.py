@@ -57,12 +57,15 @@ def warm_reader(config) -> IndexReader:
 
 
 def answers(reader: IndexReader, config) -> list:
+    """Each query's results; scores to a double's last bits (a successor scores with the
+    formula, a reader loaded afresh after an update with the impacts it computed)."""
     searcher = Searcher(reader, config)
     out = []
     for q in QUERIES:
         topic = searcher.search([q], SearchOptions(limit=20, list_only=True)).queries[0]
         out.append((q, topic.match, topic.total_matches,
-                    [(r.id, r.score, r.snippet) for r in topic.results]))
+                    [(r.id, pytest.approx(r.score, rel=1e-12), r.snippet)
+                     for r in topic.results]))
     return out
 
 

@@ -25,8 +25,10 @@ The impacts hold for the parameters and statistics they were computed under, whi
 manifest keeps (``compact.impacts``, ``record``). When a reader's configuration differs
 (``[search] k1``, ``b``, ``[search.boosts]``: they do not shape the index, so changing
 them rebuilds nothing) or an update has changed the generation since (the averages move:
-``compact.stale``), every reader scores with the formula instead (``ra.index.reader.
-IndexReader.impacts``), so a query's scores never depend on which reader answers it.
+``compact.stale``), a one-shot reader scores with the formula instead and a long-lived
+one computes the impacts from its postings unrounded (``impacts_sql(exact=True)``,
+``ra.index.reader.IndexReader.impacts``), so a query's scores do not depend on which
+reader answers it.
 
 This module sits in the pipeline layer because the build writes them; the query layer's
 ``tf~`` is this module's ``tf_norm_sql``, so the two can never compute it differently.
@@ -91,11 +93,13 @@ def tf_norm_sql(bind: Callable[[object], str], avg_length: dict[str, float], w) 
 
 
 def impacts_sql(source: str, avg_length: dict[str, float], w,
-                terms: tuple[int, int] = (0, 2**31 - 1)) -> tuple[str, dict]:
+                terms: tuple[int, int] = (0, 2**31 - 1), *,
+                exact: bool = False) -> tuple[str, dict]:
     """SQL text and parameters of the rows ``(term_id, ord, impact)`` of the postings in
     relation ``source`` (columns ``term_id, ord, field, tf, len``) with a term id in
     ``[terms[0], terms[1])``, ordered by term and chunk, under ``w`` (``k1``, ``b``,
-    ``boosts``)."""
+    ``boosts``). ``exact``: the impact before rounding, a DOUBLE (a long-lived reader's
+    when the build's do not hold: ``IndexReader.impacts``)."""
     params: dict = {}
 
     def bind(value) -> str:
@@ -107,8 +111,10 @@ def impacts_sql(source: str, avg_length: dict[str, float], w,
     k1 = bind(float(w.k1))
     low, high = bind(terms[0]), bind(terms[1])
     scale = bind(float(SCALE))
-    return (f"SELECT term_id, ord, round(tfn * ({k1} + 1) / ({k1} + tfn) / ({k1} + 1) "
-            f"* {scale})::USMALLINT AS impact FROM (SELECT term_id, ord, {tfn} AS tfn "
+    impact = f"tfn * ({k1} + 1) / ({k1} + tfn) / ({k1} + 1) * {scale}"
+    impact = impact if exact else f"round({impact})::USMALLINT"
+    return (f"SELECT term_id, ord, {impact} AS impact FROM (SELECT term_id, ord, "
+            f"{tfn} AS tfn "
             f"FROM {source} WHERE term_id >= {low} AND term_id < {high} "
             "GROUP BY term_id, ord) ORDER BY term_id, ord"), params
 
