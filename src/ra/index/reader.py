@@ -221,44 +221,34 @@ def _check_files(generation: generations.Generation, parts: list[int] | None = N
         files += (sorted((gen / name).glob("*.parquet")) if parts is None
                   else [gen / name / part_name(int(p)) for p in parts])
     for path in files:
-        framed = _framed_like_arrow if path.suffix == ".arrow" else _framed_like_parquet
-        if not framed(path):
+        if not _framed(path):
             raise IndexStateError(f"index generation {gen.name} is damaged: "
                                   f"{path.relative_to(gen)} is missing or truncated")
 
 
-def _framed_like_arrow(path: Path) -> bool:
-    """``ARROW1`` at both ends (an Arrow IPC file) and a footer that fits in the file."""
+#: How each kind of file is framed: its magic bytes at both ends, its smallest size, and
+#: the bytes around its footer (whose length is the four bytes before the last magic).
+_FRAMES = {".arrow": (b"ARROW1", 22, 18),
+           ".parquet": (b"PAR1", 12, 12)}
+
+
+def _framed(path: Path) -> bool:
+    """The file's magic at both ends and a footer that fits in the file."""
+    magic, least, around = _FRAMES[".arrow" if path.suffix == ".arrow" else ".parquet"]
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
         return False
     try:
         size = os.fstat(fd).st_size
-        if size < 22:
+        if size < least:
             return False
-        head, tail = os.pread(fd, 6, 0), os.pread(fd, 10, size - 10)
+        head = os.pread(fd, len(magic), 0)
+        tail = os.pread(fd, 4 + len(magic), size - 4 - len(magic))
     finally:
         os.close(fd)
     footer = int.from_bytes(tail[:4], "little")
-    return head == b"ARROW1" and tail[4:] == b"ARROW1" and footer + 18 <= size
-
-
-def _framed_like_parquet(path: Path) -> bool:
-    """``PAR1`` at both ends and a footer that fits in the file."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        size = os.fstat(fd).st_size
-        if size < 12:
-            return False
-        head, tail = os.pread(fd, 4, 0), os.pread(fd, 8, size - 8)
-    finally:
-        os.close(fd)
-    footer = int.from_bytes(tail[:4], "little")
-    return head == b"PAR1" and tail[4:] == b"PAR1" and footer + 12 <= size
+    return head == magic and tail[4:] == magic and footer + around <= size
 
 
 class IndexReader:
