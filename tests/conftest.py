@@ -40,6 +40,28 @@ Run the tool.
 """
 
 
+def partitioned_book(root: Path, monkeypatch, chapters: int = 24) -> Path:
+    """A knowledge base at ``root``: the first ``chapters`` chapters of the Rust book,
+    indexed four files to a partition (builds and updates alike), so that a few dozen
+    files make several partitions."""
+    import shutil
+
+    from ra.config.settings import load_config
+    from ra.index.freshness import refresh_index
+    from ra.pipeline import run, update
+
+    monkeypatch.setattr(run, "PART_FILES", 4)
+    monkeypatch.setattr(update, "PART_FILES", 4)
+    (root / "docs").mkdir(parents=True)
+    found = sorted((CORPORA / "rust-book" / "src").glob("ch*.md"))[:chapters]
+    assert len(found) == chapters
+    for path in found:
+        shutil.copy(path, root / "docs" / path.name)
+    (root / ".ra.toml").write_text('[tree.book]\npath = "docs"\n')
+    refresh_index(load_config(root))
+    return root
+
+
 @contextmanager
 def searcher_over(root: Path, home: Path) -> Iterator:
     """A ``Searcher`` over the knowledge base configured at ``root`` (built first), with

@@ -10,38 +10,28 @@ see its LICENSES.md), in partitions of 4 files.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 
+from conftest import partitioned_book
 from ra.config.settings import load_config
 from ra.errors import IndexStateError
 from ra.index.freshness import refresh_index
 from ra.index.reader import RELATIONS, IndexReader
-from ra.pipeline import run, update
 from ra.pipeline.impacts import parameters, record
 from ra.query.search import Searcher, SearchOptions
 from ra.store import generations
 from ra.store.layout import COMPACT, MANIFEST, artifact_path
 
-BOOK = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "rust-book" / "src"
 QUERIES = ["ownership borrowing", "closures capture environment", "lifetime annotations",
            "iterator", "zebra stripes", "ownrship", "\"smart pointer\"", "cargo -workspace"]
 
 
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setattr(run, "PART_FILES", 4)
-    monkeypatch.setattr(update, "PART_FILES", 4)
-    root = tmp_path / "kb"
-    (root / "docs").mkdir(parents=True)
-    for path in sorted(BOOK.glob("ch*.md"))[:24]:
-        shutil.copy(path, root / "docs" / path.name)
-    (root / ".ra.toml").write_text('[tree.book]\npath = "docs"\n')
-    refresh_index(load_config(root))
-    return root
+    return partitioned_book(tmp_path / "kb", monkeypatch)
 
 
 def relations(reader: IndexReader) -> dict[str, list]:

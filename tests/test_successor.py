@@ -10,22 +10,20 @@ partitions and links the others.
 
 from __future__ import annotations
 
-import shutil
 import threading
 from pathlib import Path
 
 import pytest
 
+from conftest import partitioned_book
 from ra.config.settings import load_config
 from ra.index.freshness import refresh_index
 from ra.index.reader import IndexReader
 from ra.index.successor import carry_over
 from ra.index.warm import WarmIndex
-from ra.pipeline import run, update
 from ra.query.search import Searcher, SearchOptions
 from ra.store import generations
 
-BOOK = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "rust-book" / "src"
 QUERIES = ["ownership borrowing", "closures capture environment", "lifetime annotations",
            "iterator", "smart pointer Box", "zebra stripes", "ownrship", "trait object",
            "error handling Result", "unsafe", "cargo workspace", "pattern matching"]
@@ -33,17 +31,7 @@ QUERIES = ["ownership borrowing", "closures capture environment", "lifetime anno
 
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setattr(run, "PART_FILES", 4)
-    monkeypatch.setattr(update, "PART_FILES", 4)
-    root = tmp_path / "kb"
-    (root / "docs").mkdir(parents=True)
-    chapters = sorted(p for p in BOOK.glob("ch*.md"))[:24]
-    assert len(chapters) == 24
-    for path in chapters:
-        shutil.copy(path, root / "docs" / path.name)
-    (root / ".ra.toml").write_text('[tree.book]\npath = "docs"\n')
-    refresh_index(load_config(root))
-    return root
+    return partitioned_book(tmp_path / "kb", monkeypatch)
 
 
 def warm_reader(config) -> IndexReader:
