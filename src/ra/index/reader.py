@@ -584,21 +584,22 @@ class IndexReader:
         if self._resident() is None:
             self.con.execute(f"CREATE TEMP VIEW impacts AS {rows}")
             return
+
+        def batch(low: int, high: int) -> tuple[str, dict]:  # the rows of terms [low, high)
+            if computed is None:
+                return (f"{rows} WHERE i.term_id >= $lo AND i.term_id < $hi",
+                        {"lo": low, "hi": high})
+            text, params = impacts_sql("tf_postings", self.stats.avg_length, computed,
+                                       (low, high), exact=True)
+            return f"SELECT i.term_id, i.ord, i.impact, {flags.format(f'({text})')}", params
+
         end = max(self._term_info, default=-1) + 1
         step = max(1, -(-end // NORM_BATCHES))
-        for n, low in enumerate(range(0, max(end, 1), step)):
-            where, params = ("WHERE i.term_id >= $lo AND i.term_id < $hi",
-                             {"lo": low, "hi": low + step})
-            if computed is not None:
-                text, params = impacts_sql("tf_postings", self.stats.avg_length, computed,
-                                           (low, low + step), exact=True)
-                rows, where = (f"SELECT i.term_id, i.ord, i.impact, "
-                               f"{flags.format(f'({text})')}"), ""
-            if n == 0:
-                self.con.execute(f"CREATE TEMP TABLE impacts AS {rows} {where} LIMIT 0",
-                                 params)
-            self.con.execute(f"INSERT INTO impacts {rows} {where} ORDER BY i.term_id, i.ord",
-                             params)
+        for low in range(0, max(end, 1), step):
+            sql, params = batch(low, low + step)
+            if low == 0:
+                self.con.execute(f"CREATE TEMP TABLE impacts AS {sql} LIMIT 0", params)
+            self.con.execute(f"INSERT INTO impacts {sql} ORDER BY i.term_id, i.ord", params)
 
     def contents(self, ords: list[tuple[int, int]]) -> dict[int, str]:
         """Markdown of each chunk incl. its subsections, keyed by ``ord``.

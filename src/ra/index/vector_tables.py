@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 COARSE_DIMS = 32
 COARSE_MIN_ROWS = 40_000  # below this an exact scan is cheaper than the two stages
@@ -75,9 +76,7 @@ class Coarse:
         return sorted(self.ords[top].tolist())
 
 
-_blas: list[bool] = []  # whether BLAS runs on one thread in this process (``_one_blas_thread``)
-
-
+@cache
 def _one_blas_thread() -> bool:
     """Whether the coarse product may go through BLAS: only once BLAS is limited to one
     thread (``threadpoolctl``, which sentence-transformers brings; without it, NumPy's
@@ -85,15 +84,13 @@ def _one_blas_thread() -> bool:
     against einsum's 1.4 with the caches cold, as they are after the keyword query; on
     its default two threads the second only spins, against the other thread of the
     search for two cores."""
-    if not _blas:
-        try:
-            from threadpoolctl import threadpool_limits
+    try:
+        from threadpoolctl import threadpool_limits
 
-            threadpool_limits(limits=1, user_api="blas")
-            _blas.append(True)
-        except Exception:  # not installed, or no BLAS it knows
-            _blas.append(False)
-    return _blas[0]
+        threadpool_limits(limits=1, user_api="blas")  # for the whole process, once
+        return True
+    except Exception:  # not installed, or no BLAS it knows
+        return False
 
 
 @dataclass
