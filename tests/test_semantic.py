@@ -306,11 +306,6 @@ def test_semantic_sql_shapes():
         "sem_vectors v JOIN meta m ON m.ord = v.ord WHERE m.status IS DISTINCT FROM "
         "'archived' ORDER BY sim DESC, v.ord LIMIT $p0")
     assert plain.params == {"p0": 100}
-    coarse = semantic_sql(384, Filters(), [], 100, coarse=True)
-    assert coarse.text == (
-        "SELECT v.ord, array_inner_product(v.vector, $q::FLOAT[384]) AS sim FROM "
-        "(SELECT unnest($cands::INTEGER[]) AS ord) c JOIN sem_vectors v ON v.ord = c.ord "
-        "ORDER BY sim DESC, v.ord LIMIT $p0")
     negated = semantic_sql(16, Filters(trees=("docs",)), [7, 3], 5)
     assert negated.text.startswith("WITH tainted AS (SELECT DISTINCT ord FROM tf_postings "
                                    "WHERE term_id = ANY($p0::INTEGER[]))")
@@ -321,17 +316,39 @@ def test_semantic_sql_shapes():
 def test_the_coarse_stage_picks_the_nearest_unarchived_projections():
     import numpy as np
 
-    from ra.index.vector_tables import Coarse
+    from ra.index.vector_tables import Resident
 
-    coarse = Coarse.empty(2)
-    coarse.add(np.array([5, 9, 2, 7]), np.array([0, 0, 1, 1], np.int32),
-               np.array([False, True, False, False]),
-               np.array([[1, 0], [1, 0.1], [0, 1], [0.9, 0.2]], np.float32))
-    assert coarse.best([1, 0], 2, include_archived=False) == [5, 7]
-    assert coarse.best([1, 0], 2, include_archived=True) == [5, 9]
-    assert coarse.best([1, 0], 10, include_archived=False) == [2, 5, 7]
-    coarse.drop([0])
-    assert coarse.best([1, 0], 1, include_archived=True) == [7]
+    full = np.array([[1, 0, 0], [1, 0.1, 0], [0, 1, 0], [0.9, 0.2, 0]], np.float32)
+    held = Resident.empty(3, 2).add(Resident(
+        np.array([5, 9, 2, 7]), np.array([0, 0, 1, 1], np.int32),
+        np.array([False, True, False, False]), full, full[:, :2].copy()))
+
+    def best(q, n, include_archived):
+        return sorted(held.ords[held.best(q, n, include_archived)].tolist())
+
+    assert best([1, 0], 2, include_archived=False) == [5, 7]
+    assert best([1, 0], 2, include_archived=True) == [5, 9]
+    assert best([1, 0], 10, include_archived=False) == [2, 5, 7]
+    held = held.drop([0])
+    assert best([1, 0], 1, include_archived=True) == [7]
+
+
+def test_the_exact_stage_orders_like_the_sql():
+    """Best first, ties by ord, archived rows out unless asked for, ``k`` at most."""
+    import numpy as np
+
+    from ra.index.vector_tables import Resident
+
+    full = np.array([[0, 1], [1, 0], [0, 1], [0.6, 0.8], [1, 0]], np.float32)
+    held = Resident(np.array([8, 3, 4, 6, 1]), np.zeros(5, np.int32),
+                    np.array([False, False, False, False, True]), full)
+    assert [o for o, _ in held.exact([0, 1], 2, include_archived=False)] == [4, 8]
+    assert [o for o, _ in held.exact([1, 0], 2, include_archived=False)] == [3, 6]
+    assert [o for o, _ in held.exact([1, 0], 2, include_archived=True)] == [1, 3]
+    got = held.exact([1, 0], 9, include_archived=False, rows=np.array([0, 3, 4]))
+    assert got == [(6, pytest.approx(0.6)), (8, 0.0)]
+    # ties at the k-th score keep the lowest ords, as ``ORDER BY sim DESC, v.ord`` does
+    assert [o for o, _ in held.exact([0, 1], 1, include_archived=False)] == [4]
 
 
 # --- searching -------------------------------------------------------------------------------
@@ -424,13 +441,17 @@ def test_multi_topic_budgets_and_aggregation_work_on_fused_scores(kb):
     assert first.results and second.results[0].seen_in == "vehicle"
 
 
-def test_a_long_lived_reader_scores_like_a_short_lived_one(kb, monkeypatch):
+@pytest.mark.parametrize("coarse", [False, True])
+def test_a_long_lived_reader_scores_like_a_short_lived_one(kb, monkeypatch, coarse):
+    """In memory (NumPy, for a plain topic; float32 products summed in another order
+    than DuckDB's, hence ``approx``) and through DuckDB over its Arrow table (a topic
+    with an excluded word), a long-lived reader ranks as a command's own reader does."""
     import ra.index.vector_tables as tables
-    import ra.query.semantic_sql as scoring
 
-    monkeypatch.setattr(tables, "COARSE_MIN_ROWS", 1)
-    monkeypatch.setattr(tables, "COARSE_DIMS", 4)
-    monkeypatch.setattr(scoring, "COARSE_FACTOR", 100)
+    if coarse:
+        monkeypatch.setattr(tables, "COARSE_MIN_ROWS", 1)
+        monkeypatch.setattr(tables, "COARSE_DIMS", 4)
+        monkeypatch.setattr(tables, "COARSE_FACTOR", 100)
     early = _count_early(monkeypatch)
     config = embedded(kb)
     short, _ = ra.index.freshness.open_index(config)
@@ -440,9 +461,12 @@ def test_a_long_lived_reader_scores_like_a_short_lived_one(kb, monkeypatch):
         for query in ("vehicle", "automobile crash", "dogs -garden"):
             a = Searcher(short, config).search([query], SearchOptions(limit=10))
             b = Searcher(long, config).search([query], SearchOptions(limit=10))
-            assert [(r.id, round(r.score, 9)) for r in a.queries[0].results] == \
-                   [(r.id, round(r.score, 9)) for r in b.queries[0].results], query
-        assert long.semantic.coarse and not short.semantic.resident
+            assert [r.id for r in a.queries[0].results] == \
+                   [r.id for r in b.queries[0].results], query
+            assert [r.score for r in b.queries[0].results] == pytest.approx(
+                [r.score for r in a.queries[0].results], abs=1e-6), query
+        assert long.semantic.coarse is coarse and long.semantic.resident
+        assert not short.semantic.resident
         # the two plain queries were scored on the query thread, the exclusion after
         assert early == [2]
     finally:
@@ -469,7 +493,7 @@ def test_a_carried_over_reader_patches_its_vectors(kb, monkeypatch, coarse):
     import ra.index.vector_tables as tables
     from ra.index.reader import IndexReader
 
-    if coarse:  # scored on the query thread's connection, which sees the patched table
+    if coarse:  # the patched vectors are projected too
         monkeypatch.setattr(tables, "COARSE_MIN_ROWS", 1)
         monkeypatch.setattr(tables, "COARSE_DIMS", 4)
     early = _count_early(monkeypatch)
@@ -487,10 +511,12 @@ def test_a_carried_over_reader_patches_its_vectors(kb, monkeypatch, coarse):
     assert reader is not None and reader.manifest["update"]["kind"] == "vectors"
     fresh = IndexReader.open(config.index_dir)
     try:
-        a = Searcher(reader, config).search(["vehicle clock"], SearchOptions(limit=10))
-        b = Searcher(fresh, config).search(["vehicle clock"], SearchOptions(limit=10))
-        assert [r.id for r in a.queries[0].results] == [r.id for r in b.queries[0].results]
-        assert (early[0] > 0) is coarse
+        for query in ("vehicle clock", "vehicle clock -oil"):  # in memory; DuckDB
+            a = Searcher(reader, config).search([query], SearchOptions(limit=10))
+            b = Searcher(fresh, config).search([query], SearchOptions(limit=10))
+            assert [r.id for r in a.queries[0].results] == \
+                   [r.id for r in b.queries[0].results], query
+        assert early[0] > 0  # in memory, on the query thread
     finally:
         reader.close()
         fresh.close()

@@ -1,14 +1,21 @@
-"""The relations a reader holds for scoring vectors (``ra.query.semantic_sql``).
+"""The vectors a reader scores (``ra.query.semantic``).
 
-- ``sem_vectors`` (ord, vector ``FLOAT[dims]``): a view over the ``vectors`` artifact
-  for a short-lived reader (one command); a table in memory, sorted by ord, for a
-  long-lived one (the daemon, the MCP server), brought to a successor generation by
-  the partitions that changed;
-- the coarse stage (``Coarse``), long-lived readers of large indexes only: every vector
-  projected on its ``COARSE_DIMS`` principal components, as NumPy arrays. It only picks
-  the candidates DuckDB then scores exactly: a product of 113,000 × 32 floats and a
-  partial sort take 0.6 to 1.6 ms in NumPy (BLAS limited to one thread, else ``einsum``:
-  ``_one_blas_thread``) against about 4 ms as a DuckDB scan.
+- A short-lived reader (one command) reads them where they are: ``sem_vectors`` (ord,
+  vector ``FLOAT[dims]``) is a view over the ``vectors`` artifact, which DuckDB scores
+  (``ra.query.semantic_sql``).
+- A long-lived reader (the daemon, the MCP server) holds them in memory once, as NumPy
+  arrays (``Resident``), brought to a successor generation by the partitions that
+  changed. ``sem_vectors`` is then the same memory seen as an Arrow table registered
+  with the reader's connection: DuckDB scores it for a topic with filters or excluded
+  words, which are SQL. A plain topic (no filter but ``archived``, no excluded word) is
+  scored in NumPy on the query thread as soon as its vector is made (``nearest``), while
+  the reader's connection scores the words: every vector exactly below
+  ``COARSE_MIN_ROWS``; above, a coarse stage first, every vector projected on its
+  ``COARSE_DIMS`` principal components, whose best ``coarse_limit(k)`` are then scored
+  exactly. On the C++ docs (102,000 vectors of 384 floats) the coarse product and its
+  partial sort take 0.4 to 1.5 ms, the exact products of its 1,000 candidates 0.3 ms;
+  DuckDB took 3.2 ms for that exact stage (binding the query vector and the candidates,
+  and reading their vectors out of its table), and 62 ms to scan every vector.
 
 ``ra.index.warm`` loads them on its loading thread (``preload``), so no search waits for
 them. The projection is computed when the reader loads the vectors (NumPy: the principal
@@ -23,63 +30,113 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 
 COARSE_DIMS = 32
-COARSE_MIN_ROWS = 40_000  # below this an exact scan is cheaper than the two stages
+COARSE_MIN_ROWS = 40_000  # below this every vector is scored exactly
+COARSE_FACTOR = 10  # coarse candidates per exact one
 SAMPLE = 8192  # rows the projection is fitted on
+SEED = 20261124
 
 
-@dataclass
-class Coarse:
-    """The projected vectors of a long-lived reader: rows in no particular order, each
-    with its chunk's ord, vectors partition and archived flag."""
+def coarse_limit(k: int) -> int:
+    return max(COARSE_FACTOR * k, 1000)
+
+
+@dataclass(frozen=True)
+class Resident:
+    """A long-lived reader's vectors: rows in no particular order, each with its chunk's
+    ord, vectors partition and archived flag, its vector and, with a coarse stage, its
+    projection. Never changed in place (``drop`` and ``add`` make another), so a search
+    on another thread holds a consistent one."""
 
     ords: object  # NumPy int64 [n]
     parts: object  # int32 [n]
     archived: object  # bool [n]
-    c: object  # float32 [n, COARSE_DIMS]
+    full: object  # float32 [n, dims]
+    c: object = None  # float32 [n, COARSE_DIMS], or None (no coarse stage)
 
     @classmethod
-    def empty(cls, dims: int) -> Coarse:
+    def empty(cls, dims: int, coarse_dims: int | None = None) -> Resident:
         import numpy as np
 
         return cls(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, bool),
-                   np.zeros((0, dims), np.float32))
+                   np.zeros((0, dims), np.float32),
+                   None if coarse_dims is None else np.zeros((0, coarse_dims), np.float32))
 
-    def drop(self, parts: list[int]) -> None:
+    def drop(self, parts: list[int]) -> Resident:
         import numpy as np
 
         keep = ~np.isin(self.parts, parts)
-        self.ords, self.parts = self.ords[keep], self.parts[keep]
-        self.archived, self.c = self.archived[keep], self.c[keep]
+        return Resident(self.ords[keep], self.parts[keep], self.archived[keep],
+                        self.full[keep], None if self.c is None else self.c[keep])
 
-    def add(self, ords, parts, archived, c) -> None:
+    def add(self, other: Resident) -> Resident:
         import numpy as np
 
-        self.ords = np.concatenate([self.ords, ords])
-        self.parts = np.concatenate([self.parts, parts])
-        self.archived = np.concatenate([self.archived, archived])
-        self.c = np.ascontiguousarray(np.concatenate([self.c, c]), dtype=np.float32)
+        def cat(a, b):
+            return np.ascontiguousarray(np.concatenate([a, b]))
 
-    def best(self, qc, n: int, include_archived: bool) -> list[int]:
-        """The ords of the ``n`` rows with the largest inner product with ``qc``,
-        ascending (the exact stage sorts them)."""
+        return Resident(cat(self.ords, other.ords), cat(self.parts, other.parts),
+                        cat(self.archived, other.archived), cat(self.full, other.full),
+                        None if self.c is None else cat(self.c, other.c))
+
+    def arrow(self):
+        """(ord, vector) as an Arrow table over the same memory (``sem_vectors``)."""
+        import pyarrow as pa
+
+        dims = self.full.shape[1]
+        values = pa.array(self.full.reshape(-1))
+        return pa.table({"ord": pa.array(self.ords),
+                         "vector": pa.FixedSizeListArray.from_arrays(values, dims)})
+
+    def best(self, qc, n: int, include_archived: bool):
+        """The rows (positions) of the ``n`` largest inner products of the projections
+        with ``qc``, in no particular order."""
         import numpy as np
 
-        q = np.asarray(qc, dtype=np.float32)
-        sims = self.c @ q if _one_blas_thread() else np.einsum("ij,j->i", self.c, q)
+        sims = _product(self.c, np.asarray(qc, dtype=np.float32))
         if not include_archived:
             sims[self.archived] = -np.inf
         if n < len(sims):
             top = np.argpartition(sims, len(sims) - n)[len(sims) - n:]
         else:
             top = np.arange(len(sims))
-        top = top[np.isfinite(sims[top])]
-        return sorted(self.ords[top].tolist())
+        return top[np.isfinite(sims[top])]
+
+    def exact(self, q, k: int, include_archived: bool, rows=None) -> list[tuple[int, float]]:
+        """The best ``k`` of ``rows`` (default: all) by inner product with ``q``:
+        ``(ord, sim)``, best first, ties by ord, as ``semantic_sql`` orders them."""
+        import numpy as np
+
+        q = np.asarray(q, dtype=np.float32)
+        if rows is None:
+            sims = _product(self.full, q)
+            ords = self.ords
+            if not include_archived:
+                sims[self.archived] = -np.inf
+        else:
+            if not include_archived:
+                rows = rows[~self.archived[rows]]
+            sims, ords = _product(self.full[rows], q), self.ords[rows]
+        live = np.isfinite(sims)
+        sims, ords = sims[live], ords[live]
+        if k < len(sims):  # every row tied with the k-th, then ties by ord
+            sel = np.nonzero(sims >= np.partition(sims, len(sims) - k)[len(sims) - k])[0]
+            sims, ords = sims[sel], ords[sel]
+        order = np.lexsort((ords, -sims))[:k]
+        return list(zip(ords[order].tolist(), sims[order].tolist(), strict=True))
+
+
+def _product(matrix, q):
+    """``matrix @ q`` in float32: through BLAS once it is limited to one thread
+    (``_one_blas_thread``), else NumPy's ``einsum`` (one thread)."""
+    import numpy as np
+
+    return matrix @ q if _one_blas_thread() else np.einsum("ij,j->i", matrix, q)
 
 
 @cache
 def _one_blas_thread() -> bool:
-    """Whether the coarse product may go through BLAS: only once BLAS is limited to one
-    thread (``threadpoolctl``, which sentence-transformers brings; without it, NumPy's
+    """Whether products may go through BLAS: only once BLAS is limited to one thread
+    (``threadpoolctl``, which sentence-transformers brings; without it, NumPy's
     ``einsum`` on one thread). OpenBLAS's product of 113,000 × 32 floats takes 0.4 ms
     against einsum's 1.4 with the caches cold, as they are after the keyword query; on
     its default two threads the second only spins, against the other thread of the
@@ -95,28 +152,36 @@ def _one_blas_thread() -> bool:
 
 @dataclass
 class Tables:
-    """What a reader holds for ``semantic_sql``: the generation its relations read,
-    and for a long-lived reader its tables' partitions (file identity) and projection."""
+    """What a reader holds for scoring vectors: the generation it reads, and for a
+    long-lived reader its vectors (``held``), their partitions (file identity) and
+    the projection of its coarse stage."""
 
     generation: str
     dims: int
     resident: bool
     parts: dict[int, tuple[int, int]] = field(default_factory=dict)  # pid: (dev, inode)
-    mean: object = None  # NumPy arrays of the projection, or None (no coarse stage)
+    mean: object = None  # the projection (NumPy arrays), or None (no coarse stage)
     basis: object = None
-    rows: int = 0
-    projected: Coarse | None = None
-    cursor: object = None  # a second connection to the reader's database (``snapshot``)
+    held: Resident | None = None
 
     @property
     def coarse(self) -> bool:
         return self.basis is not None
 
+    @property
+    def rows(self) -> int:
+        return 0 if self.held is None else len(self.held.ords)
+
+    def snapshot(self) -> Tables:
+        """A copy for a search on another thread (``nearest``): ``tables`` sets this
+        one's fields when the reader moves on, and never changes the arrays they hold."""
+        return replace(self)
+
 
 def tables(reader, dims: int) -> Tables:
-    """The relations of ``reader``'s generation, (re)made when that generation is not
-    the one they read (a long-lived reader's successor: only the vectors partitions
-    that changed are read again)."""
+    """The vectors of ``reader``'s generation, (re)made when that generation is not the
+    one they read (a long-lived reader's successor: only the vectors partitions that
+    changed are read again). The caller holds ``reader.lock``."""
     have: Tables | None = reader.semantic
     name = reader.generation.path.name
     if have is not None and have.generation == name and have.dims == dims:
@@ -131,19 +196,27 @@ def tables(reader, dims: int) -> Tables:
     return reader.semantic
 
 
-def snapshot(reader, dims: int) -> tuple[Tables, object] | None:
-    """For scoring on another thread while the reader's connection scores the words
-    (``ra.query.semantic``): the reader's tables with their coarse stage as it is now
-    (arrays are replaced, never changed in place, so a shallow copy is consistent),
-    and a second connection to the reader's database, which sees ``sem_vectors`` (a
-    table of the database, not of one connection); None without a coarse stage. The
-    caller holds ``reader.lock``."""
-    t = tables(reader, dims)
+def nearest(t: Tables, vector, k: int, include_archived: bool) -> list[tuple[int, float]]:
+    """A plain topic's best ``k`` chunks by meaning in a long-lived reader's memory:
+    ``(ord, sim)``, best first, ties by ord (``semantic_sql``'s rows without filters).
+    ``t``: the reader's tables as they were under its lock; no lock is needed here."""
+    import numpy as np
+
+    held = t.held
     if not t.coarse:
-        return None
-    if t.cursor is None:
-        t.cursor = reader.con.cursor()  # closed with the reader's connection
-    return replace(t, projected=replace(t.projected)), t.cursor
+        return held.exact(vector, k, include_archived)
+    qc = np.asarray(vector, dtype=np.float32) @ t.basis
+    rows = held.best(qc, coarse_limit(k), include_archived)
+    return held.exact(vector, k, include_archived=True, rows=rows)
+
+
+def describe(t: Tables, k: int) -> str:
+    """``--explain``'s account of ``nearest``, in place of SQL."""
+    if not t.coarse:
+        return f"-- in memory: the inner product of each of {t.rows:,} vectors"
+    return (f"-- in memory: the best {min(coarse_limit(k), t.rows):,} of {t.rows:,} vectors "
+            f"by their projection on {t.basis.shape[1]} principal axes, then their exact "
+            "inner products")
 
 
 def _view(reader, dims: int) -> None:
@@ -163,81 +236,81 @@ def _files(reader) -> dict[int, tuple[str, tuple[int, int]]]:
     return out
 
 
-def _insert(reader, dims: int, files: list[str]) -> None:
+def _read(reader, t: Tables, files: list[str]) -> Resident:
+    """The vectors of ``files``, with each chunk's archived flag, projected when ``t``
+    has a coarse stage."""
+    import numpy as np
+
+    if not files:
+        return Resident.empty(t.dims, COARSE_DIMS if t.coarse else None)
     quoted = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
-    reader.con.execute(
-        f"INSERT INTO sem_vectors SELECT ord, regexp_extract(filename, 'part-(\\d+)', 1)"
-        f"::INTEGER, vector::FLOAT[{dims}] FROM read_parquet([{quoted}], filename = true) "
-        "ORDER BY ord")
+    # no join, no sort: DuckDB then streams the rows, and holds no copy of them after
+    got = reader.con.sql(
+        "SELECT ord, regexp_extract(filename, 'part-(\\d+)', 1)::INTEGER AS part, "
+        f"vector::FLOAT[{t.dims}] AS vector FROM read_parquet([{quoted}], filename = true)"
+    ).to_arrow_table()
+    ords = np.asarray(got["ord"].to_numpy(), dtype=np.int64)
+    parts = np.asarray(got["part"].to_numpy(), dtype=np.int32)
+    full = _matrix(got["vector"], t.dims)
+    del got
+    archived = reader.con.sql("SELECT ord FROM meta WHERE status = 'archived'").fetchnumpy()
+    return Resident(ords, parts, np.isin(ords, archived["ord"]), full, _projected(t, full))
+
+
+def _projected(t: Tables, full):
+    if not t.coarse:
+        return None
+    import numpy as np
+
+    # (full − mean) @ basis, without a centred copy of every vector
+    return np.ascontiguousarray(full @ t.basis - t.mean @ t.basis, dtype=np.float32)
+
+
+def _register(reader, t: Tables) -> None:
+    """``sem_vectors`` for DuckDB: ``t.held`` as an Arrow table over the same memory."""
+    reader.con.execute("DROP VIEW IF EXISTS sem_vectors")
+    reader.con.register("sem_vectors", t.held.arrow())
 
 
 def _load(reader, dims: int) -> Tables:
     files = _files(reader)
-    con = reader.con
-    con.execute("DROP VIEW IF EXISTS sem_vectors")
-    # not TEMP: a second connection (``snapshot``) reads it
-    con.execute(f"CREATE OR REPLACE TABLE sem_vectors (ord INTEGER, part INTEGER, "
-                f"vector FLOAT[{dims}])")
-    if files:
-        _insert(reader, dims, [p for p, _ in files.values()])
-    rows = con.execute("SELECT count(*) FROM sem_vectors").fetchall()[0][0]
-    t = Tables(reader.generation.path.name, dims, True, {k: v[1] for k, v in files.items()},
-               rows=rows)
-    if rows >= COARSE_MIN_ROWS and dims > COARSE_DIMS:
-        _project(reader, t)
+    t = Tables(reader.generation.path.name, dims, True, {k: v[1] for k, v in files.items()})
+    t.held = _read(reader, t, [p for p, _ in files.values()])
+    if t.rows >= COARSE_MIN_ROWS and dims > COARSE_DIMS:
+        _fit(t)
+    _register(reader, t)
+    _one_blas_thread()  # decided here, on the loading thread, not by the first search
     return t
 
 
 def _patch(reader, t: Tables) -> Tables:
-    """Bring a long-lived reader's tables to its new generation by partitions."""
+    """Bring a long-lived reader's vectors to its new generation by partitions."""
     files = _files(reader)
     gone = [pid for pid, ident in t.parts.items() if files.get(pid, (None, None))[1] != ident]
     fresh = [pid for pid, (_, ident) in files.items() if t.parts.get(pid) != ident]
-    con = reader.con
-    if gone:
-        if t.coarse:
-            t.projected.drop(gone)
-        con.execute("DELETE FROM sem_vectors WHERE part = ANY($p::INTEGER[])", {"p": gone})
+    held = t.held.drop(gone) if gone else t.held
     if fresh:
-        _insert(reader, t.dims, [files[p][0] for p in fresh])
-        if t.coarse:
-            _coarse_rows(reader, t, "WHERE v.part = ANY($p::INTEGER[])", {"p": fresh})
+        held = held.add(_read(reader, t, [files[p][0] for p in fresh]))
+    t.held = held
     t.generation, t.parts = reader.generation.path.name, {k: v[1] for k, v in files.items()}
+    _register(reader, t)
     return t
 
 
-def _project(reader, t: Tables) -> None:
+def _fit(t: Tables) -> None:
     """Fit the projection on a sample of the vectors and project them all."""
     import numpy as np
 
-    sample = reader.con.sql(f"SELECT vector FROM sem_vectors USING SAMPLE {SAMPLE} ROWS "
-                            "(reservoir, 20261124)").to_arrow_table()
-    x = _matrix(sample["vector"], t.dims)
+    full = t.held.full
+    pick = np.random.default_rng(SEED).choice(len(full), min(SAMPLE, len(full)),
+                                              replace=False)
+    x = full[np.sort(pick)]
     t.mean = x.mean(axis=0)
     centred = x - t.mean
     _, vectors = np.linalg.eigh(centred.T @ centred)  # ascending eigenvalues
     t.basis = np.ascontiguousarray(vectors[:, ::-1][:, :COARSE_DIMS], dtype=np.float32)
-    t.projected = Coarse.empty(COARSE_DIMS)
-    _coarse_rows(reader, t, "", {})
-    _one_blas_thread()  # decided here, on the loading thread, not by the first search
-
-
-def _coarse_rows(reader, t: Tables, where: str, params: dict) -> None:
-    """Project the vectors of ``sem_vectors`` selected by ``where`` into the coarse
-    stage (``t.projected``)."""
-    import numpy as np
-
-    got = reader.con.sql(
-        "SELECT v.ord, v.part, m.status IS NOT DISTINCT FROM 'archived' AS archived, "
-        f"v.vector FROM sem_vectors v JOIN meta m ON m.ord = v.ord {where}",
-        params=params or None).to_arrow_table()
-    if not got.num_rows:
-        return
-    c = (_matrix(got["vector"], t.dims) - t.mean) @ t.basis
-    t.projected.add(np.asarray(got["ord"].to_numpy(), dtype=np.int64),
-                    np.asarray(got["part"].to_numpy(), dtype=np.int32),
-                    np.asarray(got["archived"].to_numpy(zero_copy_only=False), dtype=bool),
-                    c.astype(np.float32))
+    held = t.held
+    t.held = Resident(held.ords, held.parts, held.archived, held.full, _projected(t, full))
 
 
 def _matrix(column, dims: int):
@@ -245,25 +318,13 @@ def _matrix(column, dims: int):
 
     flat = column.combine_chunks().flatten() if hasattr(column, "combine_chunks") \
         else column.flatten()
-    return np.asarray(flat.to_numpy(zero_copy_only=False), dtype=np.float32).reshape(-1, dims)
-
-
-def query_params(t: Tables, vector: list[float], coarse: int | None = None,
-                 include_archived: bool = False) -> dict:
-    """The bound values of ``semantic_sql``: ``q``, the query's vector, and with the
-    coarse stage (``coarse``: how many candidates) ``cands``, the ords it picked."""
-    params = {"q": vector}
-    if coarse:
-        import numpy as np
-
-        qc = np.einsum("i,ij->j", np.asarray(vector, dtype=np.float32), t.basis)
-        params["cands"] = t.projected.best(qc, coarse, include_archived)
-    return params
+    return np.ascontiguousarray(flat.to_numpy(zero_copy_only=False), dtype=np.float32
+                                ).reshape(-1, dims)
 
 
 def preload(reader, settings) -> None:
-    """Load a long-lived reader's vector relations now (``ra.index.warm``'s loading
-    thread), when its generation has the vectors of ``settings``' model."""
+    """Load a long-lived reader's vectors now (``ra.index.warm``'s loading thread),
+    when its generation has the vectors of ``settings``' model."""
     from ra.store.vector_state import readiness
 
     state = readiness(reader.manifest, settings.model_id())

@@ -130,39 +130,36 @@ def start(reader, settings, node, plan, filters=None, k: int = 0) -> Pending:
 
 
 class _Early:
-    """The coarse and exact stages of a plain topic, run on the query thread as soon as
-    its vector is made, on a second connection to the reader's database
-    (``ra.index.vector_tables.snapshot``), while the reader's own scores the words."""
+    """A plain topic's side, scored on the query thread as soon as its vector is made,
+    in the reader's memory (``ra.index.vector_tables.nearest``), while the reader's
+    connection scores the words."""
 
-    def __init__(self, held, cursor, sql, coarse: int, include_archived: bool) -> None:
-        self.held, self.cursor, self.sql = held, cursor, sql
-        self.coarse, self.include_archived = coarse, include_archived
+    def __init__(self, held, k: int, include_archived: bool) -> None:
+        self.held, self.k, self.include_archived = held, k, include_archived
 
     def __call__(self, vector: list[float]) -> tuple:
-        from ra.index.vector_tables import query_params
+        from ra.index.vector_tables import nearest
 
         t0 = time.perf_counter()
-        picked = query_params(self.held, vector, self.coarse, self.include_archived)
-        rows = self.cursor.execute(self.sql.text, {**self.sql.params, **picked}).fetchall()
-        return rows, self.sql, t0, time.perf_counter() - t0
+        rows = nearest(self.held, vector, self.k, self.include_archived)
+        return rows, self.held, t0, time.perf_counter() - t0
 
 
 def _early(reader, dims: int, plan, filters, k: int) -> _Early | None:
-    """Scoring for the query thread, when the coarse stage serves this topic (a long-
-    lived reader of a large index; no filter but ``archived``, no excluded word: what
-    reads ``sem_vectors`` alone); else None, and the side is scored after the words."""
-    from ra.index.vector_tables import snapshot
-    from ra.query.semantic_sql import coarse_limit, plain, semantic_sql
+    """Scoring for the query thread, when this topic is scored in memory: a long-lived
+    reader, no filter but ``archived``, no excluded word; else None, and DuckDB scores
+    the side after the words."""
+    from ra.index.vector_tables import tables
+    from ra.query.semantic_sql import plain
 
     filters, negated = tree_filter(plan, filters), negated_terms(plan)
     if not (reader.keep_vocabulary and reader.resident and plain(filters, negated)):
         return None
     with reader.lock:
-        got = snapshot(reader, dims)
-    if got is None:
+        held = tables(reader, dims)
+    if not held.resident:
         return None
-    sql = semantic_sql(dims, filters, negated, k, coarse=True)
-    return _Early(got[0], got[1], sql, coarse_limit(k), filters.include_archived)
+    return _Early(held.snapshot(), k, filters.include_archived)
 
 
 def semantic_side(reader, settings, node, plan, filters, k: int, explain: bool,
@@ -179,28 +176,36 @@ def semantic_side(reader, settings, node, plan, filters, k: int, explain: bool,
     except EmbedderError as exc:
         return Side(note=f"{exc}; answered with keywords alone")
     if pending.early:  # embedded, then scored, on the query thread
-        rows, sql, embedded, took = got
+        rows, held, embedded, took = got
         info = {"embed": embedded - pending.started, "text": pending.text}
-        return _side(rows, settings, explain, info, took, sql)
+        return _side(rows, settings, explain, info, took, _described(held, k))
     info = {"embed": time.perf_counter() - pending.started, "text": pending.text}
     return _scored(reader, settings, pending.dims, got, plan, filters, k, explain, info)
 
 
 def _scored(reader, settings, dims: int, vector, plan, filters, k: int, explain: bool,
             info: dict) -> Side:
-    from ra.index.vector_tables import query_params, tables
-    from ra.query.semantic_sql import coarse_limit, plain, semantic_sql
+    from ra.index.vector_tables import nearest, tables
+    from ra.query.semantic_sql import plain, semantic_sql
 
     t0 = time.perf_counter()
     filters, negated = tree_filter(plan, filters), negated_terms(plan)
     with reader.lock:
         held = tables(reader, dims)
-    coarse = held.coarse and plain(filters, negated)
-    sql = semantic_sql(dims, filters, negated, k, coarse=coarse)
-    picked = query_params(held, vector, coarse_limit(k) if coarse else None,
-                          filters.include_archived)
-    rows = reader.query(sql.text, {**sql.params, **picked})
+    if held.resident and plain(filters, negated):
+        rows = nearest(held.snapshot(), vector, k, filters.include_archived)
+        return _side(rows, settings, explain, info, time.perf_counter() - t0,
+                     _described(held, k))
+    sql = semantic_sql(dims, filters, negated, k)
+    rows = reader.query(sql.text, {**sql.params, "q": vector})
     return _side(rows, settings, explain, info, time.perf_counter() - t0, sql)
+
+
+def _described(held, k: int):
+    from ra.index.vector_tables import describe
+    from ra.query.bm25f import Sql
+
+    return Sql(describe(held, k))
 
 
 def _side(rows, settings, explain: bool, info: dict, took: float, sql) -> Side:

@@ -4,36 +4,23 @@
 (the vectors are unit length, so it is their cosine), under the same filters as the
 keyword query (``ra.query.bm25f.Filters``) and the same rule for words the query
 excludes: no chunk whose subtree holds one (``bm25f.BLOCKED``). It reads the relations
-a reader holds for it (``ra.index.vector_tables``): ``sem_vectors`` (ord, vector
-``FLOAT[dims]``) and, for long-lived readers of large indexes, the ords a coarse stage
-picked (``$cands``: the best by their projection on ``COARSE_DIMS`` principal components,
-``ra.index.vector_tables.Coarse``).
-
-Why the coarse stage: an exact scan of 113,000 chunks of 384 floats costs about 62 ms
-on this hardware, ten times a whole keyword search. The projections are compared in
-about 1 ms; their best ``coarse_limit(k)`` chunks held 99.7% of the exact best 10 and
-98.9% of the best 100 on SciFact (``docs/semantic.md``), and only those are scored
-exactly, in about 2.5 ms more. Filtered queries (trees, tags, paths, dates) scan
-exactly the chunks that pass the filters.
+a reader holds for it (``ra.index.vector_tables``): ``sem_vectors`` (ord,
+vector ``FLOAT[dims]``), a view over the vectors artifact, or, in a long-lived reader,
+an Arrow table over the vectors it holds in memory, scored here for a topic with filters
+or excluded words (a plain topic is scored in memory: ``vector_tables.nearest``).
+An exact scan of the 102,000 vectors of the C++ docs costs about 62 ms on this hardware
+(a filter that passes few chunks, a few ms).
 """
 
 from __future__ import annotations
 
 from ra.query.bm25f import BLOCKED, Filters, Sql
 
-COARSE_FACTOR = 10  # coarse candidates per exact one
 
-
-def coarse_limit(k: int) -> int:
-    return max(COARSE_FACTOR * k, 1000)
-
-
-def semantic_sql(dims: int, filters: Filters, negated: list[int], k: int, *,
-                 coarse: bool = False) -> Sql:
-    """The best ``k`` chunks for the query vector ``$q`` (among the coarse stage's
-    candidates ``$cands`` when ``coarse``; both bound by the caller, ``query_params``):
-    rows ``(ord, sim)``, best first, ties by ord. ``negated``: term ids of words the
-    query excludes."""
+def semantic_sql(dims: int, filters: Filters, negated: list[int], k: int) -> Sql:
+    """The best ``k`` chunks for the query vector ``$q`` (bound by the caller): rows
+    ``(ord, sim)``, best first, ties by ord. ``negated``: term ids of words the query
+    excludes."""
     sql = Sql("")
     parts = []
     if negated:
@@ -43,12 +30,7 @@ def semantic_sql(dims: int, filters: Filters, negated: list[int], k: int, *,
     where = filters.conditions(sql)
     if negated:
         where.append("v.ord NOT IN (SELECT ord FROM blocked)")
-    if coarse:  # the candidates passed the archived filter; plain() allows no other
-        # a join on the few candidates: 2.9 ms where ``v.ord = ANY(...)`` took 3.3
-        source, where = ("(SELECT unnest($cands::INTEGER[]) AS ord) c JOIN sem_vectors v "
-                         "ON v.ord = c.ord"), []
-    else:
-        source = "sem_vectors v JOIN meta m ON m.ord = v.ord"
+    source = "sem_vectors v JOIN meta m ON m.ord = v.ord"
     head = ("WITH " + ",\n".join(parts) + "\n") if parts else ""
     sql.text = (f"{head}SELECT v.ord, array_inner_product(v.vector, $q::FLOAT[{dims}]) AS sim "
                 f"FROM {source}" + (f" WHERE {' AND '.join(where)}" if where else "")
@@ -57,5 +39,6 @@ def semantic_sql(dims: int, filters: Filters, negated: list[int], k: int, *,
 
 
 def plain(filters: Filters, negated: list[int]) -> bool:
-    """Whether the coarse stage may serve: no filter but ``archived``, no exclusion."""
+    """Whether a long-lived reader scores the topic in memory: no filter but
+    ``archived``, no excluded word."""
     return not negated and filters == Filters(include_archived=filters.include_archived)
