@@ -272,7 +272,7 @@ def tables(result: dict) -> list[Table]:
                   round(e["max_rss_mb"])] for name, e in result["embedding"].items()]
     lat = Table("Warm query latency, ms (long-lived reader; query vectors not cached)",
                 ["set", "vectors", "keywords p50", "fused p50", "added p50", "added p95",
-                 "embed p50", "semantic sql p50"])
+                 "embed p50", "scoring the vectors p50"])
     for name, r in result.get("latency", {}).items():
         ms = r["ms"]
         lat.rows.append([name, r["vectors"], ms["keywords"]["p50"], ms["fused"]["p50"],
