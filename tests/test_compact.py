@@ -221,6 +221,40 @@ def assert_store_is_the_partitions(reader: IndexReader) -> None:
         r["ord"]: ChunkMeta(*(r[c] for c in ChunkMeta._fields)) for r in want.to_pylist()}
 
 
+@pytest.mark.parametrize("rows", [1, 60, 10**6])
+def test_the_chunk_store_holds_every_text_in_batches_of_whole_partitions(tmp_path,
+                                                                         monkeypatch, rows):
+    """``write_store`` copies each batch's texts into one buffer, a partition at a time:
+    batches of one partition (a partition over the limit is a batch of its own), of a
+    few, or of all, hold the partitions' rows and texts."""
+    import ra.pipeline.compact as compact
+
+    monkeypatch.setattr(compact, "STORE_BATCH", rows)
+    config = load_config(partitioned_book(tmp_path / "kb", monkeypatch))
+    gen = generations.open_current(config.index_dir)
+    with pa.memory_map(str(gen.path / artifact_path("hot_store"))) as source:
+        batches = pa.ipc.open_file(source).num_record_batches
+    assert batches == 6 if rows == 1 else batches == 1 if rows > 10**5 else 1 < batches < 6
+    with IndexReader(gen, keep_vocabulary=True) as reader:
+        assert reader.resident
+        assert_store_is_the_partitions(reader)
+
+
+def test_texts_are_copied_from_sliced_arrays():
+    from ra.pipeline.compact import _Texts
+
+    words = pa.array(["", "ab", "ünï", "c", None, "xyz"]).fill_null("")
+    texts = _Texts(5, len("abünïcxyz".encode()))
+    texts.add(words.slice(0, 3))
+    texts.add(words.slice(0, 0))
+    texts.add(pa.chunked_array([words.slice(3, 1), words.slice(5, 1)]))
+    assert texts.array().to_pylist() == ["", "ab", "ünï", "c", "xyz"]
+    short = _Texts(2, 1)
+    short.add(pa.array(["a"]))
+    with pytest.raises(ValueError, match="another size"):
+        short.array()
+
+
 def test_the_chunk_store_is_memory_mapped_not_loaded(project):
     """Mapping ``hot_store.arrow`` allocates nothing for its columns: the text and the
     metadata stay in the file's pages."""

@@ -13,8 +13,9 @@ generation (``ra.store.layout.COMPACT``):
   description), with its ``part``, sorted by ``ord``;
 - ``hot_store.arrow``: what a long-lived reader holds of every chunk
   (``ra.index.chunkstore``: its metadata, parent's ord and text), uncompressed Arrow IPC
-  that the reader memory-maps instead of loading: one record batch per partition, each
-  with the order of its ids (``id_order``) and its ``part``.
+  that the reader memory-maps instead of loading: record batches of whole partitions,
+  each with the order of its ids (``id_order``), and each row with its ``part``
+  (``write_store``; a build writes it first, before it holds the postings).
 
 An incremental update does not rewrite them (that would cost a full pass over the
 postings on every edit): it hard-links them into the new generation and records the
@@ -53,10 +54,11 @@ TEXTS = ("heading", "body", "description")
 
 def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: dict
                   ) -> dict:
-    """Write the compact artifacts of the generation in ``out`` from its complete
-    partitions ``parts`` (``ra.pipeline.partitions.Part``, postings computed, in ``ord``
-    order) and its ``terms``, and their impacts under ``weights`` (``k1``, ``b``,
-    ``boosts``: ``ra.pipeline.impacts``) and the collection's ``avg_length``; returns
+    """Write the compact artifacts of the generation in ``out`` but ``hot_store``
+    (``write_store``, which a build writes first) from its complete partitions
+    ``parts`` (``ra.pipeline.partitions.Part``, postings computed, in ``ord`` order) and
+    its ``terms``, and their impacts under ``weights`` (``k1``, ``b``, ``boosts``:
+    ``ra.pipeline.impacts``) and the collection's ``avg_length``; returns
     the manifest's ``compact`` entry (nothing stale, and what the impacts were computed
     under: ``ra.pipeline.impacts.record``).
 
@@ -97,7 +99,6 @@ def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: 
             chunks = chunks.append_column("part", pa.repeat(pa.scalar(part.id, pa.int32()),
                                                             chunks.num_rows))
             writer.write_table(chunks, row_group_size=CHUNK_ROW_GROUP)
-    write_store(out, parts)
     return {"stale": [], "impacts": record(weights, avg_length)}
 
 
@@ -108,53 +109,120 @@ def write_store(out: Path, parts: list) -> None:
     parent's ord (documents are whole in a partition), in record batches of whole
     partitions up to ``STORE_BATCH`` rows, each with the sort order of its ids, which the
     reader searches ids in. Few batches: the reader reads the metadata of a search's
-    chunks with one Arrow ``take`` per batch (50 µs each)."""
+    chunks with one Arrow ``take`` per batch (50 µs each).
+
+    A batch's texts are copied into one buffer of their final size a partition at a
+    time (``_Texts``), so a build holds them once (85 MB on the C++ docs), not as the
+    partitions' arrays and their concatenation besides."""
     schema = HOT_STORE
     with pa.OSFile(str(out / artifact_path("hot_store")), "wb") as sink, \
             pa.ipc.new_file(sink, schema) as writer:
-        pending: list[pa.Table] = []
-        for part in parts:
-            table = _store_rows(out, part, schema)
-            if pending and sum(t.num_rows for t in pending) + table.num_rows > STORE_BATCH:
-                writer.write_batch(_store_batch(pending))
-                pending = []
-            pending.append(table)
-        if any(t.num_rows for t in pending):
-            writer.write_batch(_store_batch(pending))
+        for group in _store_groups(parts):
+            texts = _Texts(sum(p.chunks.num_rows for p in group),
+                           sum(_text_bytes(out, p) for p in group))
+            rows = [_store_rows(out, part, schema, texts) for part in group]
+            writer.write_batch(_store_batch(rows, texts.array(), schema))
 
 
 #: Rows per record batch of ``hot_store`` at most (unless one partition has more).
 STORE_BATCH = 131_072
 
 
-def _store_rows(out: Path, part, schema: pa.Schema) -> pa.Table:
-    """The rows of ``hot_store`` of one partition, without their ``id_order``."""
+def _store_groups(parts: list) -> list[list]:
+    """The partitions of each record batch: whole partitions, up to ``STORE_BATCH``
+    rows (one partition with more is a batch of its own); none empty."""
+    groups: list[list] = [[]]
+    for part in parts:
+        if groups[-1] and sum(p.chunks.num_rows for p in groups[-1]) + part.chunks.num_rows \
+                > STORE_BATCH:
+            groups.append([])
+        groups[-1].append(part)
+    return [g for g in groups if sum(p.chunks.num_rows for p in g)]
+
+
+def _text_bytes(out: Path, part) -> int:
+    """The bytes of a partition's texts (heading and body): counted by ``Spill`` when
+    it dropped them, else counted now."""
+    if part.text_bytes is not None:
+        return part.text_bytes
+    return text_bytes(_texts_of(out, part))
+
+
+def text_bytes(chunks: pa.Table) -> int:
+    """UTF-8 bytes of the ``heading`` and ``body`` columns of ``chunks``."""
+    return sum(pc.sum(pc.binary_length(chunks[c])).as_py() or 0 for c in ("heading", "body"))
+
+
+def _texts_of(out: Path, part) -> pa.Table:
     import pyarrow.parquet as pq
 
+    if "heading" in part.chunks.column_names:
+        return part.chunks
+    texts = pq.read_table(out / "chunks" / part_name(part.id), columns=["ord", "heading",
+                                                                         "body"])
+    if not texts["ord"].equals(part.chunks["ord"]):
+        raise ValueError(f"partition {part.id}: chunks out of order")
+    return texts
+
+
+class _Texts:
+    """A string column of ``rows`` values and ``size`` bytes, filled in order (Arrow
+    buffers and ``bytearray``s: a base install has no NumPy)."""
+
+    def __init__(self, rows: int, size: int) -> None:
+        self.offsets = bytearray(4 * (rows + 1))  # int32, the first 0
+        self.data = bytearray(size)
+        self.row = self.at = 0
+
+    def add(self, values: pa.Array) -> None:
+        values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+        n = len(values)
+        if not n:
+            return
+        offsets = pa.Array.from_buffers(pa.int32(), n + 1, [None, values.buffers()[1]],
+                                        offset=values.offset)
+        first, last = offsets[0].as_py(), offsets[n].as_py()
+        moved = pc.add(offsets.slice(1), pa.scalar(self.at - first, pa.int32()))
+        start = 4 * (self.row + 1)
+        self.offsets[start:start + 4 * n] = memoryview(moved.buffers()[1])[
+            4 * moved.offset:4 * (moved.offset + n)]
+        self.data[self.at:self.at + last - first] = memoryview(values.buffers()[2])[first:last]
+        self.row, self.at = self.row + n, self.at + last - first
+
+    def array(self) -> pa.Array:
+        if 4 * (self.row + 1) != len(self.offsets) or self.at != len(self.data):
+            raise ValueError("hot_store: texts of another size than counted")
+        return pa.StringArray.from_buffers(self.row, pa.py_buffer(self.offsets),
+                                           pa.py_buffer(self.data))
+
+
+def _store_rows(out: Path, part, schema: pa.Schema, texts: _Texts) -> pa.Table:
+    """The rows of ``hot_store`` of one partition but their text, which goes to
+    ``texts``, and their ``id_order``."""
     chunks = part.chunks
-    texts = chunks
-    if "heading" not in chunks.column_names:
-        texts = pq.read_table(out / "chunks" / part_name(part.id),
-                              columns=["ord", "heading", "body"])
-        if not texts["ord"].equals(chunks["ord"]):
-            raise ValueError(f"partition {part.id}: chunks out of order")
+    own = _texts_of(out, part)
+    texts.add(pc.binary_join_element_wise(own["heading"], own["body"], ""))
+    del own
     parent = pc.index_in(chunks["parent_id"], value_set=chunks["id"])
     columns = {name: chunks[name] for name in schema.names if name in chunks.column_names}
     columns.update(
         doc_ord=pc.subtract(chunks["ord"], chunks["position"]),
         parent_ord=pc.take(chunks["ord"], parent),
-        text=pc.binary_join_element_wise(texts["heading"], texts["body"], ""),
-        part=pa.repeat(pa.scalar(part.id, pa.int32()), chunks.num_rows),
-        id_order=pa.nulls(chunks.num_rows, pa.int32()))
-    return pa.table([columns[n] for n in schema.names], names=schema.names).cast(schema)
+        part=pa.repeat(pa.scalar(part.id, pa.int32()), chunks.num_rows))
+    names = [n for n in schema.names if n not in ("text", "id_order")]
+    return pa.table([columns[n] for n in names], names=names)
 
 
-def _store_batch(tables: list[pa.Table]) -> pa.RecordBatch:
-    """One record batch of the rows ``tables``, with the sort order of their ids."""
+def _store_batch(tables: list[pa.Table], text: pa.Array, schema: pa.Schema
+                 ) -> pa.RecordBatch:
+    """One record batch of the rows ``tables`` and their ``text``, with the sort order
+    of their ids."""
     table = pa.concat_tables(tables).combine_chunks()
     order = pc.sort_indices(table["id"]).cast(pa.int32())
-    table = table.set_column(table.schema.get_field_index("id_order"), "id_order", order)
-    return table.to_batches()[0]
+    columns = {**{n: table[n] for n in table.column_names}, "text": text,
+               "id_order": order}
+    return pa.table([columns[n] for n in schema.names], names=schema.names).cast(
+        schema).combine_chunks().to_batches()[0]
 
 
 #: The schema of ``hot_postings``.

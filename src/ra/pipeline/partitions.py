@@ -52,6 +52,7 @@ class Part:
     surface: pa.Table
     postings: pa.Table | None = None
     links: pa.Table = field(default_factory=lambda: SCHEMAS["links"].empty_table())
+    text_bytes: int | None = None  # of its chunks' texts, when a build dropped them
 
     def keys(self) -> list[str]:
         """``tree:path`` of the files in this partition."""

@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 from ra.errors import IndexStateError
 from ra.pipeline.analyze import analyze
 from ra.pipeline.chunk import SourceDoc, chunk, docs_table
-from ra.pipeline.compact import TEXTS, write_compact
+from ra.pipeline.compact import TEXTS, text_bytes, write_compact, write_store
 from ra.pipeline.discover import Discovery, FoundFile, discover, read_document
 from ra.pipeline.impacts import parameters
 from ra.pipeline.links import links_table
@@ -179,7 +179,7 @@ class Spill:
         words = (part.surface.group_by(["word", "term"], use_threads=False)
                  .aggregate([("freq", "sum")]).rename_columns(["word", "term", "freq"]))
         kept = Part(part.id, part.files, part.chunks.drop_columns(list(TEXTS)), None,
-                    part.lengths, words, links=None)
+                    part.lengths, words, links=None, text_bytes=text_bytes(part.chunks))
         pa.default_memory_pool().release_unused()  # else the allocator holds on to it
         return kept
 
@@ -253,6 +253,9 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
     oversized chunks, ``spilled``): its analysed rows are read back one at a time."""
     t0 = time.perf_counter()
     forget_written()
+    # first, while the build holds least: it reads every text back (ra.pipeline.compact)
+    write_store(out, parts)
+    pa.default_memory_pool().release_unused()
 
     def analyzed() -> Iterator[pa.Table]:
         for p in parts:
