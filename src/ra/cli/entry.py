@@ -34,6 +34,7 @@ FORWARD_SECONDS = 30.0
 
 def main() -> int:
     argv = sys.argv[1:]
+    system_allocator()
     forwarded = bool(argv) and argv[0] in FORWARDED and os.environ.get("RA_DAEMON") != "0"
     if forwarded:
         code = forward(argv)
@@ -45,6 +46,17 @@ def main() -> int:
     if forwarded and code == 0:
         start_for_next_calls()
     return code
+
+
+def system_allocator() -> None:
+    """Arrow allocates with the C library's ``malloc`` in this process and the workers
+    it forks, unless ``ARROW_DEFAULT_MEMORY_POOL`` says otherwise; set before pyarrow is
+    imported, as Arrow reads it once (``pyarrow.set_memory_pool`` reaches only what
+    Python allocates, not Parquet's writers or Acero). pyarrow's default here,
+    mimalloc, keeps the pages a stage has freed: a full build of the C++ docs peaked at
+    486 MB with it and 360 MB with ``malloc``, in the same time; a reader holds the same
+    and answers as fast with either."""
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 
 
 def start_for_next_calls() -> None:

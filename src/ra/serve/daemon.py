@@ -40,7 +40,7 @@ import time
 from collections import OrderedDict
 
 from ra.cli.daemon_client import ask, lock_file, private_run_dir, socket_file, try_lock
-from ra.cli.entry import FORWARDED, PASSED, build_id
+from ra.cli.entry import FORWARDED, PASSED, build_id, system_allocator
 
 #: Indexes kept open at once (a warm reader of a 10k-file corpus holds ~500 MB).
 MAX_INDEXES = 3
@@ -311,6 +311,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="open the index seen from FOLDER before listening")
     parser.add_argument("--lock-fd", type=int, help="the lock, taken by whoever started this")
     args = parser.parse_args(argv)
+    system_allocator()  # its builds and updates, as the command line's
     os.chdir("/")
     daemon = Daemon(idle=args.idle)
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
