@@ -19,7 +19,8 @@ from conftest import partitioned_book
 from ra.config.settings import load_config
 from ra.errors import IndexStateError
 from ra.index.freshness import refresh_index
-from ra.index.reader import RELATIONS, IndexReader
+from ra.index.reader import IndexReader
+from ra.index.relations import RELATIONS
 from ra.pipeline.impacts import parameters, record
 from ra.query.search import Searcher, SearchOptions
 from ra.store import generations
@@ -206,7 +207,7 @@ def assert_store_is_the_partitions(reader: IndexReader) -> None:
     patched for stale partitions) holds what the partitioned artifacts define: every
     live chunk's row (parent ord and text included), readable by ord and by id."""
     from ra.index.chunkstore import STORE_COLUMNS, ChunkMeta
-    from ra.index.reader import store_sql
+    from ra.index.relations import store_sql
 
     store = reader._store
     body = {name: body for name, body, _ in RELATIONS}

@@ -5,7 +5,8 @@ DuckDB connection whose views name the artifacts, so every query (search SQL, ``
 ``ra ls``) reads the same generation however often the index is rebuilt meanwhile.
 
 The search path reads four relations of its own, so that its SQL is the same however the
-data is held (``RELATIONS``):
+data is held (``ra.index.relations.RELATIONS``, with the SQL of the views and lookups;
+``ra.index.integrity`` checks the files at open):
 
 - ``meta``: per-chunk metadata, no text (ids, parents, trees, sizes; ``doc_ord`` is the
   ord of the chunk's document node, so a chunk's ancestors are found by integers);
@@ -35,51 +36,30 @@ update such a reader is carried over to the new generation by patching its memor
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from ra.errors import IndexStateError
-from ra.index.chunkstore import META_COLUMNS, RELATION_COLUMNS, ChunkMeta, ChunkStore
-from ra.index.links import RAW as RAW_LINKS
-from ra.index.links import links_sql
+from ra.index.chunkstore import META_COLUMNS, ChunkMeta, ChunkStore
+from ra.index.integrity import check_files
+from ra.index.relations import (
+    ANCESTOR_ORDS_SQL,
+    ANCESTORS_SQL,
+    RELATIONS,
+    RESIDENT,
+    VOCABULARY_SQL,
+    compact_relations,
+    create_views,
+    quote,
+    register_store,
+    store_sql,
+)
 from ra.pipeline.impacts import impacts_sql, record
 from ra.store import generations
-from ra.store.layout import (
-    COMPACT,
-    FIELDS,
-    GLOBAL,
-    PARTITIONED,
-    VECTORS,
-    artifact_path,
-    part_name,
-)
+from ra.store.layout import FIELDS, artifact_path, part_name
 
-#: Artifacts read as views; ``view_name`` gives the view of each (the links artifact is
-#: ``link_rows``: the view ``links`` resolves it, ``ra.index.links``).
-VIEWS = ("files", "chunks", "terms", "postings", "words", "lengths", "analyzed", "surface",
-         "links")
-
-
-def view_name(artifact: str) -> str:
-    """The view an artifact is read as."""
-    return RAW_LINKS if artifact == "links" else artifact
-
-
-def create_views(con, generation) -> None:
-    """The views over ``generation``'s artifacts, the relations over them and the resolved
-    ``links`` (a reader's, and ``ra sql``'s sandboxed connection's)."""
-    for name in VIEWS:
-        con.execute(f"CREATE VIEW {view_name(name)} AS SELECT * FROM read_parquet("
-                    f"{_quote(generation.scan(name))})")
-    compact = compact_relations(generation)
-    for name, body, _ in RELATIONS:
-        con.execute(f"CREATE TEMP VIEW {name} AS {compact.get(name, body)}")
-    con.execute(f"CREATE TEMP VIEW links AS {links_sql()}")
-    if (generation.manifest.get("vectors") or {}).get("dims"):  # [semantic]
-        con.execute(f"CREATE VIEW {VECTORS} AS SELECT * FROM read_parquet("
-                    f"{_quote(generation.scan(VECTORS))})")
+NORM_BATCHES = 8  # ranges of terms a long-lived reader loads ``impacts`` in
 
 
 @dataclass(frozen=True)
@@ -90,165 +70,10 @@ class Stats:
     avg_length: dict[str, float]
 
 
-def field_length(m: str, field: str) -> str:
-    """SQL for the length of field ``field`` (a field code expression) of chunk ``m``."""
-    whens = " ".join(f"WHEN {code} THEN {m}.len_{name}" for code, name in enumerate(FIELDS))
-    return f"CASE {field} {whens} END"
-
-
-#: The relations the search path reads, as ``(name, definition, sort order)``. A
-#: short-lived reader defines them as views over the Parquet artifacts; a long-lived one
-#: materialises them in this order (later ones read earlier ones), sorted for zone maps.
-RELATIONS = (
-    ("meta", "SELECT " + ", ".join(META_COLUMNS) + ", status, tags, "
-     "ord - position AS doc_ord FROM chunks", "ord"),
-    ("field_lengths", "SELECT ord, " + ", ".join(f"{f} AS len_{f}" for f in FIELDS)
-     + " FROM lengths", "ord"),
-    ("tf_postings", "SELECT p.term_id, p.ord, p.field, p.tf, "
-     f"{field_length('l', 'p.field')} AS len "
-     "FROM postings p JOIN field_lengths l ON l.ord = p.ord", "term_id, ord"),
-    ("texts", "SELECT ord, heading || body AS text FROM chunks", "ord"),
-)
-
-def compact_relations(generation) -> dict[str, str]:
-    """``meta`` and ``tf_postings`` read from the generation's compact artifacts
-    (``ra.pipeline.compact``): two files instead of a join over every partition, the
-    partitions an update rewrote since (``stale``) read from their own files. Empty when
-    the generation has no compact artifacts."""
-    entry = generation.manifest.get("compact")
-    if entry is None:
-        return {}
-    held = set(generation.manifest.get("partitions") or ())
-    stale = [p for p in entry["stale"] if p in held]
-    keep = f" WHERE part NOT IN ({', '.join(map(str, entry['stale']))})" if entry["stale"] else ""
-
-    def read(name: str) -> str:
-        if name in COMPACT:
-            return f"read_parquet({_quote(generation.path / artifact_path(name))})"
-        files = ", ".join(_quote(generation.path / name / part_name(p)) for p in stale)
-        return f"read_parquet([{files}])"
-
-    columns = ", ".join((*META_COLUMNS, "status", "tags", "position"))
-    chunks = f"SELECT {columns} FROM {read('hot_chunks')}{keep}"
-    postings = f"SELECT term_id, ord, field, tf, len FROM {read('hot_postings')}{keep}"
-    if stale:
-        chunks += f" UNION ALL SELECT {columns} FROM {read('chunks')}"
-        lengths = ", ".join(f"{f} AS len_{f}" for f in FIELDS)
-        postings += (f" UNION ALL SELECT p.term_id, p.ord, p.field, p.tf, "
-                     f"{field_length('l', 'p.field')} AS len FROM {read('postings')} p "
-                     f"JOIN (SELECT ord, {lengths} FROM {read('lengths')}) l ON l.ord = p.ord")
-    return {"meta": f"SELECT {', '.join(META_COLUMNS)}, status, tags, ord - position AS "
-                    f"doc_ord FROM ({chunks})",
-            "tf_postings": postings}
-
-
-#: The relations a long-lived reader materialises as DuckDB tables; ``texts`` is a view
-#: over its ``ChunkStore``'s Arrow table (``register_store``).
-RESIDENT = ("meta", "field_lengths", "tf_postings")
-STORE_VIEW = "chunk_columns"  # the name the ``ChunkStore``'s table is registered under
-NORM_BATCHES = 8  # ranges of terms a long-lived reader loads ``impacts`` in
-
-#: Exact terms plus typo candidates (with their terms) in one query; ``$d`` is the edit
-#: distance. Levenshtein <= 2d bounds OSA <= d (a transposition is two Levenshtein edits);
-#: for d = 1 a candidate must also share the word's anchored prefix or suffix
-#: (``ra.index.vocabulary.anchors``; empty anchors match every word).
-VOCABULARY_SQL = """\
-SELECT NULL AS typed, t.term AS word, t.term, t.term_id, t.df FROM terms t
-WHERE t.term = ANY($terms::VARCHAR[])
-UNION ALL
-SELECT q.w, v.word, v.term, v.term_id, t.df
-FROM (SELECT unnest($words::VARCHAR[]) AS w, unnest($prefixes::VARCHAR[]) AS pre,
-             unnest($suffixes::VARCHAR[]) AS suf) q,
-     words v JOIN terms t ON t.term_id = v.term_id
-WHERE length(v.word) BETWEEN length(q.w) - $d AND length(q.w) + $d
-  AND (starts_with(v.word, q.pre) OR ends_with(v.word, q.suf))
-  AND levenshtein(v.word, q.w) <= 2 * $d"""
-
-#: Every proper ancestor of the chunks ``$ords``: the chunks of the same document (its
-#: node is ``ord - position``) whose subtree range ``ord .. ord + descendants`` holds one.
-_ANCESTORS = (
-    "WITH c AS (SELECT ord AS o, doc_ord FROM meta WHERE ord = ANY($ords::INTEGER[])) "
-    "SELECT DISTINCT {} FROM meta m "
-    "JOIN c ON m.doc_ord = c.doc_ord AND m.ord < c.o AND c.o <= m.ord + m.descendants")
-ANCESTORS_SQL = _ANCESTORS.format(", ".join("m." + c for c in META_COLUMNS))
-ANCESTOR_ORDS_SQL = _ANCESTORS.format("m.ord")
-
-
-def store_sql(meta: str, texts: str) -> str:
-    """Rows of ``ra.index.chunkstore.STORE_COLUMNS`` for a long-lived reader's
-    ``ChunkStore``, from the queries ``meta`` and ``texts`` of those relations (a
-    chunk's parent is in the same rows: documents are whole)."""
-    cols = ", ".join(f"m.{c}" for c in RELATION_COLUMNS)
-    return (f"SELECT {cols}, p.ord AS parent_ord, t.text FROM ({meta}) m "
-            f"JOIN ({texts}) t ON t.ord = m.ord LEFT JOIN ({meta}) p ON p.id = m.parent_id")
-
-
 def _stats_of(manifest: dict) -> Stats:
     stats = manifest.get("stats", {})
     return Stats(int(stats.get("chunks", 0)),
                  {f: float(stats.get("avg_length", {}).get(f, 0.0)) for f in FIELDS})
-
-
-def register_store(con, store: ChunkStore) -> None:
-    """Make ``texts`` a view over ``store``'s Arrow table: DuckDB reads the few texts a
-    query asks for from its (memory-mapped) buffers. ``meta`` stays a table of DuckDB's
-    own (``RESIDENT``): as a view over the same buffers it cost every query that joins
-    it a conversion of the columns it reads (``ra context`` on cpp-docs: 26.4 ms of SQL
-    against 18.4, about 100 MB less memory)."""
-    con.register(STORE_VIEW, store.table())
-    con.execute(f"CREATE OR REPLACE TEMP VIEW texts AS SELECT ord, text FROM {STORE_VIEW}")
-
-
-def _quote(path: Path) -> str:
-    return "'" + str(path).replace("'", "''") + "'"
-
-
-def _check_files(generation: generations.Generation, parts: list[int] | None = None
-                 ) -> None:
-    """Every artifact file of the generation (or of its partitions ``parts``) is there
-    and is framed like Parquet.
-
-    Views read their files only when a query needs them, so a truncated or missing file
-    is looked for here, at open, where freshness rebuilds a damaged index, rather than
-    in the middle of a search. It costs a few small reads per file."""
-    gen = generation.path
-    if parts is None:
-        parts = generation.manifest.get("partitions")
-    files = [gen / artifact_path(name) for name in GLOBAL]
-    if "compact" in generation.manifest:
-        files += [gen / artifact_path(name) for name in COMPACT]
-    for name in PARTITIONED:
-        files += (sorted((gen / name).glob("*.parquet")) if parts is None
-                  else [gen / name / part_name(int(p)) for p in parts])
-    for path in files:
-        if not _framed(path):
-            raise IndexStateError(f"index generation {gen.name} is damaged: "
-                                  f"{path.relative_to(gen)} is missing or truncated")
-
-
-#: How each kind of file is framed: its magic bytes at both ends, its smallest size, and
-#: the bytes around its footer (whose length is the four bytes before the last magic).
-_FRAMES = {".arrow": (b"ARROW1", 22, 18),
-           ".parquet": (b"PAR1", 12, 12)}
-
-
-def _framed(path: Path) -> bool:
-    """The file's magic at both ends and a footer that fits in the file."""
-    magic, least, around = _FRAMES[".arrow" if path.suffix == ".arrow" else ".parquet"]
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        size = os.fstat(fd).st_size
-        if size < least:
-            return False
-        head = os.pread(fd, len(magic), 0)
-        tail = os.pread(fd, 4 + len(magic), size - 4 - len(magic))
-    finally:
-        os.close(fd)
-    footer = int.from_bytes(tail[:4], "little")
-    return head == magic and tail[4:] == magic and footer + around <= size
 
 
 class IndexReader:
@@ -264,7 +89,7 @@ class IndexReader:
         self.stats = _stats_of(self.manifest)
         self.lock = threading.RLock()  # a DuckDB connection serves one query at a time
         try:
-            _check_files(generation)
+            check_files(generation)
         except IndexStateError:
             generation.close()
             raise
@@ -342,7 +167,7 @@ class IndexReader:
         stale = self.manifest["compact"]["stale"]
         if not stale:
             return store
-        files = ", ".join(_quote(self.generation.path / "chunks" / part_name(p))
+        files = ", ".join(quote(self.generation.path / "chunks" / part_name(p))
                           for p in stale if p in held)
         before = store.ords_of_partitions(stale)
         last = store.last_ord()
@@ -579,7 +404,7 @@ class IndexReader:
         terms, which bounds the memory of the sort."""
         flags = ("m.is_global, m.status IS NOT DISTINCT FROM 'archived' AS archived "
                  "FROM {} i JOIN meta m ON m.ord = i.ord")
-        path = _quote(self.generation.path / artifact_path("hot_impacts"))
+        path = quote(self.generation.path / artifact_path("hot_impacts"))
         rows = f"SELECT i.term_id, i.ord, i.impact, {flags.format(f'read_parquet({path})')}"
         if self._resident() is None:
             self.con.execute(f"CREATE TEMP VIEW impacts AS {rows}")

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import threading
 
-from ra.index.reader import (
+from ra.index.integrity import check_files
+from ra.index.reader import IndexReader, _stats_of
+from ra.index.relations import (
     RELATIONS,
     RESIDENT,
     VIEWS,
-    IndexReader,
-    _check_files,
-    _quote,
-    _stats_of,
+    quote,
     register_store,
     store_sql,
     view_name,
@@ -53,7 +52,7 @@ def carry_over(held: IndexReader, generation: generations.Generation) -> IndexRe
     try:
         touched = [p for p in update.get("partitions", [])
                    if p in generation.manifest["partitions"]]
-        _check_files(generation, touched)  # the others are links to checked files
+        check_files(generation, touched)  # the others are links to checked files
         new = IndexReader.__new__(IndexReader)
         new.__dict__.update(held.__dict__)
         new.lock, new.generation = threading.RLock(), generation
@@ -155,11 +154,11 @@ def _point_views(reader: IndexReader, parts: list[int] | None = None,
         if partitioned and name not in PARTITIONED:
             continue
         if parts is not None and name in PARTITIONED:
-            files = ", ".join(_quote(reader.generation.path / name / part_name(p))
+            files = ", ".join(quote(reader.generation.path / name / part_name(p))
                               for p in parts if p in reader.manifest["partitions"])
             source = f"[{files}]"
         else:
-            source = _quote(reader.generation.scan(name))
+            source = quote(reader.generation.scan(name))
         reader.con.execute(f"CREATE OR REPLACE VIEW {view_name(name)} AS SELECT * FROM "
                            f"read_parquet({source})")
 
@@ -168,7 +167,7 @@ def _part_files(generation: generations.Generation, manifest: dict, parts: list[
                 artifact: str = "chunks") -> str:
     """The quoted ``artifact`` files of those of ``parts`` that ``generation`` has."""
     held = set(manifest.get("partitions") or ())
-    return ", ".join(_quote(generation.path / artifact / part_name(p)) for p in parts
+    return ", ".join(quote(generation.path / artifact / part_name(p)) for p in parts
                      if p in held)
 
 

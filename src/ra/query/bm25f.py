@@ -48,7 +48,8 @@ import math
 from dataclasses import astuple, dataclass, field
 
 from ra.config.settings import FieldBoosts, SearchSettings, Settings
-from ra.index.reader import META_COLUMNS, field_length
+from ra.index.chunkstore import META_COLUMNS
+from ra.index.relations import field_length
 from ra.pipeline.impacts import parameters, tf_norm_sql
 from ra.query.plan import AllOf, Alt, AnyOf, Clause, NoneOf, Plan, Ref
 

@@ -33,7 +33,7 @@ short-lived reader over Parquet 320 ms against 540 ms (``benchmarks/context_spee
 
 from __future__ import annotations
 
-from ra.index.reader import META_COLUMNS
+from ra.index.chunkstore import META_COLUMNS
 from ra.query.bm25f import Filters, Sql, Weights, idf
 from ra.query.plan import AnyOf, Plan, Ref
 from ra.store.layout import FIELDS

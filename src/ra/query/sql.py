@@ -82,7 +82,7 @@ def sandboxed(generation):
     (its configuration locked)."""
     import duckdb
 
-    from ra.index.reader import create_views
+    from ra.index.relations import create_views
 
     con = duckdb.connect(config={"threads": 2})
     try:
