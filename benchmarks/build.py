@@ -15,6 +15,8 @@ from pathlib import Path
 CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
+from ra.cli.entry import system_allocator
+system_allocator()  # as the ra command does, before pyarrow is imported
 from ra.config.settings import load_config
 from ra.pipeline.run import build
 folder = Path(sys.argv[1])
