@@ -145,6 +145,14 @@ def test_an_opt_out_starts_no_daemon(world, how):
     assert nothing_started(home)
 
 
+def test_the_configured_idle_minutes_are_the_daemon_s(world):
+    project, home = world
+    (home / ".ra.toml").write_text("[daemon]\nidle_minutes = 2\n")
+    assert ra(project, home, *QUERY).returncode == 0
+    info = status(home)
+    assert info is not None and info["idle_exit_s"] == 120
+
+
 def test_ci_starts_one_when_asked_to(world):
     project, home = world
     assert ra(project, home, *QUERY, CI="true", RA_DAEMON_AUTOSTART="1").returncode == 0

@@ -759,7 +759,8 @@ def test_daemon_autostart_merges_nearest_first_and_is_validated(tmp_path, isolat
     assert load_config(cwd=tmp_path).daemon.autostart is False
     _write(tmp_path / ".ra.toml", "[daemon]\nautostart = true\n")
     assert load_config(cwd=tmp_path).daemon.autostart is True
-    assert tomllib.loads(load_config(cwd=tmp_path).to_toml())["daemon"] == {"autostart": True}
+    assert tomllib.loads(load_config(cwd=tmp_path).to_toml())["daemon"] == {
+        "autostart": True, "idle_minutes": 15.0}
     _write(tmp_path / ".ra.toml", "[daemon]\nautostrat = false\n")
     config = load_config(cwd=tmp_path)
     assert config.daemon.autostart is False  # the global file's, the typo ignored
@@ -769,3 +770,9 @@ def test_daemon_autostart_merges_nearest_first_and_is_validated(tmp_path, isolat
     with pytest.raises(ConfigError, match="expected true or false") as info:
         load_config(cwd=tmp_path)
     assert (info.value.key, info.value.line) == ("daemon.autostart", 4)
+    _write(tmp_path / ".ra.toml", "[daemon]\nidle_minutes = 2.5\n")
+    assert load_config(cwd=tmp_path).daemon.idle_minutes == 2.5
+    _write(tmp_path / ".ra.toml", "[daemon]\nidle_minutes = 0\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(cwd=tmp_path)
+    assert (info.value.key, info.value.line) == ("daemon.idle_minutes", 2)

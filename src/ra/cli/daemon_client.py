@@ -153,9 +153,10 @@ def starting() -> bool:
 
 # --- starting on first use ------------------------------------------------------------------
 
-#: Seconds an autostarted daemon waits for a request before it exits: enough to span the
-#: pauses of an agent's task, short enough that memory comes back soon after (a warm
-#: 10,000-file index holds about 500 MB). ``ra daemon start`` waits 30 minutes.
+#: Seconds an autostarted daemon waits for a request before it exits, unless ``[daemon]
+#: idle_minutes`` says otherwise: enough to span the pauses of an agent's task, short
+#: enough that memory comes back soon after (a warm 10,000-file index holds about 500
+#: MB). ``ra daemon start`` waits 30 minutes.
 AUTOSTART_IDLE = 900.0
 #: Seconds between two autostarts: a daemon that dies at start, or is killed, is started
 #: again at most this often, not by every call.
@@ -178,8 +179,8 @@ def autostart(cwd: str) -> bool:
     wanted = os.environ.get("RA_DAEMON_AUTOSTART")
     if os.environ.get("RA_DAEMON") == "0" or wanted == "0" or socket_path() is None:
         return False
-    if wanted != "1" and (os.environ.get("CI", "").lower() not in NOT_CI
-                          or not _configured(cwd)):
+    idle = _configured(cwd)
+    if wanted != "1" and (os.environ.get("CI", "").lower() not in NOT_CI or idle is None):
         return False
     try:
         fd = lock_file()
@@ -191,7 +192,8 @@ def autostart(cwd: str) -> bool:
         (run_dir() / "autostart").touch(mode=0o600)
         with warnings.catch_warnings():  # "subprocess is still running": by design
             warnings.simplefilter("ignore", ResourceWarning)
-            spawn(["--idle", str(AUTOSTART_IDLE), "--warm", cwd], lock=fd)
+            spawn(["--idle", str(AUTOSTART_IDLE if idle is None else idle), "--warm", cwd],
+                  lock=fd)
         return True
     except OSError:
         return False
@@ -199,8 +201,11 @@ def autostart(cwd: str) -> bool:
         os.close(fd)  # the daemon holds the lock through its own descriptor
 
 
-def _configured(cwd: str) -> bool:
-    """``[daemon] autostart`` of the configuration seen from ``cwd``, which has an index."""
+def _configured(cwd: str) -> float | None:
+    """The idle seconds (``[daemon] idle_minutes``) of a daemon the configuration seen
+    from ``cwd`` lets start (``[daemon] autostart``, an index); None when it does not or
+    cannot be read (``RA_DAEMON_AUTOSTART=1`` then starts one idle for
+    ``AUTOSTART_IDLE``)."""
     from pathlib import Path
 
     from ra.config.settings import load_config
@@ -209,8 +214,10 @@ def _configured(cwd: str) -> bool:
     try:
         config = load_config(Path(cwd))
     except (RaError, OSError):
-        return False
-    return config.daemon.autostart and config.index_dir is not None
+        return None
+    if not (config.daemon.autostart and config.index_dir is not None):
+        return None
+    return config.daemon.idle_minutes * 60.0
 
 
 def _tried_recently() -> bool:

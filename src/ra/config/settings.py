@@ -125,9 +125,11 @@ class McpSettings:
 class DaemonSettings:
     """``[daemon]``: ``autostart`` lets ``ra search``, ``context``, ``get`` and ``ls``
     start a ``ra daemon`` in the background when none runs (``ra.cli.daemon_client``);
-    the call that starts it answers in its own process as before."""
+    the call that starts it answers in its own process as before; it exits after
+    ``idle_minutes`` without a request."""
 
     autostart: bool = True
+    idle_minutes: float = 15.0
 
 
 @dataclass(frozen=True)

@@ -156,7 +156,7 @@ _CONTEXT = {name: _integer(1) for name in ("limit", "terms", "min_term_frequency
                                            "min_word_length", "max_word_length", "sample_size")}
 _TREE = {"path": _string, "include": _glob_list, "exclude": _glob_list}
 _MCP = {"max_tokens": _integer(1)}
-_DAEMON = {"autostart": _boolean}
+_DAEMON = {"autostart": _boolean, "idle_minutes": _number(1)}
 
 
 def _choice(options: Sequence[str], factory: bool = False) -> _Check:
