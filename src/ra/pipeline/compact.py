@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_left
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
@@ -70,9 +71,13 @@ def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: 
 
     impacts = ImpactWriter(out, weights, avg_length, ROW_GROUP)
     with pq.ParquetWriter(out / artifact_path("hot_postings"), HOT_POSTINGS,
-                          compression="zstd") as writer, impacts:
+                          compression="zstd") as writer, impacts, \
+            ThreadPoolExecutor(1) as chunks_out, ThreadPoolExecutor(1) as postings_out, \
+            ThreadPoolExecutor(1) as impacts_out:
+        wrote_chunks = chunks_out.submit(_write_hot_chunks, out, parts)
         lengths = _field_lengths(parts)
         ids = [_sorted_ids(p.postings["term_id"]) for p in parts]
+        pending: list = []
         for lo, hi in _term_ranges(terms):
             pieces = []
             for part, column in zip(parts, ids, strict=True):
@@ -88,8 +93,22 @@ def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: 
                 batch = pa.concat_tables(pieces).sort_by("term_id")
                 batch = batch.append_column("len", lengths(batch["ord"], batch["field"]))
                 batch = batch.select(HOT_POSTINGS.names).cast(HOT_POSTINGS)
-                writer.write_table(batch, row_group_size=ROW_GROUP)
-                impacts.write(batch)
+                # written and weighed on threads of their own while the next batch is
+                # made (Parquet, zstd and DuckDB release the GIL); two batches at most
+                done = [postings_out.submit(writer.write_table, batch,
+                                            row_group_size=ROW_GROUP),
+                        impacts_out.submit(impacts.write, batch)]
+                for f in pending:
+                    f.result()
+                pending = done
+        for f in (*pending, wrote_chunks):
+            f.result()
+    return {"stale": [], "impacts": record(weights, avg_length)}
+
+
+def _write_hot_chunks(out: Path, parts: list) -> None:
+    import pyarrow.parquet as pq
+
     schema = _hot_chunks_schema()
     with pq.ParquetWriter(out / artifact_path("hot_chunks"), schema,
                           compression="zstd") as writer:
@@ -99,7 +118,6 @@ def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: 
             chunks = chunks.append_column("part", pa.repeat(pa.scalar(part.id, pa.int32()),
                                                             chunks.num_rows))
             writer.write_table(chunks, row_group_size=CHUNK_ROW_GROUP)
-    return {"stale": [], "impacts": record(weights, avg_length)}
 
 
 def write_store(out: Path, parts: list) -> None:
