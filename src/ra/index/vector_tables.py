@@ -106,16 +106,11 @@ class Resident:
         ``(ord, sim)``, best first, ties by ord, as ``semantic_sql`` orders them."""
         import numpy as np
 
-        q = np.asarray(q, dtype=np.float32)
-        if rows is None:
-            sims = _product(self.full, q)
-            ords = self.ords
-            if not include_archived:
-                sims[self.archived] = -np.inf
-        else:
-            if not include_archived:
-                rows = rows[~self.archived[rows]]
-            sims, ords = _product(self.full[rows], q), self.ords[rows]
+        full, ords, archived = (self.full, self.ords, self.archived) if rows is None else (
+            self.full[rows], self.ords[rows], self.archived[rows])
+        sims = _product(full, np.asarray(q, dtype=np.float32))
+        if not include_archived:
+            sims[archived] = -np.inf
         live = np.isfinite(sims)
         sims, ords = sims[live], ords[live]
         if k < len(sims):  # every row tied with the k-th, then ties by ord

@@ -150,12 +150,14 @@ def _store_groups(parts: list) -> list[list]:
     """The partitions of each record batch: whole partitions, up to ``STORE_BATCH``
     rows (one partition with more is a batch of its own); none empty."""
     groups: list[list] = [[]]
+    rows = 0  # of the last group
     for part in parts:
-        if groups[-1] and sum(p.chunks.num_rows for p in groups[-1]) + part.chunks.num_rows \
-                > STORE_BATCH:
+        if groups[-1] and rows + part.chunks.num_rows > STORE_BATCH:
             groups.append([])
+            rows = 0
         groups[-1].append(part)
-    return [g for g in groups if sum(p.chunks.num_rows for p in g)]
+        rows += part.chunks.num_rows
+    return [g for g in groups if any(p.chunks.num_rows for p in g)]
 
 
 def _text_bytes(out: Path, part) -> int:

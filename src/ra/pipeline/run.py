@@ -255,7 +255,6 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
     forget_written()
     # first, while the build holds least: it reads every text back (ra.pipeline.compact)
     write_store(out, parts)
-    pa.default_memory_pool().release_unused()
 
     def analyzed() -> Iterator[pa.Table]:
         for p in parts:

@@ -155,10 +155,8 @@ def _early(reader, dims: int, plan, filters, k: int) -> _Early | None:
     filters, negated = tree_filter(plan, filters), negated_terms(plan)
     if not (reader.keep_vocabulary and reader.resident and plain(filters, negated)):
         return None
-    with reader.lock:
+    with reader.lock:  # a long-lived reader's tables: its vectors in memory
         held = tables(reader, dims)
-    if not held.resident:
-        return None
     return _Early(held.snapshot(), k, filters.include_archived)
 
 
