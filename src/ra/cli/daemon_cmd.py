@@ -18,8 +18,9 @@ While a daemon runs, `ra search`, `ra context`, `ra get` and `ra ls` are answere
 paying for a fresh process. It serves this user only, stops by itself after --idle
 seconds without requests, and steps aside when ra is upgraded. RA_DAEMON=0 bypasses it.
 
-When none runs, those commands answer in their own process and start one (15 idle
-minutes); RA_DAEMON_AUTOSTART=0 or [daemon] autostart = false in .ra.toml prevent that.
+When none runs, those commands answer in their own process and start one (idle for
+[daemon] idle_minutes, 15 by default); RA_DAEMON_AUTOSTART=0 or [daemon] autostart =
+false in .ra.toml prevent that.
 
 Examples:
 
