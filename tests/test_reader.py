@@ -96,11 +96,14 @@ def test_the_long_lived_reader_holds_its_relations_in_memory(pair):
     def tables(reader):
         return {r[0] for r in reader.query("SELECT table_name FROM duckdb_tables()")}
 
-    relations = {"meta", "field_lengths", "tf_postings", "impacts"}
+    relations = {"meta", "field_lengths", "tf_postings"}
     assert relations <= tables(resident.reader)
     assert not relations & tables(short.reader)
-    # texts: a view over the ChunkStore's Arrow table, which is held once
-    for relation, reader in ((r, x) for r in ("texts",) for x in (short, resident)):
+    # texts: a view over the ChunkStore's Arrow table, which is held once; impacts: the
+    # rows of the reader's impact arrays (ra.index.impact_arrays), a view over Parquet
+    # in the short-lived reader
+    assert resident.reader.impact_arrays is not None and short.reader.impact_arrays is None
+    for relation, reader in ((r, x) for r in ("texts", "impacts") for x in (short, resident)):
         plan = reader.reader.query(f"EXPLAIN SELECT * FROM {relation}")[0][1]
         assert ("ARROW_SCAN" in plan) == (reader is resident), (relation, plan)
         assert relation not in tables(reader.reader)

@@ -25,11 +25,13 @@ columns, memory-mapped from the generation's ``hot_store.arrow``, which Python r
 ord for the few chunks a search shows, so metadata, ancestors and content cost no
 query. On the first plain search it also loads ``impacts``: each term's quantized
 BM25F weight in each chunk (``ra.pipeline.impacts``), from the generation's
-``hot_impacts``, which ``ra.query.impacts.top_sql`` adds up (a short-lived reader reads
-them as a view; both only when they hold for the configured weights, see ``impacts``).
-A search then opens no Parquet file and asks DuckDB one question: the best chunks. That
-costs memory of some 40 bytes per posting and the pages of the mapped file a search
-touches; phrase queries still read positions from ``postings``. After an incremental
+``hot_impacts``, as arrays (``impact_arrays``) that ``ra.query.impacts.top_rows`` adds
+up in NumPy, registered with DuckDB as relation ``impacts`` for ``top_sql`` (a
+short-lived reader reads them as a view, and DuckDB adds them up; both only when they
+hold for the configured weights, see ``impacts``). A plain search then asks DuckDB
+nothing, any other one question: the best chunks. That costs memory of some 40 bytes per
+posting and the pages of the mapped file a search touches; phrase queries still read
+positions from ``postings``. After an incremental
 update such a reader is carried over to the new generation by patching its memory
 (``successor``) rather than loaded again.
 """
@@ -112,6 +114,7 @@ class IndexReader:
         self._by_ord: dict[int, ChunkMeta] = {}
         self._store: ChunkStore | None = None  # a long-lived reader's chunks (ra.index.chunkstore)
         self._impacts: tuple | None = None  # the weights ``impacts`` was loaded for
+        self.impact_arrays = None  # a long-lived reader's ``impacts`` (ra.index.impact_arrays)
         self.patched = False  # tables patched by ``successor``: no ``impacts``
         self.semantic = None  # the vector relations' state (``ra.query.semantic_sql``)
 
@@ -399,8 +402,9 @@ class IndexReader:
             weights, self.stats.avg_length)
 
     def _load_impacts(self, computed=None) -> None:
-        """The view over ``hot_impacts``, or (long-lived) the table made from it, or
-        with ``computed`` (weights) from ``tf_postings``, in ``NORM_BATCHES`` ranges of
+        """The view over ``hot_impacts``, or (long-lived) its rows held as arrays
+        (``impact_arrays``, registered as relation ``impacts``), or with ``computed``
+        (weights) those computed from ``tf_postings``, in ``NORM_BATCHES`` ranges of
         terms, which bounds the memory of the sort."""
         flags = ("m.is_global, m.status IS NOT DISTINCT FROM 'archived' AS archived "
                  "FROM {} i JOIN meta m ON m.ord = i.ord")
@@ -418,13 +422,28 @@ class IndexReader:
                                        (low, high), exact=True)
             return f"SELECT i.term_id, i.ord, i.impact, {flags.format(f'({text})')}", params
 
+        import pyarrow as pa
+
+        from ra.index.impact_arrays import from_table
+
         end = max(self._term_info, default=-1) + 1
         step = max(1, -(-end // NORM_BATCHES))
+        parts = []
         for low in range(0, max(end, 1), step):
             sql, params = batch(low, low + step)
-            if low == 0:
-                self.con.execute(f"CREATE TEMP TABLE impacts AS {sql} LIMIT 0", params)
-            self.con.execute(f"INSERT INTO impacts {sql} ORDER BY i.term_id, i.ord", params)
+            parts.append(self.con.sql(f"{sql} ORDER BY i.term_id, i.ord",
+                                      params=params).to_arrow_table())
+        self.impact_arrays = from_table(pa.concat_tables(parts), end)
+        del parts
+        self.con.register("impacts", self.impact_arrays.table)
+
+    def drop_impacts(self) -> None:
+        """Forget the impacts (``successor``: they hold for the old statistics only)."""
+        with self.lock:
+            if self.impact_arrays is not None:
+                self.con.unregister("impacts")
+            self.con.execute("DROP VIEW IF EXISTS impacts")
+            self._impacts, self.impact_arrays = None, None
 
     def contents(self, ords: list[tuple[int, int]]) -> dict[int, str]:
         """Markdown of each chunk incl. its subsections, keyed by ``ord``.

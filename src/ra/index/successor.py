@@ -91,8 +91,8 @@ def _patch(new: IndexReader, old: generations.Generation, old_manifest: dict,
     for name in RESIDENT:
         new.con.execute(f"DELETE FROM {name} WHERE ord IN (SELECT ord FROM gone)")
     new.con.execute("DROP TABLE gone")
-    new.con.execute("DROP TABLE IF EXISTS impacts")
-    new._impacts, new.patched = None, True
+    new.drop_impacts()
+    new.patched = True
     new._store.drop(gone)  # first: a changed file's chunks come back with their ids
     if after:  # the new chunks: read from the update's partitions only
         _point_views(new, touched)

@@ -509,8 +509,7 @@ def _prepare_writer(generation: Path | None = None) -> None:
     if _writer_ready:
         return
     _writer_ready = True
-    with contextlib.suppress(ImportError):  # NumPy is optional: pa.table looks at it
-        import numpy.ma  # noqa: F401
+    import numpy.ma  # noqa: F401  (pa.table looks at it)
     import pyarrow.acero  # noqa: F401  (table joins and group-bys run on it)
     import pyarrow.dataset  # noqa: F401  (pyarrow.parquet reads a table through it)
 

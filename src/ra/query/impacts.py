@@ -7,7 +7,9 @@ when they hold for the configured weights (``IndexReader.impacts``). ``top_sql``
 scores a plain plan (``is_plain``) from them: an alternative contributes
 ``factor(weight, idf, k1) · impact``, so a clause's score is within ``bound`` of
 ``bm25f_sql``'s, and matching, the matched groups, ``complete`` and ``total`` are
-``bm25f_sql``'s exactly.
+``bm25f_sql``'s exactly. A long-lived reader holds the same rows as arrays
+(``ra.index.impact_arrays``) and ``top_rows`` computes ``top_sql``'s rows from them in
+NumPy, without DuckDB's fixed cost of a query.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from ra.query.bm25f import (
     _expr,
     _matched,
     alternative_idf,
+    group_idf,
 )
-from ra.query.plan import Plan
+from ra.query.plan import AllOf, AnyOf, NoneOf, Plan, Ref
 from ra.store.layout import FIELDS
 
 
@@ -84,6 +87,96 @@ def top_sql(plan: Plan, n_chunks: int, weights: Weights, filters: Filters,
         # outside the answers, where ``score`` is their final (coordinated) score
         f"QUALIFY rank() OVER (ORDER BY score DESC) <= {lim}")
     return sql
+
+
+def top_rows(plan: Plan, arrays, n_chunks: int, weights: Weights, filters: Filters,
+             limit: int) -> list[tuple]:
+    """``top_sql``'s rows, computed from a long-lived reader's ``ImpactArrays``: the same
+    chunks, ``matched``, ``complete`` and ``total``, and the same scores up to the order
+    of float operations (each step is the SQL's, in its order). The candidates are the
+    chunks with a posting of any alternative (not archived, unless asked); each clause
+    becomes a column over them, its best alternative's ``factor · impact``, ``-inf``
+    where it has none."""
+    import numpy as np
+
+    alts = []
+    for k, c in enumerate(plan.clauses):
+        for a in c.alts:
+            if a.term_id is not None and len((posted := arrays.postings(a.term_id))[0]):
+                alts.append((k, factor(a.weight * c.boost, alternative_idf(n_chunks, c, a),
+                                       weights.k1), *posted))
+    if not alts or limit < 1:
+        return []
+    hit, slot = arrays.scratch()
+    for _, _, ords, _ in alts:
+        hit[ords] = True
+    cand = np.flatnonzero(hit)
+    hit[cand] = False
+    archived = arrays.any_archived and not filters.include_archived
+    if archived:
+        cand = cand[~arrays.archived[cand]]
+    slot[cand] = np.arange(len(cand), dtype=np.int32)
+    try:
+        columns = [None] * len(plan.clauses)
+        for k, f, ords, impacts in alts:
+            at, values = slot[ords], impacts * f
+            if archived:
+                keep = at >= 0
+                at, values = at[keep], values[keep]
+            if columns[k] is None:
+                columns[k] = np.full(len(cand), -np.inf)
+                columns[k][at] = values
+            else:
+                columns[k][at] = np.maximum(columns[k][at], values)
+    finally:
+        slot[cand] = -1
+    if not len(cand):
+        return []
+    found, score = {}, np.zeros(len(cand))
+    for c, column in zip(plan.clauses, columns, strict=True):
+        values = column if column is not None else np.full(len(cand), -np.inf)
+        found[c.index] = values > -np.inf
+        score = score + np.where(found[c.index], values, 0.0)
+    score = score * np.where(arrays.is_global[cand], 1.0, weights.local_boost)
+    matched = np.zeros(len(cand))
+    for g in plan.counted():
+        matched = matched + _holds(g, found) * group_idf(plan, g, n_chunks)
+    ok = _holds(plan.expr, found)
+    any_ok = bool(ok.any())
+    partial = np.ones(len(cand), dtype=bool) if _all_words(plan) else matched > 0
+    total_idf = max(sum(group_idf(plan, g, n_chunks) for g in plan.counted()), 1e-9)
+    if plan.ranked or not any_ok:
+        keep, total = partial, int(partial.sum())
+        final = score * np.power(matched / total_idf, weights.coord)
+    else:
+        keep, final, total = ok, score, int(ok.sum())
+    rows = np.flatnonzero(keep)
+    best = final[rows]
+    if len(rows) > limit:  # every row scoring at least the limit-th best: ties stay
+        kth = np.partition(best, len(rows) - limit)[len(rows) - limit]
+        rows = rows[best >= kth]
+    return [(float(final[i]), float(matched[i]), any_ok, total, None, int(cand[i]))
+            for i in rows.tolist()]
+
+
+def _holds(expr, found: dict):
+    """Which candidates satisfy ``expr`` (``_expr``'s condition), as a boolean array."""
+    match expr:
+        case Ref(i):
+            return found[i]
+        case AllOf(items):
+            out = _holds(items[0], found)
+            for item in items[1:]:
+                out = out & _holds(item, found)
+            return out
+        case AnyOf(items):
+            out = _holds(items[0], found)
+            for item in items[1:]:
+                out = out | _holds(item, found)
+            return out
+        case NoneOf(inner):
+            return ~_holds(inner, found)
+    raise TypeError(f"unknown expression {expr!r}")  # pragma: no cover
 
 
 def _factors(plan: Plan, sql: Sql, n_chunks: int, k1: float) -> str:

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field, replace
 from ra.errors import QueryError
 from ra.index.reader import ChunkMeta
 from ra.query import rank as ranking
-from ra.query.bm25f import Filters, Weights, bm25f_sql, weights_of
+from ra.query.bm25f import Filters, Sql, Weights, bm25f_sql, weights_of
 from ra.query.budget import estimate_tokens, list_entry_tokens, pack, ref_entry_tokens
-from ra.query.impacts import is_plain, top_sql
+from ra.query.impacts import is_plain, top_rows, top_sql
 from ra.query.parser import parse, parse_lenient, typed_operators
 from ra.query.plan import Plan, PlanOptions, plan_query
 from ra.query.snippets import snippet as make_snippet
@@ -317,7 +317,9 @@ class Searcher:
         the configured weights (``IndexReader.impacts``), any other by ``bm25f_sql``;
         both return ords, whose metadata the reader has or reads in one query (a
         long-lived reader climbs the chunk tree in memory, a short-lived one has
-        ``bm25f_sql`` list the ancestors, or asks for them after ``top_sql``)."""
+        ``bm25f_sql`` list the ancestors, or asks for them after ``top_sql``). A
+        long-lived reader computes ``top_sql``'s rows from its impact arrays in NumPy
+        (``top_rows``): DuckDB's fixed cost of a query was most of a warm search."""
         limit = self._candidates(o)
         weights, filters, stats = self.weights(), filters_of(o), self.reader.stats
         resident = self.reader.resident
@@ -327,7 +329,13 @@ class Searcher:
         else:
             sql = bm25f_sql(plan, stats.chunks, stats.avg_length, weights, filters, limit,
                             ancestors=not resident, metadata=False)
-        found = self.reader.query(sql.text, sql.params)
+        if top and (arrays := self.reader.impact_arrays) is not None:
+            found = top_rows(plan, arrays, stats.chunks, weights, filters, limit)
+            sql = Sql(f"-- in memory: {arrays.describe()}, summed per chunk in NumPy "
+                      "(ra.query.impacts.top_rows), giving the rows of\n" + sql.text,
+                      sql.params)
+        else:
+            found = self.reader.query(sql.text, sql.params)
         scored = [r for r in found if r[0] is not None]
         metas = self.reader.lineage([r[5] for r in scored], None if resident or top else
                                     [r[5] for r in found if r[0] is None])

@@ -1,0 +1,173 @@
+"""A long-lived reader's plain queries, summed in NumPy (``ra.query.impacts.top_rows``),
+give the rows DuckDB gives for ``top_sql`` over the same impacts.
+
+The corpus is generated here (a fixed seed, a small vocabulary, so that chunks share
+words, scores tie and fuzzy expansions find neighbours): a local tree, a global tree
+(``~/.ra.toml``, not boosted) and archived documents, so every column ``top_sql`` reads
+matters. Queries are drawn by Hypothesis from the vocabulary, with typos, OR and AND;
+each is scored both ways on one reader, under several weights, filters and limits.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ra.config.settings
+import ra.index.freshness
+from ra.index.reader import IndexReader
+from ra.query.bm25f import Filters, Weights
+from ra.query.impacts import is_plain, top_rows, top_sql
+from ra.query.parser import parse
+from ra.query.plan import PlanOptions, plan_query
+from ra.query.search import Searcher, SearchOptions
+from ra.text.analysis import Analyzer
+
+WORDS = ["cache", "caches", "eviction", "borrow", "borrowed", "lifetime", "thread", "mutex",
+         "error", "errors", "handling", "handler", "socket", "signal", "parser", "parsing",
+         "token", "tokens", "queue", "worker", "index", "indexes", "search", "schema"]
+TYPOS = ["cahce", "evicton", "borow", "lifetme", "mutx", "handlng", "sockets", "parsr"]
+
+
+def _document(rng: random.Random, n: int, status: str | None) -> str:
+    front = f"---\nstatus: {status}\n---\n" if status else ""
+    sections = []
+    for s in range(rng.randint(1, 3)):
+        words = rng.choices(WORDS, k=rng.randint(3, 25))
+        sections.append(f"## {rng.choice(WORDS)} {s}\n\n{' '.join(words)}\n")
+    return f"{front}# {' '.join(rng.sample(WORDS, 2))} {n}\n\n" + "\n".join(sections)
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory):
+    rng = random.Random(20261125)
+    home, root = tmp_path_factory.mktemp("arrays-home"), tmp_path_factory.mktemp("arrays")
+    for folder, count in ((root / "docs", 60), (home / "notes", 20)):
+        folder.mkdir()
+        for n in range(count):
+            status = "archived" if n % 7 == 3 else None
+            (folder / f"{rng.choice(WORDS)}-{n}.md").write_text(_document(rng, n, status))
+    (root / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    (home / ".ra.toml").write_text(f'[tree.notes]\npath = "{home / "notes"}"\n')
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        config = ra.config.settings.load_config(root, home=home)
+        short, _ = ra.index.freshness.open_index(config)
+    short.close()
+    held = IndexReader.open(config.index_dir)
+    held.keep_vocabulary = True
+    assert held.impacts(Weights()) and held.impact_arrays is not None
+    flags = held.query("SELECT bool_or(is_global), bool_and(is_global), "
+                       "bool_or(status = 'archived') FROM meta")[0]
+    assert flags == (True, False, True)  # both kinds of tree, and archived chunks
+    yield held, config
+    held.close()
+
+
+def _both(reader, plan, weights: Weights, filters: Filters, limit: int):
+    n = reader.stats.chunks
+    sql = top_sql(plan, n, weights, filters, limit)
+    want = sorted(reader.query(sql.text, sql.params), key=lambda r: r[5])
+    got = sorted(top_rows(plan, reader.impact_arrays, n, weights, filters, limit),
+                 key=lambda r: r[5])
+    return got, want
+
+
+def _assert_same(got, want) -> None:
+    """The same chunks, ``complete`` and ``total``; scores and ``matched`` equal up to the
+    order of the float operations."""
+    assert [r[5] for r in got] == [r[5] for r in want]
+    for g, w in zip(got, want, strict=True):
+        assert g[2:5] == w[2:5]
+        assert g[0] == pytest.approx(w[0], rel=1e-12, abs=1e-12)
+        assert g[1] == pytest.approx(w[1], rel=1e-12, abs=1e-12)
+
+
+WEIGHTS = [Weights(), replace(Weights(), coord=1.0), replace(Weights(), coord=2.5),
+           replace(Weights(), local_boost=3.0, coord=1.0)]
+
+word = st.sampled_from(WORDS + TYPOS)
+query = st.builds(
+    lambda words, seps: words[0] + "".join(s + w for s, w in zip(seps, words[1:],
+                                                                  strict=False)),
+    st.lists(word, min_size=1, max_size=8),
+    st.lists(st.sampled_from([" ", " ", " OR ", " AND "]), min_size=8, max_size=8))
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=query, fuzzy=st.booleans(), weights=st.sampled_from(WEIGHTS),
+       archived=st.booleans(), limit=st.sampled_from([1, 2, 5, 10_000]))
+def test_top_rows_are_the_rows_of_top_sql(reader, text, fuzzy, weights, archived, limit):
+    held, _ = reader
+    plan = plan_query(parse(text), held, Analyzer("english"),
+                      PlanOptions(fuzzy=fuzzy, distance=1), text, rankable=True)
+    filters = Filters(include_archived=archived)
+    assert is_plain(plan, filters)
+    _assert_same(*_both(held, plan, weights, filters, limit))
+
+
+@pytest.mark.parametrize("text", ["cache", "cache eviction", "cache OR socket",
+                                  "borrow lifetime thread mutex error handling parser",
+                                  "cahce evicton borow lifetme mutx handlng"])
+def test_ties_archived_chunks_and_the_limit_are_kept_as_the_sql_keeps_them(reader, text):
+    """Every chunk scoring at least the limit-th best (ties included), archived chunks
+    only when asked: checked on queries that match many chunks."""
+    held, _ = reader
+    plan = plan_query(parse(text), held, Analyzer("english"), PlanOptions(), text,
+                      rankable=True)
+    for archived in (False, True):
+        for limit in (1, 3, 10, 10_000):
+            got, want = _both(held, plan, Weights(), Filters(include_archived=archived),
+                              limit)
+            assert want
+            _assert_same(got, want)
+
+
+def test_a_term_with_no_postings_and_an_empty_answer(reader):
+    held, _ = reader
+    plan = plan_query(parse("cache"), held, Analyzer("english"), PlanOptions(), "cache")
+    clause = plan.clauses[0]
+    missing = replace(plan, clauses=[replace(clause, alts=tuple(
+        replace(a, term_id=10**6) for a in clause.alts))])
+    assert top_rows(missing, held.impact_arrays, held.stats.chunks, Weights(), Filters(),
+                    10) == []
+    got, want = _both(held, missing, Weights(), Filters(), 10)
+    assert got == want == []
+    assert top_rows(plan, held.impact_arrays, held.stats.chunks, Weights(), Filters(), 0) == []
+
+
+def test_the_scratch_arrays_are_left_as_they_were_found(reader):
+    """``top_rows`` marks candidates in by-ord work arrays and must clear them: a query's
+    candidates may not leak into the next."""
+    held, _ = reader
+    arrays = held.impact_arrays
+    for text in ("cache", "socket OR parser", "cahce evicton borow lifetme mutx handlng"):
+        plan = plan_query(parse(text), held, Analyzer("english"), PlanOptions(), text,
+                          rankable=True)
+        for archived in (False, True):
+            top_rows(plan, arrays, held.stats.chunks, Weights(), Filters(archived), 10)
+            hit, slot = arrays.scratch()
+            assert not hit.any() and (slot == -1).all()
+
+
+def test_a_long_lived_searcher_sums_in_memory_and_answers_as_a_short_lived_one(reader):
+    held, config = reader
+    short = IndexReader.open(config.index_dir)
+    try:
+        options = SearchOptions(explain=True, limit=20)
+        for text in ("cache eviction", "borow OR sockets", "thread mutex error handling "
+                     "parser queue worker"):
+            mine = Searcher(held, config).search([text], options).queries[0]
+            theirs = Searcher(short, config).search([text], options).queries[0]
+            assert mine.explain["sql"].startswith("-- in memory:")
+            assert not theirs.explain["sql"].startswith("-- in memory:")
+            assert [r.id for r in mine.results] == [r.id for r in theirs.results]
+            for a, b in zip(mine.results, theirs.results, strict=True):
+                assert a.score == pytest.approx(b.score, rel=1e-9)
+    finally:
+        short.close()
