@@ -48,7 +48,7 @@ from ra.query.bm25f import (
     bm25f_sql,
     idf,
 )
-from ra.query.impacts import bound, is_plain, top_sql
+from ra.query.impacts import bound, is_plain, top_rows, top_sql
 from ra.query.parser import parse
 from ra.query.plan import (
     COMPOUND_PHRASE_WEIGHT,
@@ -937,12 +937,21 @@ def test_query_text_is_never_spliced_into_the_sql(setup):
 
 @pytest.fixture(scope="module")
 def resident(setup):
-    """A long-lived reader of the same index, its impacts loaded from ``hot_impacts``."""
+    """A long-lived reader of the same index, its impacts loaded from ``hot_impacts`` as
+    arrays (``ra.index.impact_arrays``), which ``top_rows`` adds up."""
     reader = IndexReader.open(setup.config.index_dir)
     reader.keep_vocabulary = True
-    assert reader.impacts(Weights())
+    assert reader.impacts(Weights()) and reader.impact_arrays is not None
     yield reader
     reader.close()
+
+
+@pytest.fixture(scope="module")
+def viewed(setup):
+    """The short-lived reader, its relation ``impacts`` a view over ``hot_impacts``, which
+    ``top_sql`` adds up."""
+    assert setup.reader.impacts(Weights()) and setup.reader.impact_arrays is None
+    return setup.reader
 
 
 PLAIN = [(q, False) for q, _ in QUERIES] + [
@@ -960,16 +969,24 @@ def _plan_bound(plan, n: int, weights: Weights) -> float:
     return sum(per_clause) * max(1.0, weights.local_boost) + 1e-12
 
 
-def _assert_within_bound(reader, plan, weights: Weights, filters: Filters) -> None:
+def _assert_within_bound(reader, plan, weights: Weights, filters: Filters,
+                         held=None) -> None:
     """``top_sql``'s rows are ``bm25f_sql``'s: the same chunks, matched groups, complete
     and total exactly, each score within the quantization bound (and not exactly equal
-    everywhere: the impacts are quantized, so an equality test could not fail)."""
+    everywhere: the impacts are quantized, so an equality test could not fail). With
+    ``held`` (a long-lived reader), ``top_rows`` gives ``top_sql``'s rows too."""
     n, avg = reader.stats.chunks, reader.stats.avg_length
     top = top_sql(plan, n, weights, filters, 10_000)
     general = bm25f_sql(plan, n, avg, weights, filters, 10_000, metadata=False)
     got, want = (sorted(reader.query(q.text, q.params), key=lambda r: r[5])
                  for q in (top, general))
     assert got and [r[1:] for r in got] == [r[1:] for r in want]
+    if held is not None:
+        summed = sorted(top_rows(plan, held.impact_arrays, n, weights, filters, 10_000),
+                        key=lambda r: r[5])
+        assert [r[2:] for r in summed] == [r[2:] for r in got]
+        for a, b in zip(summed, got, strict=True):
+            assert a[:2] == pytest.approx(b[:2], rel=1e-12, abs=1e-12)
     limit = _plan_bound(plan, n, weights)
     errors = [abs(g[0] - w[0]) for g, w in zip(got, want, strict=True)]
     assert max(errors) <= limit
@@ -977,8 +994,8 @@ def _assert_within_bound(reader, plan, weights: Weights, filters: Filters) -> No
 
 
 @pytest.mark.parametrize("query, fuzzy", PLAIN, ids=[f"{q}|{f}" for q, f in PLAIN])
-def test_top_sql_gives_the_rows_of_bm25f_sql_within_the_quantization_step(resident, query,
-                                                                            fuzzy):
+def test_top_sql_gives_the_rows_of_bm25f_sql_within_the_quantization_step(viewed, resident,
+                                                                            query, fuzzy):
     plan = plan_query(parse(query), resident, Analyzer("english"),
                       PlanOptions(fuzzy=fuzzy, distance=1), query)
     for filters in (Filters(), Filters(include_archived=True)):
@@ -986,15 +1003,15 @@ def test_top_sql_gives_the_rows_of_bm25f_sql_within_the_quantization_step(reside
             assert plan.negative or any(c.kind != "term" or c.field_mask != 15
                                         for c in plan.clauses)
             return
-        _assert_within_bound(resident, plan, Weights(), filters)
+        _assert_within_bound(viewed, plan, Weights(), filters, resident)
 
 
-def test_quantization_moves_scores_but_less_than_the_bound(resident):
+def test_quantization_moves_scores_but_less_than_the_bound(viewed):
     """The impacts are quantized: some score differs from the exact one (so the bound
     test above measures something), by less than a step."""
-    plan = plan_query(parse("rust errors"), resident, Analyzer("english"),
+    plan = plan_query(parse("rust errors"), viewed, Analyzer("english"),
                       PlanOptions(), "rust errors")
-    errors = _assert_within_bound(resident, plan, Weights(), Filters())
+    errors = _assert_within_bound(viewed, plan, Weights(), Filters())
     assert max(errors) > 0
     assert SCALE == 65_535  # 16 bits: docs/ranking.md gives the bound for this step
 
@@ -1003,29 +1020,32 @@ def test_quantization_moves_scores_but_less_than_the_bound(resident):
                                    "rust errors kubernetse cahce ownership lifetimes pods",
                                    "kubernetes ownership", "pods lifetimes"])
 @pytest.mark.parametrize("coord", [0.0, 1.5])
-def test_top_sql_ranks_long_and_partial_queries_as_bm25f_sql_does(resident, query, coord):
+def test_top_sql_ranks_long_and_partial_queries_as_bm25f_sql_does(viewed, resident, query,
+                                                                   coord):
     plan = plan_query(parse(query), resident, Analyzer("english"),
                       PlanOptions(fuzzy=True, distance=1), query, rankable=True)
     assert is_plain(plan, Filters()) and plan.ranked == (len(query.split()) >= 6)
-    _assert_within_bound(resident, plan, replace(Weights(), coord=coord), Filters())
+    _assert_within_bound(viewed, plan, replace(Weights(), coord=coord), Filters(), resident)
 
 
 @pytest.mark.parametrize("query", ["rust error handling cache eviction ownership lifetimes",
                                    "kubernetes ownership", "rust errors"])
-def test_top_sql_keeps_the_best_final_scores_under_a_limit(resident, query):
+def test_top_sql_keeps_the_best_final_scores_under_a_limit(viewed, resident, query):
     """Under a limit, the rows kept are those of the best *final* scores (coordinated, for
     ranked and partial answers), as ``bm25f_sql`` keeps: ranking by the score before
     coordination would keep chunks that match fewer words."""
     plan = plan_query(parse(query), resident, Analyzer("english"),
                       PlanOptions(fuzzy=True, distance=1), query, rankable=True)
     weights = replace(Weights(), coord=2.0)
-    n, avg = resident.stats.chunks, resident.stats.avg_length
+    n, avg = viewed.stats.chunks, viewed.stats.avg_length
     for limit in (1, 2, 3, 5):
         top = top_sql(plan, n, weights, Filters(), limit)
         general = bm25f_sql(plan, n, avg, weights, Filters(), limit, metadata=False)
-        got, want = (sorted(resident.query(q.text, q.params), key=lambda r: r[5])
+        got, want = (sorted(viewed.query(q.text, q.params), key=lambda r: r[5])
                      for q in (top, general))
         assert [r[5] for r in got] == [r[5] for r in want], (query, limit)
+        summed = top_rows(plan, resident.impact_arrays, n, weights, Filters(), limit)
+        assert sorted(r[5] for r in summed) == [r[5] for r in want], (query, limit)
 
 
 def test_other_weights_than_the_builds_take_the_formula_or_the_readers_own_impacts(setup):
@@ -1059,27 +1079,29 @@ def test_other_weights_than_the_builds_take_the_formula_or_the_readers_own_impac
             reader.close()
 
 
-def test_impacts_read_from_the_build_equal_those_computed_at_load(setup, resident):
+def test_impacts_read_from_the_build_equal_those_computed_at_load(viewed, resident):
     """``hot_impacts`` holds exactly what a reader computes from its postings under the
-    same weights and statistics."""
+    same weights and statistics, and a long-lived reader's arrays hold its rows."""
     computed = resident.query(*impacts_sql("tf_postings", resident.stats.avg_length,
                                            Weights()))
-    stored = resident.query("SELECT term_id, ord, impact FROM impacts ORDER BY term_id, ord")
-    assert len(stored) > 100 and stored == computed
+    stored = viewed.query("SELECT term_id, ord, impact FROM impacts ORDER BY term_id, ord")
+    assert len(stored) > 100 and stored == computed == resident.impact_arrays.rows()
 
 
-def test_top_sql_keeps_the_ties_with_the_last_best_row(resident):
+def test_top_sql_keeps_the_ties_with_the_last_best_row(viewed, resident):
     """Every chunk scoring at least the limit-th best comes back, so the caller can break
-    ties by id; a limit of one returns every chunk tied for first."""
-    plan = plan_query(parse("rust"), resident, Analyzer("english"), PlanOptions(), "rust")
-    rows = resident.query(*_bound(top_sql(plan, resident.stats.chunks, Weights(), Filters(),
-                                          10_000)))
+    ties by id; a limit of one returns every chunk tied for first. ``top_rows`` too."""
+    plan = plan_query(parse("rust"), viewed, Analyzer("english"), PlanOptions(), "rust")
+    n = viewed.stats.chunks
+    rows = viewed.query(*_bound(top_sql(plan, n, Weights(), Filters(), 10_000)))
     scores = sorted((r[0] for r in rows), reverse=True)
+    assert len(set(scores)) < len(scores)  # ties to keep
     for limit in (1, 2, 3, len(scores)):
-        cut = resident.query(*_bound(top_sql(plan, resident.stats.chunks, Weights(),
-                                             Filters(), limit)))
-        assert sorted(r[0] for r in cut) == sorted(s for s in scores
-                                                   if s >= scores[limit - 1])
+        want = sorted(s for s in scores if s >= scores[limit - 1])
+        cut = viewed.query(*_bound(top_sql(plan, n, Weights(), Filters(), limit)))
+        assert sorted(r[0] for r in cut) == want
+        summed = top_rows(plan, resident.impact_arrays, n, Weights(), Filters(), limit)
+        assert sorted(r[0] for r in summed) == pytest.approx(want, rel=1e-12)
 
 
 def test_only_plain_plans_take_the_top_query():
@@ -1097,9 +1119,10 @@ def test_only_plain_plans_take_the_top_query():
 
 def test_searcher_scores_plain_queries_over_impacts_on_every_reader(setup, resident):
     options = replace(NO_CUTOFF, explain=True)
-    for reader in (setup.reader, resident):  # a view over hot_impacts, a table
+    for reader in (setup.reader, resident):  # a view over hot_impacts, arrays
         topic = Searcher(reader, setup.config).search(["rust error"], options).queries[0]
         assert "FROM impacts" in topic.explain["sql"]
+        assert topic.explain["sql"].startswith("-- in memory:") is (reader is resident)
         topic = Searcher(reader, setup.config).search(["rust -python"], options).queries[0]
         assert "FROM impacts" not in topic.explain["sql"]
 
@@ -1119,10 +1142,10 @@ def _golden(stem: str, sql) -> None:
 
 
 @pytest.mark.parametrize("name", ["term", "and_fuzzy"])
-def test_top_sql_matches_golden_file(resident, name):
+def test_top_sql_matches_golden_file(viewed, name):
     sql = top_sql(GOLDEN_PLANS[name], 42, Weights(), Filters(), 25)
     _golden(f"{name}.top", sql)
-    resident.query(sql.text, sql.params)
+    viewed.query(sql.text, sql.params)
 
 
 def test_impacts_sql_matches_golden_file(setup):

@@ -190,10 +190,8 @@ def test_a_long_lived_reader_loads_its_tables_from_the_compact_artifacts(project
             # after an update the averages moved: the build's impacts no longer hold,
             # and the reader computes its own, unrounded, from tf_postings
             assert reader.impacts(Searcher(reader, config).weights())
-            kind = reader.con.execute("SELECT data_type FROM duckdb_columns() WHERE "
-                                      "table_name = 'impacts' AND column_name = 'impact'"
-                                      ).fetchone()[0]
-            assert kind == ("USMALLINT" if change is None else "DOUBLE")
+            kind = reader.impact_arrays.impacts.dtype.name
+            assert kind == ("uint16" if change is None else "float64")
             kinds = dict(reader.con.execute(
                 "SELECT table_name, 'table' FROM duckdb_tables() WHERE temporary").fetchall())
             assert {"tf_postings"} <= set(kinds)

@@ -1,5 +1,6 @@
 """A long-lived reader's plain queries, summed in NumPy (``ra.query.impacts.top_rows``),
-give the rows DuckDB gives for ``top_sql`` over the same impacts.
+give the rows DuckDB gives for ``top_sql`` over the same impacts (a short-lived reader's
+view over ``hot_impacts``, whose rows the arrays were loaded from).
 
 The corpus is generated here (a fixed seed, a small vocabulary, so that chunks share
 words, scores tie and fuzzy expansions find neighbours): a local tree, a global tree
@@ -57,22 +58,25 @@ def reader(tmp_path_factory):
         mp.setenv("HOME", str(home))
         config = ra.config.settings.load_config(root, home=home)
         short, _ = ra.index.freshness.open_index(config)
-    short.close()
     held = IndexReader.open(config.index_dir)
     held.keep_vocabulary = True
     assert held.impacts(Weights()) and held.impact_arrays is not None
+    assert short.impacts(Weights()) and short.impact_arrays is None
+    assert short.generation.path == held.generation.path
     flags = held.query("SELECT bool_or(is_global), bool_and(is_global), "
                        "bool_or(status = 'archived') FROM meta")[0]
     assert flags == (True, False, True)  # both kinds of tree, and archived chunks
-    yield held, config
+    yield held, short, config
     held.close()
+    short.close()
 
 
-def _both(reader, plan, weights: Weights, filters: Filters, limit: int):
-    n = reader.stats.chunks
+def _both(readers, plan, weights: Weights, filters: Filters, limit: int):
+    held, short = readers[:2]
+    n = held.stats.chunks
     sql = top_sql(plan, n, weights, filters, limit)
-    want = sorted(reader.query(sql.text, sql.params), key=lambda r: r[5])
-    got = sorted(top_rows(plan, reader.impact_arrays, n, weights, filters, limit),
+    want = sorted(short.query(sql.text, sql.params), key=lambda r: r[5])
+    got = sorted(top_rows(plan, held.impact_arrays, n, weights, filters, limit),
                  key=lambda r: r[5])
     return got, want
 
@@ -103,12 +107,12 @@ query = st.builds(
 @given(text=query, fuzzy=st.booleans(), weights=st.sampled_from(WEIGHTS),
        archived=st.booleans(), limit=st.sampled_from([1, 2, 5, 10_000]))
 def test_top_rows_are_the_rows_of_top_sql(reader, text, fuzzy, weights, archived, limit):
-    held, _ = reader
+    held = reader[0]
     plan = plan_query(parse(text), held, Analyzer("english"),
                       PlanOptions(fuzzy=fuzzy, distance=1), text, rankable=True)
     filters = Filters(include_archived=archived)
     assert is_plain(plan, filters)
-    _assert_same(*_both(held, plan, weights, filters, limit))
+    _assert_same(*_both(reader, plan, weights, filters, limit))
 
 
 @pytest.mark.parametrize("text", ["cache", "cache eviction", "cache OR socket",
@@ -117,26 +121,26 @@ def test_top_rows_are_the_rows_of_top_sql(reader, text, fuzzy, weights, archived
 def test_ties_archived_chunks_and_the_limit_are_kept_as_the_sql_keeps_them(reader, text):
     """Every chunk scoring at least the limit-th best (ties included), archived chunks
     only when asked: checked on queries that match many chunks."""
-    held, _ = reader
+    held = reader[0]
     plan = plan_query(parse(text), held, Analyzer("english"), PlanOptions(), text,
                       rankable=True)
     for archived in (False, True):
         for limit in (1, 3, 10, 10_000):
-            got, want = _both(held, plan, Weights(), Filters(include_archived=archived),
+            got, want = _both(reader, plan, Weights(), Filters(include_archived=archived),
                               limit)
             assert want
             _assert_same(got, want)
 
 
 def test_a_term_with_no_postings_and_an_empty_answer(reader):
-    held, _ = reader
+    held = reader[0]
     plan = plan_query(parse("cache"), held, Analyzer("english"), PlanOptions(), "cache")
     clause = plan.clauses[0]
     missing = replace(plan, clauses=[replace(clause, alts=tuple(
         replace(a, term_id=10**6) for a in clause.alts))])
     assert top_rows(missing, held.impact_arrays, held.stats.chunks, Weights(), Filters(),
                     10) == []
-    got, want = _both(held, missing, Weights(), Filters(), 10)
+    got, want = _both(reader, missing, Weights(), Filters(), 10)
     assert got == want == []
     assert top_rows(plan, held.impact_arrays, held.stats.chunks, Weights(), Filters(), 0) == []
 
@@ -144,7 +148,7 @@ def test_a_term_with_no_postings_and_an_empty_answer(reader):
 def test_the_scratch_arrays_are_left_as_they_were_found(reader):
     """``top_rows`` marks candidates in by-ord work arrays and must clear them: a query's
     candidates may not leak into the next."""
-    held, _ = reader
+    held = reader[0]
     arrays = held.impact_arrays
     for text in ("cache", "socket OR parser", "cahce evicton borow lifetme mutx handlng"):
         plan = plan_query(parse(text), held, Analyzer("english"), PlanOptions(), text,
@@ -156,18 +160,51 @@ def test_the_scratch_arrays_are_left_as_they_were_found(reader):
 
 
 def test_a_long_lived_searcher_sums_in_memory_and_answers_as_a_short_lived_one(reader):
-    held, config = reader
-    short = IndexReader.open(config.index_dir)
-    try:
-        options = SearchOptions(explain=True, limit=20)
-        for text in ("cache eviction", "borow OR sockets", "thread mutex error handling "
-                     "parser queue worker"):
-            mine = Searcher(held, config).search([text], options).queries[0]
-            theirs = Searcher(short, config).search([text], options).queries[0]
-            assert mine.explain["sql"].startswith("-- in memory:")
-            assert not theirs.explain["sql"].startswith("-- in memory:")
-            assert [r.id for r in mine.results] == [r.id for r in theirs.results]
-            for a, b in zip(mine.results, theirs.results, strict=True):
-                assert a.score == pytest.approx(b.score, rel=1e-9)
-    finally:
-        short.close()
+    held, short, config = reader
+    options = SearchOptions(explain=True, limit=20)
+    for text in ("cache eviction", "borow OR sockets", "thread mutex error handling "
+                 "parser queue worker"):
+        mine = Searcher(held, config).search([text], options).queries[0]
+        theirs = Searcher(short, config).search([text], options).queries[0]
+        assert mine.explain["sql"].startswith("-- in memory:")
+        assert not theirs.explain["sql"].startswith("-- in memory:")
+        assert [r.id for r in mine.results] == [r.id for r in theirs.results]
+        for a, b in zip(mine.results, theirs.results, strict=True):
+            assert a.score == pytest.approx(b.score, rel=1e-9)
+
+
+def test_the_arrays_hold_the_rows_of_hot_impacts(reader):
+    held, short, _ = reader
+    stored = short.query("SELECT term_id, ord, impact FROM impacts ORDER BY term_id, ord")
+    assert len(stored) > 1000 and held.impact_arrays.rows() == stored
+    flags = dict(((o, (g, a)) for o, g, a in short.query(
+        "SELECT ord, is_global, archived FROM impacts")))
+    arrays = held.impact_arrays
+    assert {o: (bool(arrays.is_global[o]), bool(arrays.archived[o])) for o in flags} == flags
+
+
+def test_build_counts_terms_sets_flags_by_ord_and_refuses_rows_out_of_order():
+    import numpy as np
+
+    from ra.index.impact_arrays import build
+
+    def batch(terms, ords, impacts, archived=None):
+        n = len(terms)
+        return {"term_id": np.array(terms, np.int32), "ord": np.array(ords, np.int32),
+                "impact": np.array(impacts, np.float64), "is_global": np.ones(n, bool),
+                "archived": np.array(archived or [False] * n)}
+
+    arrays = build([batch([0, 0, 2], [1, 4, 0], [5, 6, 7], [False, True, False]),
+                    batch([], [], []), batch([3], [4], [8], [True])], terms=5, chunks=6,
+                   capacity=9)  # more than the rows: impacts a reader computed
+    assert arrays.starts.tolist() == [0, 2, 2, 3, 4, 4]
+    assert arrays.rows() == [(0, 1, 5.0), (0, 4, 6.0), (2, 0, 7.0), (3, 4, 8.0)]
+    assert arrays.archived.tolist() == [False, False, False, False, True, False]
+    assert arrays.any_archived and arrays.chunks == 6 and len(arrays.ords) == 4
+    assert [a.tolist() for a in arrays.postings(1)] == [[], []]
+    assert [a.tolist() for a in arrays.postings(99)] == [[], []]
+    for wrong in ([batch([2, 1], [0, 0], [1, 1])], [batch([5], [0], [1])]):
+        with pytest.raises(ValueError):
+            build(wrong, terms=5, chunks=6, capacity=9)
+    with pytest.raises(ValueError):  # more rows than counted
+        build([batch([0, 1], [0, 0], [1, 1])], terms=5, chunks=6, capacity=1)

@@ -4,10 +4,11 @@ A plain query over impacts is one multiplication per posting and a sum per chunk
 DuckDB does that in well under a millisecond; what it cannot avoid is binding, optimising
 and planning the query, about 3 ms of CPU whatever the data (docs/ranking.md). A reader
 that answers many queries (the daemon, the MCP server) therefore holds its impacts as
-NumPy arrays over the rows DuckDB returned, sorted by term and chunk, so a term's
-postings are one slice: ``starts[t]:starts[t + 1]``. The same rows stay registered with
-DuckDB as relation ``impacts`` (``con.register``, no copy), so ``top_sql`` still reads
-them: ``--explain`` and the tests compare the two.
+NumPy arrays, sorted by term and chunk, so a term's postings are one slice:
+``starts[t]:starts[t + 1]``: six bytes per posting (an ord and a 16-bit impact; 12 for
+impacts the reader computed itself, which are doubles), and a flag or two per chunk.
+DuckDB never holds them: a one-shot reader's relation ``impacts`` (a view over the
+build's ``hot_impacts``) has the same rows, which the tests compare.
 
 NumPy is imported here only: a one-shot command never loads this module.
 """
@@ -15,18 +16,17 @@ NumPy is imported here only: a one-shot command never loads this module.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
-import pyarrow as pa
 
 
 @dataclass(frozen=True, eq=False)
 class ImpactArrays:
-    """Rows ``term_id, ord, impact, is_global, archived`` by term then chunk (``table``)
-    and the arrays ``top_rows`` reads from them."""
+    """The rows ``term_id, ord, impact`` by term then chunk, as arrays, and the chunk
+    flags ``top_rows`` reads."""
 
-    table: pa.Table
     starts: np.ndarray  # int64, terms + 1: term t's postings are starts[t]:starts[t + 1]
     ords: np.ndarray  # int32
     impacts: np.ndarray  # uint16 (the build's, quantized) or float64 (computed, exact)
@@ -37,7 +37,7 @@ class ImpactArrays:
 
     @property
     def chunks(self) -> int:
-        """The length of the by-ord arrays: one more than the highest ord with a posting."""
+        """The length of the by-ord arrays."""
         return len(self.is_global)
 
     def postings(self, term_id: int) -> tuple[np.ndarray, np.ndarray]:
@@ -61,32 +61,48 @@ class ImpactArrays:
         return (f"{len(self.ords):,} impacts of {len(self.starts) - 1:,} terms held as "
                 "arrays, each term's a slice")
 
-
-def from_table(table: pa.Table, terms: int) -> ImpactArrays:
-    """The arrays of ``table`` (rows sorted by ``term_id`` then ``ord``, as
-    ``IndexReader`` loads them); ``terms``: one more than the highest term id."""
-    table = table.combine_chunks()
-    term_ids = _numpy(table.column("term_id"), np.int32)
-    ords = _numpy(table.column("ord"), np.int32)
-    impacts = _numpy(table.column("impact"), None)
-    if len(term_ids) > 1 and bool((np.diff(term_ids) < 0).any()):
-        raise ValueError("impacts are not sorted by term")
-    terms = max(terms, int(term_ids[-1]) + 1 if len(term_ids) else 0)
-    starts = np.searchsorted(term_ids, np.arange(terms + 1), side="left").astype(np.int64)
-    n = int(ords.max()) + 1 if len(ords) else 0
-    by_ord = {}
-    for name in ("is_global", "archived"):
-        flags = np.zeros(n, dtype=bool)
-        flags[ords] = _numpy(table.column(name), bool)
-        by_ord[name] = flags
-    return ImpactArrays(table, starts, ords, impacts, by_ord["is_global"], by_ord["archived"],
-                        bool(by_ord["archived"].any()))
+    def rows(self) -> list[tuple[int, int, float]]:
+        """Every ``(term_id, ord, impact)``, by term then ord (for tests and checks)."""
+        terms = np.repeat(np.arange(len(self.starts) - 1), np.diff(self.starts))
+        return list(zip(terms.tolist(), self.ords.tolist(), self.impacts.tolist(),
+                        strict=True))
 
 
-def _numpy(column: pa.ChunkedArray, dtype) -> np.ndarray:
-    """One column as a NumPy array (no copy for numbers; booleans are unpacked)."""
-    if column.null_count:
-        raise ValueError(f"impacts column {column._name if hasattr(column, '_name') else ''} "
-                         "has nulls")
-    values = column.to_numpy()
-    return values if dtype is None else values.astype(dtype, copy=False)
+def build(batches: Iterable[dict], terms: int, chunks: int, capacity: int) -> ImpactArrays:
+    """The arrays of ``batches``: DuckDB's ``fetchnumpy()`` of the rows ``term_id, ord,
+    impact, is_global, archived`` of consecutive ranges of term ids, each sorted by term
+    then ord (as ``IndexReader`` loads them); ``terms``: one more than the highest term
+    id; ``chunks``: one more than the highest ord; ``capacity``: at least the number of
+    rows. Only the ords and impacts are kept per posting, written into arrays allocated
+    once (a list of batches joined at the end held every posting twice); each batch's
+    term ids become counts, its flags are set by ord."""
+    counts = np.zeros(terms, dtype=np.int64)
+    ords = np.empty(capacity, dtype=np.int32)
+    impacts = None
+    flags = {name: np.zeros(chunks, dtype=bool) for name in ("is_global", "archived")}
+    at = 0
+    for batch in batches:
+        term_ids = np.asarray(batch["term_id"])
+        n = len(term_ids)
+        if not n:
+            continue
+        if (np.diff(term_ids) < 0).any() or term_ids[-1] >= terms or at + n > capacity:
+            raise ValueError("impacts are out of order, beyond the vocabulary or more than "
+                             "counted")
+        counts += np.bincount(term_ids, minlength=terms)
+        values = np.asarray(batch["impact"])
+        if impacts is None:
+            impacts = np.empty(capacity, dtype=values.dtype)
+        ords[at:at + n] = batch["ord"]
+        impacts[at:at + n] = values
+        for name, by_ord in flags.items():
+            by_ord[ords[at:at + n]] = np.asarray(batch[name], dtype=bool)
+        at += n
+    if impacts is None:
+        impacts = np.empty(capacity, dtype=np.uint16)
+    if at < capacity:  # computed impacts: fewer rows than the postings they were counted by
+        ords, impacts = ords[:at].copy(), impacts[:at].copy()
+    starts = np.zeros(terms + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    return ImpactArrays(starts, ords, impacts, flags["is_global"], flags["archived"],
+                        bool(flags["archived"].any()))

@@ -26,12 +26,12 @@ ord for the few chunks a search shows, so metadata, ancestors and content cost n
 query. On the first plain search it also loads ``impacts``: each term's quantized
 BM25F weight in each chunk (``ra.pipeline.impacts``), from the generation's
 ``hot_impacts``, as arrays (``impact_arrays``) that ``ra.query.impacts.top_rows`` adds
-up in NumPy, registered with DuckDB as relation ``impacts`` for ``top_sql`` (a
-short-lived reader reads them as a view, and DuckDB adds them up; both only when they
-hold for the configured weights, see ``impacts``). A plain search then asks DuckDB
-nothing, any other one question: the best chunks. That costs memory of some 40 bytes per
-posting and the pages of the mapped file a search touches; phrase queries still read
-positions from ``postings``. After an incremental
+up in NumPy (a short-lived reader reads them as the view ``impacts``, which
+``ra.query.impacts.top_sql`` adds up in DuckDB; both only when they hold for the
+configured weights, see ``impacts``). A plain search then asks DuckDB nothing, any other
+one question: the best chunks. That costs memory of some 40 bytes per posting and the
+pages of the mapped file a search touches; phrase queries still read positions from
+``postings``. After an incremental
 update such a reader is carried over to the new generation by patching its memory
 (``successor``) rather than loaded again.
 """
@@ -373,15 +373,16 @@ class IndexReader:
         return {o: self._by_ord[o] for o in wanted if o in self._by_ord}
 
     def impacts(self, weights) -> bool:
-        """Whether relation ``impacts`` holds the impacts under ``weights`` (rows
-        ``term_id, ord, impact, is_global, archived``; ``ra.query.impacts.top_sql`` reads
-        it). A short-lived reader reads the generation's ``hot_impacts`` as a view when
-        they were computed under these weights and its statistics
+        """Whether the reader holds the impacts under ``weights``: a short-lived one as
+        relation ``impacts`` (rows ``term_id, ord, impact, is_global, archived``, which
+        ``ra.query.impacts.top_sql`` reads), a long-lived one as ``impact_arrays``
+        (``top_rows``). A short-lived reader reads the generation's ``hot_impacts`` as a
+        view when they were computed under these weights and its statistics
         (``ra.pipeline.impacts.record``) and no update has made a partition stale since;
         otherwise its plain queries take ``bm25f_sql``. A long-lived reader loads the
         file's for the first weights it is asked about, or, when they do not hold (an
         incremental update, other weights), computes them from its ``tf_postings``
-        unrounded (``impacts_sql(exact=True)``): ``top_sql`` then gives ``bm25f_sql``'s
+        unrounded (``impacts_sql(exact=True)``): ``top_rows`` then gives ``bm25f_sql``'s
         scores to the last bits of a double, as the one-shot reader beside it does, at
         the speed of impacts (cpp-docs after one edit: 5.5 ms p50 against 9.7 with the
         formula). A reader carried over to an update (``patched``) takes the formula
@@ -403,9 +404,9 @@ class IndexReader:
 
     def _load_impacts(self, computed=None) -> None:
         """The view over ``hot_impacts``, or (long-lived) its rows held as arrays
-        (``impact_arrays``, registered as relation ``impacts``), or with ``computed``
-        (weights) those computed from ``tf_postings``, in ``NORM_BATCHES`` ranges of
-        terms, which bounds the memory of the sort."""
+        (``impact_arrays``), or with ``computed`` (weights) those computed from
+        ``tf_postings``, in ``NORM_BATCHES`` ranges of terms, which bounds the memory of
+        the sort."""
         flags = ("m.is_global, m.status IS NOT DISTINCT FROM 'archived' AS archived "
                  "FROM {} i JOIN meta m ON m.ord = i.ord")
         path = quote(self.generation.path / artifact_path("hot_impacts"))
@@ -422,26 +423,21 @@ class IndexReader:
                                        (low, high), exact=True)
             return f"SELECT i.term_id, i.ord, i.impact, {flags.format(f'({text})')}", params
 
-        import pyarrow as pa
-
-        from ra.index.impact_arrays import from_table
+        from ra.index.impact_arrays import build
 
         end = max(self._term_info, default=-1) + 1
         step = max(1, -(-end // NORM_BATCHES))
-        parts = []
-        for low in range(0, max(end, 1), step):
-            sql, params = batch(low, low + step)
-            parts.append(self.con.sql(f"{sql} ORDER BY i.term_id, i.ord",
-                                      params=params).to_arrow_table())
-        self.impact_arrays = from_table(pa.concat_tables(parts), end)
-        del parts
-        self.con.register("impacts", self.impact_arrays.table)
+        chunks = self.con.execute("SELECT coalesce(max(ord), -1) + 1 FROM meta").fetchone()[0]
+        capacity = self.con.execute("SELECT count(*) FROM " + (  # at most a row per posting
+            "tf_postings" if computed else f"read_parquet({path})")).fetchone()[0]
+        batches = (self.con.execute(f"{sql} ORDER BY i.term_id, i.ord", params).fetchnumpy()
+                   for sql, params in (batch(low, low + step)
+                                       for low in range(0, max(end, 1), step)))
+        self.impact_arrays = build(batches, end, chunks, capacity)
 
     def drop_impacts(self) -> None:
         """Forget the impacts (``successor``: they hold for the old statistics only)."""
         with self.lock:
-            if self.impact_arrays is not None:
-                self.con.unregister("impacts")
             self.con.execute("DROP VIEW IF EXISTS impacts")
             self._impacts, self.impact_arrays = None, None
 
