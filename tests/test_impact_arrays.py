@@ -183,28 +183,31 @@ def test_the_arrays_hold_the_rows_of_hot_impacts(reader):
     assert {o: (bool(arrays.is_global[o]), bool(arrays.archived[o])) for o in flags} == flags
 
 
-def test_build_counts_terms_sets_flags_by_ord_and_refuses_rows_out_of_order():
+def test_build_counts_terms_takes_flags_by_ord_and_refuses_rows_out_of_order():
+    """``build`` keeps the rows of the chunks the reader holds (as the join with ``meta``
+    did), counts each term's rows into slices and refuses rows out of order."""
     import numpy as np
 
     from ra.index.impact_arrays import build
 
-    def batch(terms, ords, impacts, archived=None):
-        n = len(terms)
+    def batch(terms, ords, impacts):
         return {"term_id": np.array(terms, np.int32), "ord": np.array(ords, np.int32),
-                "impact": np.array(impacts, np.float64), "is_global": np.ones(n, bool),
-                "archived": np.array(archived or [False] * n)}
+                "impact": np.array(impacts, np.float64)}
 
-    arrays = build([batch([0, 0, 2], [1, 4, 0], [5, 6, 7], [False, True, False]),
-                    batch([], [], []), batch([3], [4], [8], [True])], terms=5, chunks=6,
+    chunks = {"ord": np.array([0, 1, 4, 5]), "is_global": np.array([1, 1, 0, 1], bool),
+              "archived": np.array([0, 0, 1, 0], bool)}  # chunks 2 and 3 are not held
+    arrays = build([batch([0, 0, 1, 2], [1, 4, 3, 0], [5, 6, 9, 7]), batch([], [], []),
+                    batch([3, 3], [4, 7], [8, 9])], terms=5, chunks=chunks,
                    capacity=9)  # more than the rows: impacts a reader computed
     assert arrays.starts.tolist() == [0, 2, 2, 3, 4, 4]
     assert arrays.rows() == [(0, 1, 5.0), (0, 4, 6.0), (2, 0, 7.0), (3, 4, 8.0)]
     assert arrays.archived.tolist() == [False, False, False, False, True, False]
+    assert arrays.is_global.tolist() == [True, True, False, False, False, True]
     assert arrays.any_archived and arrays.chunks == 6 and len(arrays.ords) == 4
     assert [a.tolist() for a in arrays.postings(1)] == [[], []]
     assert [a.tolist() for a in arrays.postings(99)] == [[], []]
     for wrong in ([batch([2, 1], [0, 0], [1, 1])], [batch([5], [0], [1])]):
         with pytest.raises(ValueError):
-            build(wrong, terms=5, chunks=6, capacity=9)
+            build(wrong, terms=5, chunks=chunks, capacity=9)
     with pytest.raises(ValueError):  # more rows than counted
-        build([batch([0, 1], [0, 0], [1, 1])], terms=5, chunks=6, capacity=1)
+        build([batch([0, 1], [0, 1], [1, 1])], terms=5, chunks=chunks, capacity=1)

@@ -404,9 +404,9 @@ class IndexReader:
 
     def _load_impacts(self, computed=None) -> None:
         """The view over ``hot_impacts``, or (long-lived) its rows held as arrays
-        (``impact_arrays``), or with ``computed`` (weights) those computed from
-        ``tf_postings``, in ``NORM_BATCHES`` ranges of terms, which bounds the memory of
-        the sort."""
+        (``impact_arrays``, read from the file), or with ``computed`` (weights) those
+        computed from ``tf_postings``, in ``NORM_BATCHES`` ranges of terms, which bounds
+        the memory of the sort."""
         flags = ("m.is_global, m.status IS NOT DISTINCT FROM 'archived' AS archived "
                  "FROM {} i JOIN meta m ON m.ord = i.ord")
         path = quote(self.generation.path / artifact_path("hot_impacts"))
@@ -415,24 +415,19 @@ class IndexReader:
             self.con.execute(f"CREATE TEMP VIEW impacts AS {rows}")
             return
 
-        def batch(low: int, high: int) -> tuple[str, dict]:  # the rows of terms [low, high)
-            if computed is None:
-                return (f"{rows} WHERE i.term_id >= $lo AND i.term_id < $hi",
-                        {"lo": low, "hi": high})
-            text, params = impacts_sql("tf_postings", self.stats.avg_length, computed,
-                                       (low, high), exact=True)
-            return f"SELECT i.term_id, i.ord, i.impact, {flags.format(f'({text})')}", params
-
-        from ra.index.impact_arrays import build
+        from ra.index.impact_arrays import build, read_file
 
         end = max(self._term_info, default=-1) + 1
-        step = max(1, -(-end // NORM_BATCHES))
-        chunks = self.con.execute("SELECT coalesce(max(ord), -1) + 1 FROM meta").fetchone()[0]
-        capacity = self.con.execute("SELECT count(*) FROM " + (  # at most a row per posting
-            "tf_postings" if computed else f"read_parquet({path})")).fetchone()[0]
-        batches = (self.con.execute(f"{sql} ORDER BY i.term_id, i.ord", params).fetchnumpy()
-                   for sql, params in (batch(low, low + step)
-                                       for low in range(0, max(end, 1), step)))
+        chunks = self.con.execute("SELECT ord, is_global, status IS NOT DISTINCT FROM "
+                                  "'archived' AS archived FROM meta").fetchnumpy()
+        if computed is None:
+            batches, capacity = read_file(self.con, path)
+        else:
+            step = max(1, -(-end // NORM_BATCHES))
+            capacity = self.con.execute("SELECT count(*) FROM tf_postings").fetchone()[0]
+            batches = (self.con.execute(*impacts_sql(
+                "tf_postings", self.stats.avg_length, computed, (low, low + step),
+                exact=True)).fetchnumpy() for low in range(0, max(end, 1), step))
         self.impact_arrays = build(batches, end, chunks, capacity)
 
     def drop_impacts(self) -> None:
