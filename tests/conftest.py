@@ -80,6 +80,30 @@ def searcher_over(root: Path, home: Path) -> Iterator:
         reader.close()
 
 
+@contextmanager
+def short_and_held(root: Path, home: Path) -> Iterator:
+    """``(short, held, config)``: a short-lived reader of the knowledge base configured at
+    ``root`` (built first, with ``home`` as HOME) and a long-lived one of the same
+    generation (``keep_vocabulary``: what the daemon and the MCP server hold); both are
+    closed after use."""
+    from ra.config.settings import load_config
+    from ra.index.freshness import open_index
+    from ra.index.reader import IndexReader
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        config = load_config(root, home=home)
+        short, _ = open_index(config)
+    held = IndexReader.open(config.index_dir)
+    held.keep_vocabulary = True
+    try:
+        assert held.generation.path == short.generation.path
+        yield short, held, config
+    finally:
+        held.close()
+        short.close()
+
+
 def conformance(category: str) -> dict:
     """One category of ``../shared/conformance/upstream-cases.json``."""
     data = json.loads((SHARED / "conformance" / "upstream-cases.json").read_text())

@@ -18,9 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import ra.config.settings
-import ra.index.freshness
-from ra.index.reader import IndexReader
+from conftest import short_and_held
 from ra.query.bm25f import Filters, Weights
 from ra.query.impacts import is_plain, top_rows, top_sql
 from ra.query.parser import parse
@@ -54,21 +52,13 @@ def reader(tmp_path_factory):
             (folder / f"{rng.choice(WORDS)}-{n}.md").write_text(_document(rng, n, status))
     (root / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
     (home / ".ra.toml").write_text(f'[tree.notes]\npath = "{home / "notes"}"\n')
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(home))
-        config = ra.config.settings.load_config(root, home=home)
-        short, _ = ra.index.freshness.open_index(config)
-    held = IndexReader.open(config.index_dir)
-    held.keep_vocabulary = True
-    assert held.impacts(Weights()) and held.impact_arrays is not None
-    assert short.impacts(Weights()) and short.impact_arrays is None
-    assert short.generation.path == held.generation.path
-    flags = held.query("SELECT bool_or(is_global), bool_and(is_global), "
-                       "bool_or(status = 'archived') FROM meta")[0]
-    assert flags == (True, False, True)  # both kinds of tree, and archived chunks
-    yield held, short, config
-    held.close()
-    short.close()
+    with short_and_held(root, home) as (short, held, config):
+        assert held.impacts(Weights()) and held.impact_arrays is not None
+        assert short.impacts(Weights()) and short.impact_arrays is None
+        flags = held.query("SELECT bool_or(is_global), bool_and(is_global), "
+                           "bool_or(status = 'archived') FROM meta")[0]
+        assert flags == (True, False, True)  # both kinds of tree, and archived chunks
+        yield held, short, config
 
 
 def _both(readers, plan, weights: Weights, filters: Filters, limit: int):

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 import ra.config.settings
 import ra.index.freshness
+from conftest import short_and_held
 from ra.index.reader import IndexReader
 from ra.index.vocabulary import SurfaceIndex, anchors
 from ra.query.bm25f import bm25f_sql
@@ -63,15 +64,8 @@ def pair(tmp_path_factory):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     (root / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n\n[tree.other]\npath = "./other"\n')
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(home))
-        config = ra.config.settings.load_config(root, home=home)
-        short, _ = ra.index.freshness.open_index(config)
-    resident = IndexReader.open(config.index_dir)
-    resident.keep_vocabulary = True
-    yield Searcher(short, config), Searcher(resident, config)
-    short.close()
-    resident.close()
+    with short_and_held(root, home) as (short, resident, config):
+        yield Searcher(short, config), Searcher(resident, config)
 
 
 def _answers(searcher: Searcher, topics: list[str], options: SearchOptions):
