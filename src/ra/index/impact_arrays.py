@@ -71,8 +71,9 @@ class ImpactArrays:
 
 def build(batches: Iterable[dict], terms: int, chunks: dict, capacity: int) -> ImpactArrays:
     """The arrays of ``batches``: dicts of NumPy arrays ``term_id, ord, impact`` of
-    consecutive ranges of rows sorted by term then ord (``hot_impacts`` read by row
-    group, or DuckDB's ``fetchnumpy()`` of impacts a reader computes); ``terms``: one
+    consecutive ranges of rows sorted by term then ord (``read_file``'s one batch of a
+    ``hot_impacts`` file, or DuckDB's ``fetchnumpy()`` of the impacts a reader computes,
+    a range of terms at a time); ``terms``: one
     more than the highest term id; ``chunks``: the chunks the reader holds (``meta``), as
     arrays ``ord, is_global, archived``; rows of other chunks are left out, as a join
     with ``meta`` would; ``capacity``: at least the number of rows. Only the ords and
