@@ -106,6 +106,31 @@ def test_the_long_lived_reader_holds_its_relations_in_memory(pair):
     assert resident.reader.query("SELECT count(*) FROM meta")[0][0] == len(store) > 0
 
 
+def test_a_long_lived_reader_loads_its_postings_on_first_need(pair):
+    """Plain queries are scored from the impact arrays: ``tf_postings`` stays a view over
+    the files until a query needs it (here one excluding a word), and is a table from then
+    on; the answers are those of the short-lived reader throughout."""
+    short, resident = pair
+    reader = IndexReader.open(resident.config.index_dir)
+    reader.keep_vocabulary = True
+    held = Searcher(reader, resident.config)
+    try:
+        def tables():
+            return {r[0] for r in reader.con.execute(
+                "SELECT table_name FROM duckdb_tables()").fetchall()}
+
+        for query in ("mutex", "lock poisoning", "thraeds"):
+            assert _answers(held, [query], SearchOptions()) == _answers(short, [query],
+                                                                           SearchOptions())
+        assert {"meta", "field_lengths"} <= tables() and "tf_postings" not in tables()
+        other = "mutex -panic"
+        assert _answers(held, [other], SearchOptions()) == _answers(short, [other],
+                                                                      SearchOptions())
+        assert "tf_postings" in tables()
+    finally:
+        reader.close()
+
+
 @pytest.mark.parametrize("query", ["mutex", "lock poisoning", "mutex -panic", "thraeds",
                                    '"shared state" OR tomatoes', "kubernetes mutex"])
 def test_ancestor_rows_are_the_ancestors_of_the_result_rows(pair, query):

@@ -100,8 +100,9 @@ def compact_relations(generation) -> dict[str, str]:
             "tf_postings": postings}
 
 
-#: The relations a long-lived reader materialises as DuckDB tables; ``texts`` is a view
-#: over its ``ChunkStore``'s Arrow table (``register_store``).
+#: The relations a long-lived reader materialises as DuckDB tables (``tf_postings`` when a
+#: query first needs it: ``IndexReader.hold_postings``); ``texts`` is a view over its
+#: ``ChunkStore``'s Arrow table (``register_store``).
 RESIDENT = ("meta", "field_lengths", "tf_postings")
 STORE_VIEW = "chunk_columns"  # the name the ``ChunkStore``'s table is registered under
 
