@@ -324,17 +324,18 @@ class Searcher:
         weights, filters, stats = self.weights(), filters_of(o), self.reader.stats
         resident = self.reader.resident
         top = is_plain(plan, filters) and self.reader.impacts(weights)
-        if top:
-            sql = top_sql(plan, stats.chunks, weights, filters, limit)
-        else:
-            sql = bm25f_sql(plan, stats.chunks, stats.avg_length, weights, filters, limit,
-                            ancestors=not resident, metadata=False)
-        if top and (arrays := self.reader.impact_arrays) is not None:
+        arrays = self.reader.impact_arrays if top else None
+        if arrays is not None:
             found = top_rows(plan, arrays, stats.chunks, weights, filters, limit)
             sql = Sql(f"-- in memory: {arrays.describe()}, summed per chunk in NumPy "
-                      "(ra.query.impacts.top_rows), giving the rows of\n" + sql.text,
-                      sql.params)
+                      "(ra.query.impacts.top_rows)")
+            if o.explain:  # and the SQL of those rows: 50 µs a query to build, for no one
+                shown = top_sql(plan, stats.chunks, weights, filters, limit)
+                sql = Sql(f"{sql.text}, giving the rows of\n{shown.text}", shown.params)
         else:
+            sql = top_sql(plan, stats.chunks, weights, filters, limit) if top else bm25f_sql(
+                plan, stats.chunks, stats.avg_length, weights, filters, limit,
+                ancestors=not resident, metadata=False)
             found = self.reader.query(sql.text, sql.params)
         scored = [r for r in found if r[0] is not None]
         metas = self.reader.lineage([r[5] for r in scored], None if resident or top else
