@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 
 from conftest import conformance
 from ra.query.snippets import (
+    FIRST_LETTER_KEPT,
     SCAN_CHARS,
+    TermKey,
     _blocks,
     highlight,
     match_spans,
@@ -183,6 +185,45 @@ def test_match_spans_equal_a_word_by_word_scan(parts):
         want = [(m.start() + a, m.start() + b, k) for m in _WORD.finditer(text)
                 for a, b, p in _pieces(m.group()) if (k := key(p))]
         assert match_spans(text, key) == want
+
+
+@pytest.mark.parametrize("language", sorted(FIRST_LETTER_KEPT))
+@given(st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz0123456789"), min_size=1,
+               max_size=39))
+def test_listed_stemmers_keep_an_ascii_words_first_letter(language, word):
+    """What ``TermKey.spans`` relies on: a term begins as every word stemming to it does."""
+    term = Analyzer(language).stem(word)
+    assert term == "" or term[0] == word[0]
+
+
+_ASCII_WORDS = ["Install", "installing", "installs", "INSTALLED", "installer", "Fooing",
+                "foo", "_foo", "foo_bar", "x" * 41, "i" * 39, "ikea", "2019", "a2b",
+                "generously", "dying", "die", "Skies", "sky", "remote", "Remotely", "es"]
+
+
+@pytest.mark.parametrize("language", sorted(FIRST_LETTER_KEPT))
+@given(st.lists(st.sampled_from(_ASCII_WORDS + [" ", ", ", "\n", "-", "'", "*", "9"]),
+                max_size=60),
+       st.sets(st.sampled_from([w.lower() for w in _ASCII_WORDS] + ["instal", "die", "fo"]),
+               max_size=4))
+def test_term_key_spans_equal_the_scan_of_every_word(language, parts, words):
+    """The regex over first letters finds exactly the matches the scan of every word does
+    (the text is ASCII, so each word is one piece)."""
+    from ra.query.snippets import _WORD
+
+    analyzer = Analyzer(language)
+    key = matcher({analyzer.stem(w) for w in words}, analyzer)
+    assert isinstance(key, TermKey)
+    text = "".join(parts)
+    want = [(m.start(), m.end(), k) for m in _WORD.finditer(text)
+            if len(m.group()) < 40 and (k := key(m.group().lower()))]
+    assert key.spans(text) == want == match_spans(text, key)
+
+
+def test_term_key_scans_every_word_where_it_cannot_use_first_letters():
+    assert matcher({"foo"}, Analyzer("dutch")).spans("foo") is None
+    assert matcher({"foo"}, PLAIN).spans("foo é") is None
+    assert match_spans("Foo é foo", matcher({"foo"}, PLAIN)) == [(0, 3, "foo"), (6, 9, "foo")]
 
 
 _LINE_START = [(re.compile(r"^[ \t]*(?:```|~~~).*$", re.M), ""),
