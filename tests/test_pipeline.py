@@ -175,6 +175,11 @@ def test_acceptance_manifest_records_problems_and_counts(acceptance):
     assert record.partition == dict.fromkeys(record.files, 0)
     assert manifest["partitions"] == [0]
     assert report.generation == gen.path.name
+    # the whole build's time and every stage's, as the report says (not 0.0 and the
+    # stages after chunking only, as the manifest once said)
+    assert manifest["build_seconds"] == round(report.seconds, 3) > 0
+    assert list(manifest["stage_seconds"]) == ["discover", "chunk+analyze", "terms",
+                                                "postings+write", "compact"]
 
 
 # --- (b) stage invariants, property-based ------------------------------------------------

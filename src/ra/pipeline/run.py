@@ -238,17 +238,19 @@ def build_into(out: Path, config, *, progress: Progress | None = None,
     parts, problems = run_parts(found.files, index_settings(config), workers, progress,
                                 keep=spill)
     t_chunk = time.perf_counter()
-    report = write_generation(out, config, found, parts, found.problems() + problems,
-                              spilled=spill.oversized)
-    report.stage_seconds = {"discover": t_disc - start, "chunk+analyze": t_chunk - t_disc,
-                            **report.stage_seconds}
-    report.seconds = time.perf_counter() - start
-    return report
+    return write_generation(out, config, found, parts, found.problems() + problems,
+                            spilled=spill.oversized, started=start,
+                            stages={"discover": t_disc - start,
+                                    "chunk+analyze": t_chunk - t_disc})
 
 
 def write_generation(out: Path, config, found: Discovery, parts: list[Part],
-                     problems: list[str], spilled: list | None = None) -> BuildReport:
+                     problems: list[str], spilled: list | None = None, *,
+                     started: float | None = None, stages: dict | None = None
+                     ) -> BuildReport:
     """Terms, words and postings of complete partitions, written with their manifest.
+    ``started`` (``time.perf_counter()``) and ``stages`` (seconds of the stages before):
+    when the build began and what it did, for the report and the manifest.
     A partition without ``analyzed`` was written already by ``Spill`` (which found the
     oversized chunks, ``spilled``): its analysed rows are read back one at a time."""
     t0 = time.perf_counter()
@@ -283,8 +285,9 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
         postings=n_postings, problems=sorted(problems),
         oversized=spilled if spilled is not None else oversized(
             chunks, config.settings.max_chunk_size))
-    report.stage_seconds = {"terms": t1 - t0, "postings+write": t2 - t1,
+    report.stage_seconds = {**(stages or {}), "terms": t1 - t0, "postings+write": t2 - t1,
                             "compact": time.perf_counter() - t2}
+    report.seconds = time.perf_counter() - (t0 if started is None else started)
     finish_manifest(out, config, report, fingerprints_of(found.files),
                     fingerprints_of(found.binary), {p.id: p.keys() for p in parts}, stats,
                     next_ord=chunks.num_rows, update={"kind": "full"}, compact=compact)
