@@ -183,6 +183,37 @@ def test_an_incremental_update_touches_only_the_changed_partition(tmp_path, monk
         gen.close()
 
 
+def test_an_update_of_most_files_is_a_full_build(tmp_path, monkeypatch):
+    """Half the files or more changed (and at least ``FULL_BUILD_MIN``): a full build,
+    whose compact artifacts are all fresh; fewer: an incremental update."""
+    monkeypatch.setattr(run, "PART_FILES", 2)
+    monkeypatch.setattr("ra.pipeline.update.PART_FILES", 2)
+    monkeypatch.setattr("ra.index.freshness.FULL_BUILD_MIN", 3)
+    files = {f"n{i}.md": f"# Note {i}\n\nnote{i} text\n" for i in range(8)}
+    config = project(tmp_path, files)
+    search(config, "text")
+
+    def update_of_generation() -> tuple:
+        gen = open_current(config.index_dir)
+        try:
+            return gen.manifest.get("update"), gen.manifest["compact"]["stale"]
+        finally:
+            gen.close()
+
+    first, second = ["apple", "brick", "cloud"], ["eagle", "flute", "grape", "house"]
+    for i, word in enumerate(first):  # 3 of 8: incremental
+        write(tmp_path / f"docs/n{i}.md", f"# Note {i}\n\n{word}\n", bump=3)
+    assert ids(config, "cloud") == ["docs:n2.md#note-2"]
+    update, stale = update_of_generation()
+    assert update["kind"] == "incremental" and stale == [0, 1]
+    for i, word in enumerate(second):  # 4 of 8: rebuilt
+        write(tmp_path / f"docs/n{i}.md", f"# Note {i}\n\n{word}\n", bump=4)
+    assert ids(config, "house") == ["docs:n3.md#note-3"]
+    assert update_of_generation() == ({"kind": "full"}, [])
+    assert ids(config, "apple") == []
+    assert sorted(ids(config, "text")) == [f"docs:n{i}.md#note-{i}" for i in range(4, 8)]
+
+
 def test_changing_an_exclude_pattern_is_applied(tmp_path):
     config = project(tmp_path, BASE)
     assert "docs:sub/gamma.md#gamma" in ids(config, "shared")
