@@ -16,10 +16,10 @@ data is held (``ra.index.relations.RELATIONS``, with the SQL of the views and lo
 
 A short-lived reader (one CLI command) defines them as views over Parquet: opening costs
 nothing, and one search reads only the columns and row groups it needs. A long-lived
-reader (``keep_vocabulary``: the MCP server, in-process use) materialises ``meta`` and
-``field_lengths`` on first use, sorted by ``ord``, and ``tf_postings`` (by ``term_id``)
-when a query first needs it (``hold_postings``: plain queries do not), together with the
-vocabulary and the surface words for typo expansion
+reader (``keep_vocabulary``: the MCP server, in-process use) materialises each of
+``meta``, ``field_lengths`` (sorted by ``ord``) and ``tf_postings`` (by ``term_id``)
+when a query first needs it (``hold``: plain searches never do); on first use it loads
+the vocabulary and the surface words for typo expansion
 (``ra.index.vocabulary.SurfaceIndex``); ``texts`` becomes a view over its
 ``ra.index.chunkstore.ChunkStore``: every chunk's metadata, parent and text as Arrow
 columns, memory-mapped from the generation's ``hot_store.arrow``, which Python reads by
@@ -39,6 +39,7 @@ update such a reader is carried over to the new generation by patching its memor
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,7 +64,8 @@ from ra.store import generations
 from ra.store.layout import FIELDS, artifact_path, part_name
 
 NORM_BATCHES = 8  # ranges of terms a long-lived reader loads ``impacts`` in
-POSTINGS = "tf_postings"  # the relation a long-lived reader loads on first need
+#: How a query names each relation a long-lived reader loads on first need (``hold``).
+_NAMED = {name: re.compile(rf"\b{name}\b") for name in RESIDENT}
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ class IndexReader:
         self._store: ChunkStore | None = None  # a long-lived reader's chunks (ra.index.chunkstore)
         self._impacts: tuple | None = None  # the weights ``impacts`` was loaded for
         self.impact_arrays = None  # a long-lived reader's ``impacts`` (ra.index.impact_arrays)
-        self._postings_held = False  # a long-lived reader's tf_postings loaded (hold_postings)
+        self._held: set[str] = set()  # the relations of RESIDENT a long-lived reader loaded
         self.patched = False  # tables patched by ``successor``: no ``impacts``
         self.semantic = None  # the vector relations' state (``ra.query.semantic_sql``)
 
@@ -145,28 +147,29 @@ class IndexReader:
         # In-memory queries are small: a second thread only adds scheduling (p50 and p95
         # both about 10% lower with one, measured on cpp-docs).
         self.con.execute("SET threads = 1")
-        compact = compact_relations(self.generation)
-        for name in RESIDENT:
-            if name != POSTINGS:  # that one on first need (hold_postings)
-                self._materialise(name, compact)
-        self._store = self._load_store(compact)
+        self._store = self._load_store(compact_relations(self.generation))
         register_store(self.con, self._store)
         self._load_vocabulary()
 
-    def hold_postings(self) -> None:
-        """Load ``tf_postings`` in memory (a long-lived reader; nothing for another, or
-        when held). A long-lived reader scores plain queries from its impact arrays and
-        needs the postings only for the others' words (fields, negations, filters),
-        ``ra context``, impacts of its own and an update carried over: until one comes,
-        ``tf_postings`` stays a view over the generation's files, which saves its load
-        (cpp-docs: 0.24 s and 100 MB of a warm reader's 0.6 s and 450 MB). ``query``
-        calls this for any SQL that names the relation."""
-        if self._postings_held or self._resident() is None:
+    def hold(self, *names: str) -> None:
+        """Load the relations ``names`` (of ``RESIDENT``) in memory: a long-lived reader
+        (nothing for another, or for one held). Such a reader scores plain queries from
+        its impact arrays and finds chunks in its ``ChunkStore``; it needs ``meta``,
+        ``field_lengths`` and ``tf_postings`` only for the other queries (fields,
+        negations, filters, phrases' chunk metadata), ``ra context``, links, impacts of its
+        own and an update carried over. Until one comes, each stays a view over the
+        generation's files, which saves its load (cpp-docs: ``tf_postings`` 0.24 s and
+        100 MB, ``meta`` 0.13 s and 100 MB, of a warm reader's 0.6 s and 450 MB).
+        ``query`` calls this for the relations its SQL names."""
+        wanted = [n for n in RESIDENT if n in names and n not in self._held]
+        if not wanted or self._resident() is None:
             return
         with self.lock:
-            if not self._postings_held:
-                self._materialise(POSTINGS, compact_relations(self.generation))
-                self._postings_held = True
+            compact = compact_relations(self.generation)
+            for name in wanted:  # in RESIDENT's order: a later one may read an earlier one
+                if name not in self._held:
+                    self._materialise(name, compact)
+                    self._held.add(name)
 
     def _materialise(self, name: str, compact: dict[str, str]) -> None:
         """Replace the view ``name`` (of ``RELATIONS``) by a table of its rows, in order,
@@ -238,9 +241,8 @@ class IndexReader:
         index (``ra update`` rebuilds it), not as a failure of the query."""
         import duckdb
 
-        self._resident()
-        if not self._postings_held and POSTINGS in sql:
-            self.hold_postings()
+        if self._resident() is not None and len(self._held) < len(RESIDENT):
+            self.hold(*(n for n in RESIDENT if n not in self._held and _NAMED[n].search(sql)))
         with self.lock:
             bound = params if isinstance(params, dict) else list(params)
             try:
@@ -444,12 +446,13 @@ class IndexReader:
         from ra.index.impact_arrays import build, read_file
 
         end = max(self._term_info, default=-1) + 1
+        meta = compact_relations(self.generation).get("meta", "SELECT * FROM meta")
         chunks = self.con.execute("SELECT ord, is_global, status IS NOT DISTINCT FROM "
-                                  "'archived' AS archived FROM meta").fetchnumpy()
+                                  f"'archived' AS archived FROM ({meta})").fetchnumpy()
         if computed is None:
             batches, capacity = read_file(self.con, path)
         else:
-            self.hold_postings()
+            self.hold("tf_postings")
             step = max(1, -(-end // NORM_BATCHES))
             capacity = self.con.execute("SELECT count(*) FROM tf_postings").fetchone()[0]
             batches = (self.con.execute(*impacts_sql(

@@ -100,9 +100,9 @@ def compact_relations(generation) -> dict[str, str]:
             "tf_postings": postings}
 
 
-#: The relations a long-lived reader materialises as DuckDB tables (``tf_postings`` when a
-#: query first needs it: ``IndexReader.hold_postings``); ``texts`` is a view over its
-#: ``ChunkStore``'s Arrow table (``register_store``).
+#: The relations a long-lived reader materialises as DuckDB tables, each when a query
+#: first needs it (``IndexReader.hold``); ``texts`` is a view over its ``ChunkStore``'s
+#: Arrow table (``register_store``).
 RESIDENT = ("meta", "field_lengths", "tf_postings")
 STORE_VIEW = "chunk_columns"  # the name the ``ChunkStore``'s table is registered under
 
@@ -143,8 +143,8 @@ def store_sql(meta: str, texts: str) -> str:
 
 def register_store(con, store: ChunkStore) -> None:
     """Make ``texts`` a view over ``store``'s Arrow table: DuckDB reads the few texts a
-    query asks for from its (memory-mapped) buffers. ``meta`` stays a table of DuckDB's
-    own (``RESIDENT``): as a view over the same buffers it cost every query that joins
+    query asks for from its (memory-mapped) buffers. ``meta`` becomes a table of DuckDB's
+    own when a query needs it (``RESIDENT``): as a view over the same buffers it cost every query that joins
     it a conversion of the columns it reads (``ra context`` on cpp-docs: 26.4 ms of SQL
     against 18.4, about 100 MB less memory)."""
     con.register(STORE_VIEW, store.table())

@@ -50,7 +50,7 @@ def carry_over(held: IndexReader, generation: generations.Generation) -> IndexRe
     if not held.lock.acquire(blocking=False):
         return None
     try:
-        held.hold_postings()  # the patches below change every resident table
+        held.hold(*RESIDENT)  # the patches below change every resident table
         touched = [p for p in update.get("partitions", [])
                    if p in generation.manifest["partitions"]]
         check_files(generation, touched)  # the others are links to checked files
