@@ -120,6 +120,10 @@ def test_a_successor_equals_a_reader_loaded_afresh(project, change):
         held.query("SELECT 1")
     fresh = warm_reader(config)
     try:
+        # the reader loaded afresh computed its impacts from the files' postings, without
+        # loading them as a table (its relations are views until a query names them)
+        assert fresh.impact_arrays is not None and fresh.impact_arrays.impacts.dtype == "f8"
+        assert not fresh.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
         assert successor.generation.path == fresh.generation.path
         assert memory(successor) == memory(fresh)
         after = answers(successor, config)
