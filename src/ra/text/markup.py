@@ -368,6 +368,11 @@ _RARE = re.compile("|".join(map(re.escape, sorted(_RARE_NEEDLES, key=len, revers
 _STEPS = [(frozenset(n for n in needles if n in _RARE_NEEDLES),
            tuple(n for n in needles if n not in _RARE_NEEDLES), pattern, replacement)
           for needles, pattern, replacement in _CLEAN]
+#: The same, with a step's one common needle apart (27 of the 38 have exactly one): looked
+#: for without a generator, which was a fifth of ``plain_text``'s time on a chunk.
+_STEPS = [(rare, common[0] if len(common) == 1 else None,
+           common if len(common) > 1 else (), pattern, replacement)
+          for rare, common, pattern, replacement in _STEPS]
 
 
 def plain_text(text: str) -> str:
@@ -378,9 +383,10 @@ def plain_text(text: str) -> str:
     prepared, codes = _prepare(text)
     prepared = f"\n{prepared}\n"
     rare = set(_RARE.findall(prepared))  # one scan for the syntax most texts lack
-    for rare_needles, needles, pattern, replacement in _STEPS:
-        if (rare_needles and not rare_needles.isdisjoint(rare)) or any(
-                n in prepared for n in needles):
+    for rare_needles, needle, needles, pattern, replacement in _STEPS:
+        if (needle in prepared if needle is not None else (
+                needles and any(n in prepared for n in needles))) or (
+                rare_needles and not rare_needles.isdisjoint(rare)):
             prepared = pattern.sub(replacement, prepared)
     if "&" in prepared:
         prepared = html.unescape(prepared)
