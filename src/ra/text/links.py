@@ -81,6 +81,8 @@ def document_links(doc: Document) -> list[list[Link]]:
 
 def _definitions(text: str) -> dict[str, str]:
     """Reference definitions of a document: normalised label → target."""
+    if "]:" not in text:  # most documents have none: no pass over the whole text
+        return {}
     prepared, _ = set_code_aside(text)
     out: dict[str, str] = {}
     for label, target in _DEFINITION.findall(prepared):
@@ -104,7 +106,7 @@ def _links(text: str, definitions: dict[str, str]) -> list[Link]:
         if link is not None:
             found.append((m.start(), link))
 
-    for m in _WIKI.finditer(prepared):
+    for m in _WIKI.finditer(prepared) if "[[" in prepared else ():
         add(m, _wiki(m, codes))
     for m in _INLINE.finditer(prepared):
         if not _inside(m.start(), taken):
@@ -114,7 +116,7 @@ def _links(text: str, definitions: dict[str, str]) -> list[Link]:
         target = definitions.get(_label(m.group(3) or m.group(2)))
         if target and not m.group(1) and not _inside(m.start(), taken):
             add(m, Link("link", _shown(m.group(2), codes), target))
-    for m in _AUTOLINK.finditer(prepared):
+    for m in _AUTOLINK.finditer(prepared) if "<" in prepared else ():
         add(m, Link("link", m.group(1), m.group(1)))
     return [link for _, link in sorted(found, key=lambda pair: pair[0])]
 
