@@ -15,7 +15,8 @@ generation (``ra.store.layout.COMPACT``):
   (``ra.index.chunkstore``: its metadata, parent's ord and text), uncompressed Arrow IPC
   that the reader memory-maps instead of loading: record batches of whole partitions,
   each with the order of its ids (``id_order``), and each row with its ``part``
-  (``write_store``; a build writes it first, before it holds the postings).
+  (``write_store``, with ``hot_chunks``; a build writes them first, before it holds the
+  postings).
 
 An incremental update does not rewrite them (that would cost a full pass over the
 postings on every edit): it hard-links them into the new generation and records the
@@ -55,10 +56,10 @@ TEXTS = ("heading", "body", "description")
 
 def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: dict
                   ) -> dict:
-    """Write the compact artifacts of the generation in ``out`` but ``hot_store``
-    (``write_store``, which a build writes first) from its complete partitions
-    ``parts`` (``ra.pipeline.partitions.Part``, postings computed, in ``ord`` order) and
-    its ``terms``, and their impacts under ``weights`` (``k1``, ``b``, ``boosts``:
+    """Write the compact artifacts of the generation in ``out`` but ``hot_store`` and
+    ``hot_chunks`` (``write_store``, which a build writes first) from its complete
+    partitions ``parts`` (``ra.pipeline.partitions.Part``, postings computed, in ``ord``
+    order) and its ``terms``, and their impacts under ``weights`` (``k1``, ``b``, ``boosts``:
     ``ra.pipeline.impacts``) and the collection's ``avg_length``; returns
     the manifest's ``compact`` entry (nothing stale, and what the impacts were computed
     under: ``ra.pipeline.impacts.record``).
@@ -72,9 +73,7 @@ def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: 
     impacts = ImpactWriter(out, weights, avg_length, ROW_GROUP)
     with pq.ParquetWriter(out / artifact_path("hot_postings"), HOT_POSTINGS,
                           compression="zstd") as writer, impacts, \
-            ThreadPoolExecutor(1) as chunks_out, ThreadPoolExecutor(1) as postings_out, \
-            ThreadPoolExecutor(1) as impacts_out:
-        wrote_chunks = chunks_out.submit(_write_hot_chunks, out, parts)
+            ThreadPoolExecutor(1) as postings_out, ThreadPoolExecutor(1) as impacts_out:
         lengths = _field_lengths(parts)
         ids = [_sorted_ids(p.postings["term_id"]) for p in parts]
         pending: list = []
@@ -101,30 +100,18 @@ def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: 
                 for f in pending:
                     f.result()
                 pending = done
-        for f in (*pending, wrote_chunks):
+        for f in pending:
             f.result()
     return {"stale": [], "impacts": record(weights, avg_length)}
 
 
-def _write_hot_chunks(out: Path, parts: list) -> None:
-    import pyarrow.parquet as pq
-
-    schema = _hot_chunks_schema()
-    with pq.ParquetWriter(out / artifact_path("hot_chunks"), schema,
-                          compression="zstd") as writer:
-        for part in parts:
-            texts = [t for t in TEXTS if t in part.chunks.column_names]  # a build's are gone
-            chunks = part.chunks.drop_columns(texts).cast(schema.remove(len(schema) - 1))
-            chunks = chunks.append_column("part", pa.repeat(pa.scalar(part.id, pa.int32()),
-                                                            chunks.num_rows))
-            writer.write_table(chunks, row_group_size=CHUNK_ROW_GROUP)
-
-
 def write_store(out: Path, parts: list) -> None:
-    """Write ``hot_store.arrow`` (``ra.store.artifacts.HOT_STORE``): the rows of
-    ``hot_chunks`` with the chunk's text (``heading || body``, read back from the
-    partition's ``chunks`` file when the build dropped it) and its document's and its
-    parent's ord (documents are whole in a partition), in record batches of whole
+    """Write ``hot_store.arrow`` (``ra.store.artifacts.HOT_STORE``) and ``hot_chunks``
+    from each partition's chunks, read back from its ``chunks`` file when the build
+    dropped them (``ra.pipeline.run.Spill`` keeps their ords alone: 250 MB of metadata
+    at five times cpp-docs), one partition at a time. ``hot_store`` holds the rows of
+    ``hot_chunks`` with the chunk's text (``heading || body``) and its document's and
+    its parent's ord (documents are whole in a partition), in record batches of whole
     partitions up to ``STORE_BATCH`` rows, each with the sort order of its ids, which the
     reader searches ids in. Few batches: the reader reads the metadata of a search's
     chunks with one Arrow ``take`` per batch (50 µs each).
@@ -132,14 +119,25 @@ def write_store(out: Path, parts: list) -> None:
     A batch's texts are copied into one buffer of their final size a partition at a
     time (``_Texts``), so a build holds them once (85 MB on the C++ docs), not as the
     partitions' arrays and their concatenation besides."""
-    schema = HOT_STORE
+    import pyarrow.parquet as pq
+
+    schema, hot = HOT_STORE, _hot_chunks_schema()
     with pa.OSFile(str(out / artifact_path("hot_store")), "wb") as sink, \
-            pa.ipc.new_file(sink, schema) as writer:
+            pa.ipc.new_file(sink, schema) as writer, \
+            pq.ParquetWriter(out / artifact_path("hot_chunks"), hot,
+                             compression="zstd") as hot_chunks:
         for group in _store_groups(parts):
             texts = _Texts(sum(p.chunks.num_rows for p in group),
-                           sum(_text_bytes(out, p) for p in group))
-            rows = [_store_rows(out, part, schema, texts) for part in group]
-            writer.write_batch(_store_batch(rows, texts.array(), schema))
+                           sum(_text_bytes(p) for p in group))
+            rows = []
+            for part in group:
+                chunks = _chunks_of(out, part)
+                hot_chunks.write_table(_hot_chunk_rows(chunks, part.id, hot),
+                                       row_group_size=CHUNK_ROW_GROUP)
+                rows.append(_store_rows(chunks, part.id, schema, texts))
+                del chunks
+            if texts.row:
+                writer.write_batch(_store_batch(rows, texts.array(), schema))
 
 
 #: Rows per record batch of ``hot_store`` at most (unless one partition has more).
@@ -148,7 +146,7 @@ STORE_BATCH = 131_072
 
 def _store_groups(parts: list) -> list[list]:
     """The partitions of each record batch: whole partitions, up to ``STORE_BATCH``
-    rows (one partition with more is a batch of its own); none empty."""
+    rows (one partition with more is a batch of its own)."""
     groups: list[list] = [[]]
     rows = 0  # of the last group
     for part in parts:
@@ -157,15 +155,13 @@ def _store_groups(parts: list) -> list[list]:
             rows = 0
         groups[-1].append(part)
         rows += part.chunks.num_rows
-    return [g for g in groups if any(p.chunks.num_rows for p in g)]
+    return groups
 
 
-def _text_bytes(out: Path, part) -> int:
+def _text_bytes(part) -> int:
     """The bytes of a partition's texts (heading and body): counted by ``Spill`` when
     it dropped them, else counted now."""
-    if part.text_bytes is not None:
-        return part.text_bytes
-    return text_bytes(_texts_of(out, part))
+    return part.text_bytes if part.text_bytes is not None else text_bytes(part.chunks)
 
 
 def text_bytes(chunks: pa.Table) -> int:
@@ -173,16 +169,25 @@ def text_bytes(chunks: pa.Table) -> int:
     return sum(pc.sum(pc.binary_length(chunks[c])).as_py() or 0 for c in ("heading", "body"))
 
 
-def _texts_of(out: Path, part) -> pa.Table:
+def _chunks_of(out: Path, part) -> pa.Table:
+    """The chunks of ``part``: its own, or read from its ``chunks`` file (all but the
+    description) when the build dropped them."""
     import pyarrow.parquet as pq
 
-    if "heading" in part.chunks.column_names:
+    if "body" in part.chunks.column_names:
         return part.chunks
-    texts = pq.read_table(out / "chunks" / part_name(part.id), columns=["ord", "heading",
-                                                                         "body"])
-    if not texts["ord"].equals(part.chunks["ord"]):
+    names = [n for n in SCHEMAS["chunks"].names if n != "description"]
+    chunks = pq.read_table(out / "chunks" / part_name(part.id), columns=names)
+    if not chunks["ord"].equals(part.chunks["ord"]):
         raise ValueError(f"partition {part.id}: chunks out of order")
-    return texts
+    return chunks
+
+
+def _hot_chunk_rows(chunks: pa.Table, pid: int, schema: pa.Schema) -> pa.Table:
+    """The rows of ``hot_chunks`` (``schema``) of a partition's ``chunks``."""
+    texts = [t for t in TEXTS if t in chunks.column_names]
+    rows = chunks.drop_columns(texts).cast(schema.remove(len(schema) - 1))
+    return rows.append_column("part", pa.repeat(pa.scalar(pid, pa.int32()), rows.num_rows))
 
 
 class _Texts:
@@ -216,19 +221,17 @@ class _Texts:
                                            pa.py_buffer(self.data))
 
 
-def _store_rows(out: Path, part, schema: pa.Schema, texts: _Texts) -> pa.Table:
-    """The rows of ``hot_store`` of one partition but their text, which goes to
-    ``texts``, and their ``id_order``."""
-    chunks = part.chunks
-    own = _texts_of(out, part)
-    texts.add(pc.binary_join_element_wise(own["heading"], own["body"], ""))
-    del own
+def _store_rows(chunks: pa.Table, pid: int, schema: pa.Schema, texts: _Texts
+                ) -> pa.Table:
+    """The rows of ``hot_store`` of one partition's ``chunks`` but their text, which goes
+    to ``texts``, and their ``id_order``."""
+    texts.add(pc.binary_join_element_wise(chunks["heading"], chunks["body"], ""))
     parent = pc.index_in(chunks["parent_id"], value_set=chunks["id"])
     columns = {name: chunks[name] for name in schema.names if name in chunks.column_names}
     columns.update(
         doc_ord=pc.subtract(chunks["ord"], chunks["position"]),
         parent_ord=pc.take(chunks["ord"], parent),
-        part=pa.repeat(pa.scalar(part.id, pa.int32()), chunks.num_rows))
+        part=pa.repeat(pa.scalar(pid, pa.int32()), chunks.num_rows))
     names = [n for n in schema.names if n not in ("text", "id_order")]
     return pa.table([columns[n] for n in names], names=names)
 
