@@ -40,7 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ra.pipeline.impacts import ImpactWriter, record
-from ra.store.artifacts import HOT_STORE, SCHEMAS
+from ra.store.artifacts import HOT_STORE, POSTINGS, SCHEMAS
 from ra.store.layout import COMPACT, FIELDS, artifact_path, part_name
 
 #: Rows per row group of ``hot_postings``: 16,384 scored a fresh query on cpp-docs in
@@ -58,16 +58,18 @@ def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: 
                   ) -> dict:
     """Write the compact artifacts of the generation in ``out`` but ``hot_store`` and
     ``hot_chunks`` (``write_store``, which a build writes first) from its complete
-    partitions ``parts`` (``ra.pipeline.partitions.Part``, postings computed, in ``ord``
-    order) and its ``terms``, and their impacts under ``weights`` (``k1``, ``b``, ``boosts``:
-    ``ra.pipeline.impacts``) and the collection's ``avg_length``; returns
-    the manifest's ``compact`` entry (nothing stale, and what the impacts were computed
-    under: ``ra.pipeline.impacts.record``).
+    partitions ``parts`` (``ra.pipeline.partitions.Part``, in ``ord`` order, their
+    postings written in ``out``) and its ``terms``, and their impacts under ``weights``
+    (``k1``, ``b``, ``boosts``: ``ra.pipeline.impacts``) and the collection's
+    ``avg_length``; returns the manifest's ``compact`` entry (nothing stale, and what the
+    impacts were computed under: ``ra.pipeline.impacts.record``).
 
     Each partition's postings are sorted by term, so the rows of a range of terms are one
-    slice of each: ``hot_postings`` is written a range of about ``BATCH`` rows at a time,
-    and a build holds no second copy of its postings (DuckDB's sort of the whole table
-    took 300 MB more on cpp-docs)."""
+    slice of each partition's file: ``hot_postings`` is written a range of about
+    ``BATCH`` rows at a time, each partition's file read a row group at a time as the
+    ranges reach it (``_Postings``). A build holds no copy of its postings (DuckDB's sort
+    of the whole table took 300 MB more on cpp-docs; holding every partition's, 250 MB
+    more at five times cpp-docs)."""
     import pyarrow.parquet as pq
 
     impacts = ImpactWriter(out, weights, avg_length, ROW_GROUP)
@@ -75,17 +77,15 @@ def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: 
                           compression="zstd") as writer, impacts, \
             ThreadPoolExecutor(1) as postings_out, ThreadPoolExecutor(1) as impacts_out:
         lengths = _field_lengths(parts)
-        ids = [_sorted_ids(p.postings["term_id"]) for p in parts]
+        sources = [_Postings(out / "postings" / part_name(p.id)) for p in parts]
         pending: list = []
-        for lo, hi in _term_ranges(terms):
+        for _, hi in _term_ranges(terms):
             pieces = []
-            for part, column in zip(parts, ids, strict=True):
-                a, b = bisect_left(column, lo), bisect_left(column, hi)
-                if b > a:
-                    rows = part.postings.slice(a, b - a).select(["term_id", "ord", "field",
-                                                                 "tf"])
+            for part, source in zip(parts, sources, strict=True):
+                rows = source.below(hi)
+                if rows.num_rows:
                     pieces.append(rows.append_column("part", pa.repeat(
-                        pa.scalar(part.id, pa.int32()), b - a)))
+                        pa.scalar(part.id, pa.int32()), rows.num_rows)))
             if pieces:
                 # each piece is in (term, ord, field) order and the partitions in ord
                 # order: a stable sort by term alone orders the batch
@@ -103,6 +103,49 @@ def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: 
         for f in pending:
             f.result()
     return {"stale": [], "impacts": record(weights, avg_length)}
+
+
+class _Postings:
+    """One partition's ``postings`` file (sorted by term), read in term order a row
+    group at a time: ``below`` reads the row groups whose smallest term is under its
+    bound and holds what they have beyond it for the next call (a row group at most)."""
+
+    COLUMNS = ["term_id", "ord", "field", "tf"]
+
+    def __init__(self, path: Path) -> None:
+        import pyarrow.parquet as pq
+
+        self.path = path
+        self.meta = pq.read_metadata(path)
+        term = self.meta.schema.to_arrow_schema().get_field_index("term_id")
+        self.lows = [_low(self.meta.row_group(i).column(term))
+                     for i in range(self.meta.num_row_groups)]
+        self.next = 0  # the first row group not read
+        self.rows = POSTINGS.empty_table().select(self.COLUMNS)  # read, from ``at`` on
+        self.ids, self.at = _sorted_ids(self.rows["term_id"]), 0
+
+    def below(self, hi: int) -> pa.Table:
+        """The rows not returned yet whose term id is under ``hi``."""
+        import pyarrow.parquet as pq
+
+        first = self.next
+        while self.next < len(self.lows) and (self.lows[self.next] is None
+                                              or self.lows[self.next] < hi):
+            self.next += 1
+        if self.next > first:
+            with pq.ParquetFile(self.path, metadata=self.meta) as file:
+                read = file.read_row_groups(range(first, self.next), columns=self.COLUMNS)
+            self.rows = pa.concat_tables([self.rows.slice(self.at), read]).combine_chunks()
+            self.ids, self.at = _sorted_ids(self.rows["term_id"]), 0
+        end = bisect_left(self.ids, hi, self.at)
+        taken, self.at = self.rows.slice(self.at, end - self.at), end
+        return taken
+
+
+def _low(column) -> int | None:
+    """The smallest value of a row group's column (``ColumnChunkMetaData``), if known."""
+    stats = column.statistics
+    return stats.min if stats is not None and stats.has_min_max else None
 
 
 def write_store(out: Path, parts: list) -> None:

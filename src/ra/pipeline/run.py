@@ -272,7 +272,7 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
         n_postings += part.postings.num_rows
         write_part(out, part, names=PARTITIONED if part.analyzed is not None
                    else ("postings",))
-        part.postings = part.postings.drop_columns(["positions"])  # enough for compact
+        part.postings = None  # write_compact reads them back from their files
     write_globals(out, terms, words)
     t2 = time.perf_counter()
     lengths = pa.concat_tables([p.lengths for p in parts])
