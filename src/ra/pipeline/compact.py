@@ -151,8 +151,8 @@ def _low(column) -> int | None:
 def write_store(out: Path, parts: list) -> None:
     """Write ``hot_store.arrow`` (``ra.store.artifacts.HOT_STORE``) and ``hot_chunks``
     from each partition's chunks, read back from its ``chunks`` file when the build
-    dropped them (``ra.pipeline.run.Spill`` keeps their ords alone: 250 MB of metadata
-    at five times cpp-docs), one partition at a time. ``hot_store`` holds the rows of
+    dropped them (``ra.pipeline.run.Spill`` keeps their ords alone: their metadata was
+    some 230 MB at five times cpp-docs), one partition at a time. ``hot_store`` holds the rows of
     ``hot_chunks`` with the chunk's text (``heading || body``) and its document's and
     its parent's ord (documents are whole in a partition), in record batches of whole
     partitions up to ``STORE_BATCH`` rows, each with the sort order of its ids, which the

@@ -254,7 +254,7 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
     oversized chunks, ``spilled``): its analysed rows are read back one at a time."""
     t0 = time.perf_counter()
     forget_written()
-    # first, while the build holds least: it reads every text back (ra.pipeline.compact)
+    # first, while the build holds least: it reads every chunk back (ra.pipeline.compact)
     write_store(out, parts)
 
     def analyzed() -> Iterator[pa.Table]:
