@@ -285,3 +285,37 @@ def test_field_lengths_are_looked_up_by_position_or_joined():
     holes = _field_lengths([part([0, 2]), part([5, 9])])  # after an update
     assert numbered(ords, fields).to_pylist() == [102, 0, 50, 1]
     assert holes(ords, fields).to_pylist() == [102, 0, 50, 1]
+
+
+@pytest.mark.parametrize("row_group", [1, 5, 64])
+def test_a_partitions_postings_are_read_a_range_of_terms_at_a_time(tmp_path, row_group):
+    """``write_compact`` reads each partition's postings file a row group at a time, as
+    the term ranges reach it (``_Postings``): the ranges, in order, give every row once,
+    each range the rows of its terms alone, whether a term's rows span row groups or a
+    range falls between two terms or past the last."""
+    import random
+
+    import pyarrow.parquet as pq
+
+    from ra.pipeline.compact import _Postings
+    from ra.store.artifacts import POSTINGS
+
+    rng = random.Random(7)
+    rows = sorted((t, o, f) for t in rng.sample(range(40), 15)
+                  for o in rng.sample(range(9), rng.randint(1, 6)) for f in range(2))
+    table = pa.table({"term_id": [r[0] for r in rows], "ord": [r[1] for r in rows],
+                      "field": [r[2] for r in rows], "tf": list(range(len(rows))),
+                      "positions": [[1]] * len(rows)}).cast(POSTINGS)
+    empty = tmp_path / "empty.parquet"
+    pq.write_table(POSTINGS.empty_table(), empty)
+    full = tmp_path / "part.parquet"
+    pq.write_table(table, full, row_group_size=row_group)
+    for path, want in ((full, table), (empty, POSTINGS.empty_table())):
+        source, lo, pieces = _Postings(path), 0, []
+        for hi in (3, 4, 11, 12, 25, 26, 39, 50, 60):
+            piece = source.below(hi)
+            assert all(lo <= t < hi for t in piece["term_id"].to_pylist())
+            pieces.append(piece)
+            lo = hi
+        got = pa.concat_tables(pieces)
+        assert got.to_pylist() == want.select(_Postings.COLUMNS).to_pylist()

@@ -13,6 +13,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ra.config.settings import load_config
@@ -57,7 +58,15 @@ def test_a_spilling_build_writes_the_generation_of_a_build_holding_everything(
     assert len(files) > 6 * 7 and files == sorted(p.relative_to(b) for p in b.rglob("*.parquet"))
     for name in files:
         assert pq.read_table(a / name).equals(pq.read_table(b / name)), name
+    # hot_store's metadata and texts are read back from the chunks files: the same batches
+    assert _batches(a / "hot_store.arrow") == _batches(b / "hot_store.arrow")
     ma, mb = (json.loads((g / "manifest.json").read_text()) for g in (a, b))
     for key in ("counts", "stats", "partitions", "next_ord", "problems", "compact",
                 "fingerprint"):
         assert ma[key] == mb[key], key
+
+
+def _batches(path: Path) -> list[list[dict]]:
+    with pa.memory_map(str(path)) as source:
+        reader = pa.ipc.open_file(source)
+        return [reader.get_batch(i).to_pylist() for i in range(reader.num_record_batches)]

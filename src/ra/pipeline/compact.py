@@ -15,7 +15,8 @@ generation (``ra.store.layout.COMPACT``):
   (``ra.index.chunkstore``: its metadata, parent's ord and text), uncompressed Arrow IPC
   that the reader memory-maps instead of loading: record batches of whole partitions,
   each with the order of its ids (``id_order``), and each row with its ``part``
-  (``write_store``; a build writes it first, before it holds the postings).
+  (``write_store``, with ``hot_chunks``; a build writes them first, before it holds the
+  postings).
 
 An incremental update does not rewrite them (that would cost a full pass over the
 postings on every edit): it hard-links them into the new generation and records the
@@ -39,7 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ra.pipeline.impacts import ImpactWriter, record
-from ra.store.artifacts import HOT_STORE, SCHEMAS
+from ra.store.artifacts import HOT_STORE, POSTINGS, SCHEMAS
 from ra.store.layout import COMPACT, FIELDS, artifact_path, part_name
 
 #: Rows per row group of ``hot_postings``: 16,384 scored a fresh query on cpp-docs in
@@ -55,38 +56,36 @@ TEXTS = ("heading", "body", "description")
 
 def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: dict
                   ) -> dict:
-    """Write the compact artifacts of the generation in ``out`` but ``hot_store``
-    (``write_store``, which a build writes first) from its complete partitions
-    ``parts`` (``ra.pipeline.partitions.Part``, postings computed, in ``ord`` order) and
-    its ``terms``, and their impacts under ``weights`` (``k1``, ``b``, ``boosts``:
-    ``ra.pipeline.impacts``) and the collection's ``avg_length``; returns
-    the manifest's ``compact`` entry (nothing stale, and what the impacts were computed
-    under: ``ra.pipeline.impacts.record``).
+    """Write the compact artifacts of the generation in ``out`` but ``hot_store`` and
+    ``hot_chunks`` (``write_store``, which a build writes first) from its complete
+    partitions ``parts`` (``ra.pipeline.partitions.Part``, in ``ord`` order, their
+    postings written in ``out``) and its ``terms``, and their impacts under ``weights``
+    (``k1``, ``b``, ``boosts``: ``ra.pipeline.impacts``) and the collection's
+    ``avg_length``; returns the manifest's ``compact`` entry (nothing stale, and what the
+    impacts were computed under: ``ra.pipeline.impacts.record``).
 
     Each partition's postings are sorted by term, so the rows of a range of terms are one
-    slice of each: ``hot_postings`` is written a range of about ``BATCH`` rows at a time,
-    and a build holds no second copy of its postings (DuckDB's sort of the whole table
-    took 300 MB more on cpp-docs)."""
+    slice of each partition's file: ``hot_postings`` is written a range of about
+    ``BATCH`` rows at a time, each partition's file read a row group at a time as the
+    ranges reach it (``_Postings``). A build holds no copy of its postings (DuckDB's sort
+    of the whole table took 300 MB more on cpp-docs; holding every partition's, 250 MB
+    more at five times cpp-docs)."""
     import pyarrow.parquet as pq
 
     impacts = ImpactWriter(out, weights, avg_length, ROW_GROUP)
     with pq.ParquetWriter(out / artifact_path("hot_postings"), HOT_POSTINGS,
                           compression="zstd") as writer, impacts, \
-            ThreadPoolExecutor(1) as chunks_out, ThreadPoolExecutor(1) as postings_out, \
-            ThreadPoolExecutor(1) as impacts_out:
-        wrote_chunks = chunks_out.submit(_write_hot_chunks, out, parts)
+            ThreadPoolExecutor(1) as postings_out, ThreadPoolExecutor(1) as impacts_out:
         lengths = _field_lengths(parts)
-        ids = [_sorted_ids(p.postings["term_id"]) for p in parts]
+        sources = [_Postings(out / "postings" / part_name(p.id)) for p in parts]
         pending: list = []
-        for lo, hi in _term_ranges(terms):
+        for _, hi in _term_ranges(terms):
             pieces = []
-            for part, column in zip(parts, ids, strict=True):
-                a, b = bisect_left(column, lo), bisect_left(column, hi)
-                if b > a:
-                    rows = part.postings.slice(a, b - a).select(["term_id", "ord", "field",
-                                                                 "tf"])
+            for part, source in zip(parts, sources, strict=True):
+                rows = source.below(hi)
+                if rows.num_rows:
                     pieces.append(rows.append_column("part", pa.repeat(
-                        pa.scalar(part.id, pa.int32()), b - a)))
+                        pa.scalar(part.id, pa.int32()), rows.num_rows)))
             if pieces:
                 # each piece is in (term, ord, field) order and the partitions in ord
                 # order: a stable sort by term alone orders the batch
@@ -101,30 +100,61 @@ def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: 
                 for f in pending:
                     f.result()
                 pending = done
-        for f in (*pending, wrote_chunks):
+        for f in pending:
             f.result()
     return {"stale": [], "impacts": record(weights, avg_length)}
 
 
-def _write_hot_chunks(out: Path, parts: list) -> None:
-    import pyarrow.parquet as pq
+class _Postings:
+    """One partition's ``postings`` file (sorted by term), read in term order a row
+    group at a time: ``below`` reads the row groups whose smallest term is under its
+    bound and holds what they have beyond it for the next call (a row group at most)."""
 
-    schema = _hot_chunks_schema()
-    with pq.ParquetWriter(out / artifact_path("hot_chunks"), schema,
-                          compression="zstd") as writer:
-        for part in parts:
-            texts = [t for t in TEXTS if t in part.chunks.column_names]  # a build's are gone
-            chunks = part.chunks.drop_columns(texts).cast(schema.remove(len(schema) - 1))
-            chunks = chunks.append_column("part", pa.repeat(pa.scalar(part.id, pa.int32()),
-                                                            chunks.num_rows))
-            writer.write_table(chunks, row_group_size=CHUNK_ROW_GROUP)
+    COLUMNS = ["term_id", "ord", "field", "tf"]
+
+    def __init__(self, path: Path) -> None:
+        import pyarrow.parquet as pq
+
+        self.path = path
+        self.meta = pq.read_metadata(path)
+        term = self.meta.schema.to_arrow_schema().get_field_index("term_id")
+        self.lows = [_low(self.meta.row_group(i).column(term))
+                     for i in range(self.meta.num_row_groups)]
+        self.next = 0  # the first row group not read
+        self.rows = POSTINGS.empty_table().select(self.COLUMNS)  # read, from ``at`` on
+        self.ids, self.at = _sorted_ids(self.rows["term_id"]), 0
+
+    def below(self, hi: int) -> pa.Table:
+        """The rows not returned yet whose term id is under ``hi``."""
+        import pyarrow.parquet as pq
+
+        first = self.next
+        while self.next < len(self.lows) and (self.lows[self.next] is None
+                                              or self.lows[self.next] < hi):
+            self.next += 1
+        if self.next > first:
+            with pq.ParquetFile(self.path, metadata=self.meta) as file:
+                read = file.read_row_groups(range(first, self.next), columns=self.COLUMNS)
+            self.rows = pa.concat_tables([self.rows.slice(self.at), read]).combine_chunks()
+            self.ids, self.at = _sorted_ids(self.rows["term_id"]), 0
+        end = bisect_left(self.ids, hi, self.at)
+        taken, self.at = self.rows.slice(self.at, end - self.at), end
+        return taken
+
+
+def _low(column) -> int | None:
+    """The smallest value of a row group's column (``ColumnChunkMetaData``), if known."""
+    stats = column.statistics
+    return stats.min if stats is not None and stats.has_min_max else None
 
 
 def write_store(out: Path, parts: list) -> None:
-    """Write ``hot_store.arrow`` (``ra.store.artifacts.HOT_STORE``): the rows of
-    ``hot_chunks`` with the chunk's text (``heading || body``, read back from the
-    partition's ``chunks`` file when the build dropped it) and its document's and its
-    parent's ord (documents are whole in a partition), in record batches of whole
+    """Write ``hot_store.arrow`` (``ra.store.artifacts.HOT_STORE``) and ``hot_chunks``
+    from each partition's chunks, read back from its ``chunks`` file when the build
+    dropped them (``ra.pipeline.run.Spill`` keeps their ords alone: their metadata was
+    some 230 MB at five times cpp-docs), one partition at a time. ``hot_store`` holds the rows of
+    ``hot_chunks`` with the chunk's text (``heading || body``) and its document's and
+    its parent's ord (documents are whole in a partition), in record batches of whole
     partitions up to ``STORE_BATCH`` rows, each with the sort order of its ids, which the
     reader searches ids in. Few batches: the reader reads the metadata of a search's
     chunks with one Arrow ``take`` per batch (50 µs each).
@@ -132,14 +162,25 @@ def write_store(out: Path, parts: list) -> None:
     A batch's texts are copied into one buffer of their final size a partition at a
     time (``_Texts``), so a build holds them once (85 MB on the C++ docs), not as the
     partitions' arrays and their concatenation besides."""
-    schema = HOT_STORE
+    import pyarrow.parquet as pq
+
+    schema, hot = HOT_STORE, _hot_chunks_schema()
     with pa.OSFile(str(out / artifact_path("hot_store")), "wb") as sink, \
-            pa.ipc.new_file(sink, schema) as writer:
+            pa.ipc.new_file(sink, schema) as writer, \
+            pq.ParquetWriter(out / artifact_path("hot_chunks"), hot,
+                             compression="zstd") as hot_chunks:
         for group in _store_groups(parts):
             texts = _Texts(sum(p.chunks.num_rows for p in group),
-                           sum(_text_bytes(out, p) for p in group))
-            rows = [_store_rows(out, part, schema, texts) for part in group]
-            writer.write_batch(_store_batch(rows, texts.array(), schema))
+                           sum(_text_bytes(p) for p in group))
+            rows = []
+            for part in group:
+                chunks = _chunks_of(out, part)
+                hot_chunks.write_table(_hot_chunk_rows(chunks, part.id, hot),
+                                       row_group_size=CHUNK_ROW_GROUP)
+                rows.append(_store_rows(chunks, part.id, schema, texts))
+                del chunks
+            if texts.row:
+                writer.write_batch(_store_batch(rows, texts.array(), schema))
 
 
 #: Rows per record batch of ``hot_store`` at most (unless one partition has more).
@@ -148,7 +189,7 @@ STORE_BATCH = 131_072
 
 def _store_groups(parts: list) -> list[list]:
     """The partitions of each record batch: whole partitions, up to ``STORE_BATCH``
-    rows (one partition with more is a batch of its own); none empty."""
+    rows (one partition with more is a batch of its own)."""
     groups: list[list] = [[]]
     rows = 0  # of the last group
     for part in parts:
@@ -157,15 +198,13 @@ def _store_groups(parts: list) -> list[list]:
             rows = 0
         groups[-1].append(part)
         rows += part.chunks.num_rows
-    return [g for g in groups if any(p.chunks.num_rows for p in g)]
+    return groups
 
 
-def _text_bytes(out: Path, part) -> int:
+def _text_bytes(part) -> int:
     """The bytes of a partition's texts (heading and body): counted by ``Spill`` when
     it dropped them, else counted now."""
-    if part.text_bytes is not None:
-        return part.text_bytes
-    return text_bytes(_texts_of(out, part))
+    return part.text_bytes if part.text_bytes is not None else text_bytes(part.chunks)
 
 
 def text_bytes(chunks: pa.Table) -> int:
@@ -173,16 +212,25 @@ def text_bytes(chunks: pa.Table) -> int:
     return sum(pc.sum(pc.binary_length(chunks[c])).as_py() or 0 for c in ("heading", "body"))
 
 
-def _texts_of(out: Path, part) -> pa.Table:
+def _chunks_of(out: Path, part) -> pa.Table:
+    """The chunks of ``part``: its own, or read from its ``chunks`` file (all but the
+    description) when the build dropped them."""
     import pyarrow.parquet as pq
 
-    if "heading" in part.chunks.column_names:
+    if "body" in part.chunks.column_names:
         return part.chunks
-    texts = pq.read_table(out / "chunks" / part_name(part.id), columns=["ord", "heading",
-                                                                         "body"])
-    if not texts["ord"].equals(part.chunks["ord"]):
+    names = [n for n in SCHEMAS["chunks"].names if n != "description"]
+    chunks = pq.read_table(out / "chunks" / part_name(part.id), columns=names)
+    if not chunks["ord"].equals(part.chunks["ord"]):
         raise ValueError(f"partition {part.id}: chunks out of order")
-    return texts
+    return chunks
+
+
+def _hot_chunk_rows(chunks: pa.Table, pid: int, schema: pa.Schema) -> pa.Table:
+    """The rows of ``hot_chunks`` (``schema``) of a partition's ``chunks``."""
+    texts = [t for t in TEXTS if t in chunks.column_names]
+    rows = chunks.drop_columns(texts).cast(schema.remove(len(schema) - 1))
+    return rows.append_column("part", pa.repeat(pa.scalar(pid, pa.int32()), rows.num_rows))
 
 
 class _Texts:
@@ -216,19 +264,17 @@ class _Texts:
                                            pa.py_buffer(self.data))
 
 
-def _store_rows(out: Path, part, schema: pa.Schema, texts: _Texts) -> pa.Table:
-    """The rows of ``hot_store`` of one partition but their text, which goes to
-    ``texts``, and their ``id_order``."""
-    chunks = part.chunks
-    own = _texts_of(out, part)
-    texts.add(pc.binary_join_element_wise(own["heading"], own["body"], ""))
-    del own
+def _store_rows(chunks: pa.Table, pid: int, schema: pa.Schema, texts: _Texts
+                ) -> pa.Table:
+    """The rows of ``hot_store`` of one partition's ``chunks`` but their text, which goes
+    to ``texts``, and their ``id_order``."""
+    texts.add(pc.binary_join_element_wise(chunks["heading"], chunks["body"], ""))
     parent = pc.index_in(chunks["parent_id"], value_set=chunks["id"])
     columns = {name: chunks[name] for name in schema.names if name in chunks.column_names}
     columns.update(
         doc_ord=pc.subtract(chunks["ord"], chunks["position"]),
         parent_ord=pc.take(chunks["ord"], parent),
-        part=pa.repeat(pa.scalar(part.id, pa.int32()), chunks.num_rows))
+        part=pa.repeat(pa.scalar(pid, pa.int32()), chunks.num_rows))
     names = [n for n in schema.names if n not in ("text", "id_order")]
     return pa.table([columns[n] for n in names], names=names)
 

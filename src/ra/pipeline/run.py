@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 from ra.errors import IndexStateError
 from ra.pipeline.analyze import analyze
 from ra.pipeline.chunk import SourceDoc, chunk, docs_table
-from ra.pipeline.compact import TEXTS, text_bytes, write_compact, write_store
+from ra.pipeline.compact import text_bytes, write_compact, write_store
 from ra.pipeline.discover import Discovery, FoundFile, discover, read_document
 from ra.pipeline.impacts import parameters
 from ra.pipeline.links import links_table
@@ -165,8 +165,9 @@ def run_parts(files: list[FoundFile], settings: dict, workers: int,
 
 class Spill:
     """What a full build holds of a partition once it is written: its analysed rows
-    go to disk (read back one partition at a time for the postings), its chunks lose
-    their texts, its surface words are counted over the partition."""
+    go to disk (read back one partition at a time for the postings), its chunks are
+    reduced to their ords (``ra.pipeline.compact.write_store`` reads the rest back), its
+    surface words are counted over the partition."""
 
     def __init__(self, out: Path, max_chunk_size: int) -> None:
         self.out, self.limit = out, max_chunk_size
@@ -178,7 +179,7 @@ class Spill:
         # the words of the partition, counted: all that words_of needs of them
         words = (part.surface.group_by(["word", "term"], use_threads=False)
                  .aggregate([("freq", "sum")]).rename_columns(["word", "term", "freq"]))
-        kept = Part(part.id, part.files, part.chunks.drop_columns(list(TEXTS)), None,
+        kept = Part(part.id, part.files, part.chunks.select(["ord"]), None,
                     part.lengths, words, links=None, text_bytes=text_bytes(part.chunks))
         pa.default_memory_pool().release_unused()  # else the allocator holds on to it
         return kept
@@ -255,7 +256,7 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
     oversized chunks, ``spilled``): its analysed rows are read back one at a time."""
     t0 = time.perf_counter()
     forget_written()
-    # first, while the build holds least: it reads every text back (ra.pipeline.compact)
+    # first, while the build holds least: it reads every chunk back (ra.pipeline.compact)
     write_store(out, parts)
 
     def analyzed() -> Iterator[pa.Table]:
@@ -273,7 +274,7 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
         n_postings += part.postings.num_rows
         write_part(out, part, names=PARTITIONED if part.analyzed is not None
                    else ("postings",))
-        part.postings = part.postings.drop_columns(["positions"])  # enough for compact
+        part.postings = None  # write_compact reads them back from their files
     write_globals(out, terms, words)
     t2 = time.perf_counter()
     lengths = pa.concat_tables([p.lengths for p in parts])
