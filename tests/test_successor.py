@@ -108,9 +108,17 @@ def edit_across_partitions(docs: Path) -> None:
 
 @pytest.mark.parametrize("change", [edit_one, add_one, delete_one, rename_one,
                                     edit_across_partitions])
-def test_a_successor_equals_a_reader_loaded_afresh(project, change):
+@pytest.mark.parametrize("tables", [False, True])
+def test_a_successor_equals_a_reader_loaded_afresh(project, change, tables):
+    """``tables``: the held reader has loaded its relations (a query excluding a word
+    named them), so they are patched; else they are views, pointed at the new files."""
     config = load_config(project)
     held = warm_reader(config)
+    if tables:
+        Searcher(held, config).search(["ownership -zebra"])
+    assert {r for (r,) in held.con.execute(
+        "SELECT table_name FROM duckdb_tables()").fetchall()} == (
+        {"meta", "tf_postings"} if tables else set())
     before = answers(held, config)
     change(project / "docs")
     assert refresh_index(config).startswith("indexed")
@@ -127,6 +135,11 @@ def test_a_successor_equals_a_reader_loaded_afresh(project, change):
         assert successor.generation.path == fresh.generation.path
         assert memory(successor) == memory(fresh)
         after = answers(successor, config)
+        Searcher(successor, config).search(["ownership -zebra"])  # names the relations
+        # a successor reads its views rather than load them (a fresh load replaces it)
+        assert {r for (r,) in successor.con.execute(
+            "SELECT table_name FROM duckdb_tables()").fetchall()} == (
+            {"meta", "tf_postings"} if tables else set())
         assert after == answers(fresh, config)
         assert after != before  # the change shows
         assert not successor.impacts(Searcher(successor, config).weights())
