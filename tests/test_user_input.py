@@ -87,6 +87,8 @@ FLAGS = st.lists(st.one_of(
 @example(queries=["ownership NOT tree:rust"], flags=[])
 @example(queries=["rust"], flags=["--since", "0001-01-01"])
 @example(queries=["rust"], flags=["--until", "9999-12-31"])
+@example(queries=["tree:ANDAND*"], flags=[])  # found by this test: a KeyError once
+@example(queries=["tree:rus* ownership"], flags=[])
 def test_no_query_reaches_an_internal_error(kb, queries, flags):
     code, err = cli(kb, "search", *flags, "--", *queries)
     assert code in OK_EXITS, err

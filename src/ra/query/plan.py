@@ -283,6 +283,8 @@ class Planner:
                 alts[term] = Alt(term, hit.term_id, df, weight, hit.distance, hit.word)
 
     def _prefix(self, text: str, fld: str | None, boost: float) -> Expr | None:
+        if fld == "tree":  # tree names are matched whole: ``tree:doc*`` names no tree
+            return self._add(kind="tree", text=text + "*", tree=text + "*")
         words = split_words(text)
         if not words:
             return None
