@@ -414,7 +414,8 @@ class IndexReader:
         otherwise its plain queries take ``bm25f_sql``. A long-lived reader loads the
         file's for the first weights it is asked about, or, when they do not hold (an
         incremental update, other weights), computes them from the postings (its
-        ``tf_postings`` when held, else where the files have them) unrounded (``impacts_sql(exact=True)``): ``top_rows`` then gives ``bm25f_sql``'s
+        ``tf_postings`` when held, else where the files have them) unrounded
+        (``impacts_sql(exact=True)``): ``top_rows`` then gives ``bm25f_sql``'s
         scores to the last bits of a double, as the one-shot reader beside it does, at
         the speed of impacts (cpp-docs after one edit: 5.5 ms p50 against 9.7 with the
         formula). A reader carried over to an update (``patched``) takes the formula
@@ -450,30 +451,27 @@ class IndexReader:
         from ra.index.impact_arrays import build, read_file
 
         end = max(self._term_info, default=-1) + 1
-        compact = compact_relations(self.generation)
-        meta = compact.get("meta", "SELECT * FROM meta")
+        # ``meta`` and ``tf_postings`` as held, else their views, which read the compact
+        # files (and the stale partitions'): not loaded for this (100 MB more on
+        # cpp-docs, and no faster); by name, not through ``query``, which would load them
         chunks = self.con.execute("SELECT ord, is_global, status IS NOT DISTINCT FROM "
-                                  f"'archived' AS archived FROM ({meta})").fetchnumpy()
+                                  "'archived' AS archived FROM meta").fetchnumpy()
         if computed is None:
             batches, capacity = read_file(self.con, path)
-        else:
-            # the postings as held, or read where they are (the compact file, sorted by
-            # term, and the stale partitions' files) a range of terms at a time: loading
-            # them first cost 100 MB more and no less time (cpp-docs)
-            source = ("tf_postings" if "tf_postings" in self._held or "tf_postings"
-                      not in compact else f"({compact['tf_postings']})")
-            step = max(1, -(-end // NORM_BATCHES))
-            # a pass over every posting, not a search: both cores (cpp-docs, one edit
-            # after the build: 1.03 -> 0.70 s)
-            self.con.execute("SET threads = 2")
-            try:
-                capacity = self.con.execute(f"SELECT count(*) FROM {source}").fetchone()[0]
-                batches = [self.con.execute(*impacts_sql(
-                    source, self.stats.avg_length, computed, (low, low + step),
-                    exact=True)).fetchnumpy() for low in range(0, max(end, 1), step)]
-            finally:
-                self.con.execute("SET threads = 1")
-        self.impact_arrays = build(batches, end, chunks, capacity)
+            self.impact_arrays = build(batches, end, chunks, capacity)
+            return
+        step = max(1, -(-end // NORM_BATCHES))
+        # a pass over every posting, not a search: both cores (cpp-docs, one edit after
+        # the build: 1.03 -> 0.70 s)
+        self.con.execute("SET threads = 2")
+        try:
+            capacity = self.con.execute("SELECT count(*) FROM tf_postings").fetchone()[0]
+            batches = (self.con.execute(*impacts_sql(
+                "tf_postings", self.stats.avg_length, computed, (low, low + step),
+                exact=True)).fetchnumpy() for low in range(0, max(end, 1), step))
+            self.impact_arrays = build(batches, end, chunks, capacity)
+        finally:
+            self.con.execute("SET threads = 1")
 
     def drop_impacts(self) -> None:
         """Forget a long-lived reader's impacts (``successor``: they hold for the old

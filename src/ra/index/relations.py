@@ -39,13 +39,20 @@ def create_views(con, generation) -> None:
     for name in VIEWS:
         con.execute(f"CREATE VIEW {view_name(name)} AS SELECT * FROM read_parquet("
                     f"{quote(generation.scan(name))})")
-    compact = compact_relations(generation)
-    for name, body, _ in RELATIONS:
-        con.execute(f"CREATE TEMP VIEW {name} AS {compact.get(name, body)}")
+    define_relations(con, generation)
     con.execute(f"CREATE TEMP VIEW links AS {links_sql()}")
     if (generation.manifest.get("vectors") or {}).get("dims"):  # [semantic]
         con.execute(f"CREATE VIEW {VECTORS} AS SELECT * FROM read_parquet("
                     f"{quote(generation.scan(VECTORS))})")
+
+
+def define_relations(con, generation, names=None) -> None:
+    """(Re)define the relations ``names`` (default: all of ``RELATIONS``) as views over
+    ``generation``'s files, read from its compact artifacts where it has them."""
+    compact = compact_relations(generation)
+    for name, body, _ in RELATIONS:
+        if names is None or name in names:
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {compact.get(name, body)}")
 
 
 def field_length(m: str, field: str) -> str:
@@ -144,9 +151,9 @@ def store_sql(meta: str, texts: str) -> str:
 def register_store(con, store: ChunkStore) -> None:
     """Make ``texts`` a view over ``store``'s Arrow table: DuckDB reads the few texts a
     query asks for from its (memory-mapped) buffers. ``meta`` becomes a table of DuckDB's
-    own when a query needs it (``RESIDENT``): as a view over the same buffers it cost every query that joins
-    it a conversion of the columns it reads (``ra context`` on cpp-docs: 26.4 ms of SQL
-    against 18.4, about 100 MB less memory)."""
+    own when a query needs it (``RESIDENT``): as a view over the same buffers it cost
+    every query that joins it a conversion of the columns it reads (``ra context`` on
+    cpp-docs: 26.4 ms of SQL against 18.4, about 100 MB less memory)."""
     con.register(STORE_VIEW, store.table())
     con.execute(f"CREATE OR REPLACE TEMP VIEW texts AS SELECT ord, text FROM {STORE_VIEW}")
 

@@ -22,7 +22,7 @@ from ra.index.relations import (
     RELATIONS,
     RESIDENT,
     VIEWS,
-    compact_relations,
+    define_relations,
     quote,
     register_store,
     store_sql,
@@ -108,10 +108,7 @@ def _patch(new: IndexReader, old: generations.Generation, old_manifest: dict,
     # the relations not loaded yet are views over the old generation's files: now over
     # the new one's (loading them to patch them cost the first edit after a load 0.4 s
     # on cpp-docs, 2 s at five times its size)
-    compact = compact_relations(new.generation)
-    for name, body, _ in RELATIONS:
-        if name in RESIDENT and name not in tables:
-            new.con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {compact.get(name, body)}")
+    define_relations(new.con, new.generation, [n for n in RESIDENT if n not in tables])
     register_store(new.con, new._store)
     new_words = _added_words(new, since, changed_terms) if after else set()
     old_surface = _part_files(old, old_manifest, touched, "surface")
