@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -12,7 +14,7 @@ import pytest
 from ra.config.settings import load_config
 from ra.errors import IndexStateError
 from ra.index.freshness import check_state, open_index, refresh_index
-from ra.pipeline import run
+from ra.pipeline import partitions, run
 from ra.query.search import Searcher
 from ra.store import generations
 from ra.store.layout import COMPACT, MANIFEST
@@ -202,6 +204,77 @@ def test_failed_build_leaves_the_published_generation_intact(project, monkeypatc
     assert not [p for p in project.index_dir.iterdir() if p.name.startswith(".build-")]
     monkeypatch.undo()
     assert search_ids(project, "firstword") == ["docs:alpha.md#alpha"]
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+def test_a_failed_write_fails_the_update_and_publishes_nothing(project, tmp_path,
+                                                               monkeypatch, cores):
+    """Files are written on a thread per core (``partitions.Writer``): a write that fails
+    on one of them fails the update, and the generation before stays published."""
+    monkeypatch.setattr(partitions, "available_cores", lambda: cores)
+    before = run.build(project).generation
+    write(tmp_path / "docs/beta.md", "# Beta\n\nreplacementword\n", bump=5)
+    real = partitions.write_table
+
+    def full_disk(table, path, *args, **kwargs):
+        if path.parent.name == "postings":
+            raise OSError(28, "No space left on device")
+        return real(table, path, *args, **kwargs)
+
+    monkeypatch.setattr(partitions, "write_table", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        refresh_index(project)
+    assert generations.current_name(project.index_dir) == before
+    monkeypatch.setattr(partitions, "write_table", real)
+    assert search_ids(project, "replacementword") == ["docs:beta.md#beta"]
+
+
+def test_a_writer_raises_the_first_error_and_bounds_what_waits():
+    waiting = []
+
+    def slow(i):
+        time.sleep(0.005)
+        if i in (3, 5):
+            raise ValueError(f"write {i} failed")
+
+    with pytest.raises(ValueError, match="write 3 failed"):
+        with partitions.Writer(2) as writer:
+            for i in range(8):
+                writer.submit(slow, i)
+                waiting.append(len(writer._pending))
+    assert max(waiting) <= 4
+    done = []
+    with partitions.Writer(1) as writer:  # one core: at once, in the caller's thread
+        writer.submit(lambda: done.append(threading.current_thread()))
+        assert done == [threading.current_thread()]
+
+
+def test_builds_and_updates_write_the_same_files_on_one_core_or_two(tmp_path, monkeypatch):
+    files = {f"p{i}.md": f"# Page {i}\n\nword{i} shared text\n\n## Part\n\nmore {i}\n"
+             for i in range(9)}
+    monkeypatch.setattr(run, "PART_FILES", 2)
+    monkeypatch.setattr("ra.pipeline.update.PART_FILES", 2)
+    out = {}
+    for n in (1, 2):
+        monkeypatch.setattr(partitions, "available_cores", lambda n=n: n)
+        (tmp_path / str(n)).mkdir()
+        config = make_project(tmp_path / str(n), files)
+        for path in (tmp_path / str(n) / "docs").iterdir():  # the same in both
+            os.utime(path, ns=(1_700_000_000 * 10**9,) * 2)
+        run.build(config)
+        edited = tmp_path / str(n) / "docs/p3.md"
+        write(edited, "# Page 3\n\nedited words\n")
+        os.utime(edited, ns=(1_700_000_100 * 10**9,) * 2)
+        assert refresh_index(config).startswith("indexed 1 changed file")
+        gen = config.index_dir / generations.current_name(config.index_dir)
+        out[n] = {str(f.relative_to(gen)): pq.read_table(f)
+                  for f in sorted(gen.rglob("*.parquet"))}
+    assert out[1].keys() == out[2].keys()
+    for name, table in out[1].items():
+        other = out[2][name]
+        diff = [c for c in table.column_names  # but where the files are and their ctimes
+                if c not in ("abspath", "ctime_ns") and not table[c].equals(other[c])]
+        assert not diff, (name, diff)
 
 
 def test_publish_makes_every_written_file_and_folder_durable_first(project, tmp_path,

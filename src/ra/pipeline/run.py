@@ -36,6 +36,7 @@ from ra.pipeline.partitions import (
     PART_FILES,
     SPILLED,
     Part,
+    Writer,
     files_rows,
     forget_written,
     read_table,
@@ -269,13 +270,15 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
     words = words_of(pa.concat_tables([p.surface for p in parts]), terms)
     t1 = time.perf_counter()
     n_postings = 0
-    for part, rows in zip(parts, analyzed(), strict=True):
-        part.postings = postings_of(rows, terms)
-        n_postings += part.postings.num_rows
-        write_part(out, part, names=PARTITIONED if part.analyzed is not None
-                   else ("postings",))
-        part.postings = None  # write_compact reads them back from their files
-    write_globals(out, terms, words)
+    with Writer() as writer:  # a partition is written while the next one's postings are made
+        write_globals(out, terms, words, writer=writer)
+        for part, rows in zip(parts, analyzed(), strict=True):
+            postings = postings_of(rows, terms)
+            n_postings += postings.num_rows
+            part.postings = postings
+            write_part(out, part, names=PARTITIONED if part.analyzed is not None
+                       else ("postings",), writer=writer)
+            part.postings = None  # write_compact reads them back from their files
     t2 = time.perf_counter()
     lengths = pa.concat_tables([p.lengths for p in parts])
     stats = statistics(indexed_chunks(lengths), length_sums(lengths), field_chunks(lengths))

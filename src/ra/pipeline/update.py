@@ -35,6 +35,7 @@ from ra.pipeline.discover import Discovery, FoundFile, Scan, found_file
 from ra.pipeline.partitions import (
     PART_FILES,
     Part,
+    Writer,
     link_parts,
     read_part,
     read_table,
@@ -168,9 +169,10 @@ def update_into(out: Path, prev: Path, config, changes: Changes) -> BuildReport:
     words = updated_words(read_table(prev / "words.parquet"), _cat(dropped, "surface"),
                           _cat(added_rows, "surface"), terms)
     t_terms = time.perf_counter()
-    written = _write_parts(out, prev, where, kept_parts, added_rows, terms)
-    write_globals(out, terms, words, keep=True)
-    compact = carry_compact(prev, out, manifest.get("compact"), touched)
+    with Writer() as writer:  # the global tables are written while the postings are made
+        write_globals(out, terms, words, keep=True, writer=writer)
+        written = _write_parts(out, prev, where, kept_parts, added_rows, terms, writer)
+        compact = carry_compact(prev, out, manifest.get("compact"), touched)
     report = _report(manifest, changes, terms, new, dropped, added_rows,
                      _problems(manifest, changes, problems), config)
     report.stage_seconds = {"chunk+analyze": t_proc - start, "read": t_read - t_proc,
@@ -236,7 +238,7 @@ def _cat(parts: list[Part], name: str) -> pa.Table:
 
 
 def _write_parts(out: Path, prev: Path, where: dict[str, int], rewritten: list[Part],
-                 added: list[Part], terms: pa.Table) -> dict[int, list[str]]:
+                 added: list[Part], terms: pa.Table, writer: Writer) -> dict[int, list[str]]:
     """Write the rewritten partitions (empty ones disappear), link the rest; returns the
     file keys of every partition of the new generation."""
     again = {p.id for p in rewritten}
@@ -249,10 +251,10 @@ def _write_parts(out: Path, prev: Path, where: dict[str, int], rewritten: list[P
         if not part.files.num_rows:
             continue
         part.postings = _postings_with(part, mine.analyzed, terms)
-        write_part(out, part, keep=True)
+        write_part(out, part, keep=True, writer=writer)
         partitions[part.id] = part.keys()
     if not partitions:
-        write_part(out, Part.empty(0))  # keep every artifact folder readable
+        write_part(out, Part.empty(0), writer=writer)  # keep every artifact folder readable
         partitions[0] = []
     return partitions
 
