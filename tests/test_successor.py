@@ -21,6 +21,7 @@ from ra.index.freshness import refresh_index
 from ra.index.reader import IndexReader
 from ra.index.successor import carry_over
 from ra.index.warm import WarmIndex
+from ra.pipeline import update
 from ra.query.search import Searcher, SearchOptions
 from ra.store import generations
 
@@ -109,9 +110,13 @@ def edit_across_partitions(docs: Path) -> None:
 @pytest.mark.parametrize("change", [edit_one, add_one, delete_one, rename_one,
                                     edit_across_partitions])
 @pytest.mark.parametrize("tables", [False, True])
-def test_a_successor_equals_a_reader_loaded_afresh(project, change, tables):
+@pytest.mark.parametrize("handed", [True, False])
+def test_a_successor_equals_a_reader_loaded_afresh(project, change, tables, handed):
     """``tables``: the held reader has loaded its relations (a query excluding a word
-    named them), so they are patched; else they are views, pointed at the new files."""
+    named them), so they are patched; else they are views, pointed at the new files.
+    ``handed``: the update ran in this process and left what it changed
+    (``ra.pipeline.update.Delta``); else the successor finds it in the files, as after an
+    update made by another process."""
     config = load_config(project)
     held = warm_reader(config)
     if tables:
@@ -122,8 +127,14 @@ def test_a_successor_equals_a_reader_loaded_afresh(project, change, tables):
     before = answers(held, config)
     change(project / "docs")
     assert refresh_index(config).startswith("indexed")
-    successor = carry_over(held, generations.open_current(config.index_dir))
+    current = generations.open_current(config.index_dir)
+    assert update.take_delta(current.path, "gen-another") is None  # from its base only
+    assert bool(update._DELTAS) is True
+    if not handed:
+        update._DELTAS.clear()
+    successor = carry_over(held, current)
     assert successor is not None and successor.patched
+    assert not update._DELTAS  # taken
     with pytest.raises(Exception, match="closed"):  # the connection moved
         held.query("SELECT 1")
     fresh = warm_reader(config)

@@ -15,6 +15,7 @@ reader equal to one loaded afresh.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 from ra.index.integrity import check_files
 from ra.index.reader import IndexReader, _stats_of
@@ -30,6 +31,9 @@ from ra.index.relations import (
 )
 from ra.store import generations
 from ra.store.layout import PARTITIONED, part_name
+
+if TYPE_CHECKING:
+    from ra.pipeline.update import Delta
 
 
 def carry_over(held: IndexReader, generation: generations.Generation) -> IndexReader | None:
@@ -58,8 +62,11 @@ def carry_over(held: IndexReader, generation: generations.Generation) -> IndexRe
         new.__dict__.update(held.__dict__)
         new.lock, new.generation = threading.RLock(), generation
         new.manifest, new.stats = generation.manifest, _stats_of(generation.manifest)
+        from ra.pipeline.update import take_delta
+
+        delta = take_delta(generation.path, held.generation.path.name)
         try:
-            _patch(new, held.generation, held.manifest, update.get("partitions", []))
+            _patch(new, held.generation, held.manifest, update.get("partitions", []), delta)
         except BaseException:
             held.con.close()
             raise
@@ -72,27 +79,27 @@ def carry_over(held: IndexReader, generation: generations.Generation) -> IndexRe
 
 
 def _patch(new: IndexReader, old: generations.Generation, old_manifest: dict,
-           touched: list[int]) -> None:
-    """Turn the tables of ``old`` into those of ``new.generation``."""
+           touched: list[int], delta: Delta | None = None) -> None:
+    """Turn the tables of ``old`` into those of ``new.generation``; ``delta``: what the
+    update changed, when this process made it (else it is read from the files)."""
     since = int(old_manifest["next_ord"])
-    before = _part_files(old, old_manifest, touched)
     after = _part_files(new.generation, new.manifest, touched)
-    ords = "SELECT ord FROM read_parquet([{}])"
-    gone = {o for (o,) in new.con.execute(ords.format(before)).fetchall()} if before else set()
-    if after:
-        gone -= {o for (o,) in new.con.execute(ords.format(after)).fetchall()}
-    new.con.execute("CREATE OR REPLACE TEMP TABLE gone AS "
-                    "SELECT unnest($o::INTEGER[]) AS ord", {"o": sorted(gone)})
-    changed_terms = {i for (i,) in new.con.execute(
-        "SELECT DISTINCT term_id FROM tf_postings WHERE ord IN (SELECT ord FROM gone)"
-    ).fetchall()}
-    gone_files = [k for (k,) in new.con.execute(
-        f"SELECT DISTINCT {_FILE_KEY} FROM meta WHERE ord IN (SELECT ord FROM gone)"
-    ).fetchall()]
+    gone = set(delta.gone) if delta else _gone(new, old, old_manifest, touched, after)
     tables = [name for name in RESIDENT if name in new._held]  # the rest are views
+    if delta is None or tables:
+        new.con.execute("CREATE OR REPLACE TEMP TABLE gone AS "
+                        "SELECT unnest($o::INTEGER[]) AS ord", {"o": sorted(gone)})
+    if delta is None:
+        changed_terms = {i for (i,) in new.con.execute(
+            "SELECT DISTINCT term_id FROM tf_postings WHERE ord IN (SELECT ord FROM gone)"
+        ).fetchall()}
+        gone_files = [k for (k,) in new.con.execute(
+            f"SELECT DISTINCT {_FILE_KEY} FROM meta WHERE ord IN (SELECT ord FROM gone)"
+        ).fetchall()]
     for name in tables:
         new.con.execute(f"DELETE FROM {name} WHERE ord IN (SELECT ord FROM gone)")
-    new.con.execute("DROP TABLE gone")
+    if delta is None or tables:
+        new.con.execute("DROP TABLE gone")
     new.drop_impacts()
     new.patched = True
     new._store.drop(gone)  # first: a changed file's chunks come back with their ids
@@ -110,15 +117,31 @@ def _patch(new: IndexReader, old: generations.Generation, old_manifest: dict,
     # on cpp-docs, 2 s at five times its size)
     define_relations(new.con, new.generation, [n for n in RESIDENT if n not in tables])
     register_store(new.con, new._store)
-    new_words = _added_words(new, since, changed_terms) if after else set()
-    old_surface = _part_files(old, old_manifest, touched, "surface")
-    old_words = {w for (w,) in new.con.execute(
-        f"SELECT DISTINCT word FROM read_parquet([{old_surface}]) "
-        f"WHERE {_FILE_KEY} = ANY($keys)", {"keys": gone_files}).fetchall()
-    } if old_surface and gone_files else set()
+    if delta is None:
+        new_words = _added_words(new, since, changed_terms) if after else set()
+        old_surface = _part_files(old, old_manifest, touched, "surface")
+        old_words = {w for (w,) in new.con.execute(
+            f"SELECT DISTINCT word FROM read_parquet([{old_surface}]) "
+            f"WHERE {_FILE_KEY} = ANY($keys)", {"keys": gone_files}).fetchall()
+        } if old_surface and gone_files else set()
+        words, rows, present = old_words | new_words, None, None
+    else:
+        changed_terms, words = set(delta.term_ids), set(delta.words)
+        rows, present = delta.terms, delta.present
     _point_views(new, partitioned=bool(after))  # the global ones did with the new chunks
     new._near = {}
-    _patch_vocabulary(new, changed_terms, old_words | new_words)
+    _patch_vocabulary(new, changed_terms, words, rows, present)
+
+
+def _gone(new: IndexReader, old: generations.Generation, old_manifest: dict,
+          touched: list[int], after: str) -> set[int]:
+    """The ords of the update's partitions before it that are not there after it."""
+    before = _part_files(old, old_manifest, touched)
+    ords = "SELECT ord FROM read_parquet([{}])"
+    gone = {o for (o,) in new.con.execute(ords.format(before)).fetchall()} if before else set()
+    if after:
+        gone -= {o for (o,) in new.con.execute(ords.format(after)).fetchall()}
+    return gone
 
 
 def _added_words(new: IndexReader, since: int, changed_terms: set[int]) -> set[str]:
@@ -135,11 +158,14 @@ def _added_words(new: IndexReader, since: int, changed_terms: set[int]) -> set[s
         {"keys": fresh_files}).fetchall()}
 
 
-def _patch_vocabulary(new: IndexReader, term_ids: set[int], words: set[str]) -> None:
+def _patch_vocabulary(new: IndexReader, term_ids: set[int], words: set[str],
+                      rows=None, present=None) -> None:
     """Read again the terms ``term_ids`` (their df changed, or they are new or gone)
-    and the surface words ``words`` (of the files gone and added)."""
-    rows = new.con.execute("SELECT term, term_id, df FROM terms WHERE term_id = "
-                           "ANY($ids::INTEGER[])", {"ids": sorted(term_ids)}).fetchall()
+    and the surface words ``words`` (of the files gone and added); ``rows`` and
+    ``present``: those still there, when known (``Delta``)."""
+    if rows is None:
+        rows = new.con.execute("SELECT term, term_id, df FROM terms WHERE term_id = "
+                               "ANY($ids::INTEGER[])", {"ids": sorted(term_ids)}).fetchall()
     for i in term_ids:
         term, _ = new._term_info.pop(i, (None, 0))
         if term is not None:
@@ -147,8 +173,9 @@ def _patch_vocabulary(new: IndexReader, term_ids: set[int], words: set[str]) -> 
     for term, i, df in rows:
         new._terms[term] = (i, df)
         new._term_info[i] = (term, df)
-    present = new.con.execute("SELECT word, term_id FROM words WHERE word = "
-                              "ANY($w::VARCHAR[])", {"w": sorted(words)}).fetchall()
+    if present is None:
+        present = new.con.execute("SELECT word, term_id FROM words WHERE word = "
+                                  "ANY($w::VARCHAR[])", {"w": sorted(words)}).fetchall()
     new._vocab.replace(words, present)
 
 

@@ -56,6 +56,52 @@ from ra.pipeline.run import BuildReport, finish_manifest, index_settings, oversi
 from ra.store import generations
 
 
+@dataclass(frozen=True)
+class Delta:
+    """What an incremental update changed in its base, for a long-lived reader of the
+    base carried over to it in the same process (``ra.index.successor``): found here
+    while the tables are in memory, it spares the successor the queries that would find
+    it again in the files (about 25 ms of a one-file edit on cpp-docs)."""
+
+    base: str  # the folder name of the generation it follows
+    gone: tuple[int, ...]  # ords of the chunks removed (a changed file's old chunks)
+    term_ids: tuple[int, ...]  # of the terms whose df changed: their old and new ids
+    terms: tuple[tuple[str, int, int], ...]  # (term, term_id, df) of those still present
+    words: tuple[str, ...]  # surface words of the files removed and indexed
+    present: tuple[tuple[str, int], ...]  # (word, term_id) of those still present
+
+
+#: The delta of the newest generation this process wrote by an update, by generation id.
+_DELTAS: dict[str, Delta] = {}
+
+
+def take_delta(generation: Path, base: str) -> Delta | None:
+    """The delta of ``generation`` from ``base`` when this process made it (once)."""
+    key = generations.generation_id(generation)
+    delta = _DELTAS.get(key)
+    return _DELTAS.pop(key) if delta is not None and delta.base == base else None
+
+
+def _delta(base: str, gone: pa.ChunkedArray, old_terms: pa.Table, terms: pa.Table,
+           words: pa.Table, analyzed: tuple[pa.Table, pa.Table],
+           surface: tuple[pa.Table, pa.Table]) -> Delta:
+    """``analyzed`` and ``surface``: the rows that left and those that came."""
+    changed = pc.unique(pa.chunked_array(
+        [c for t in analyzed for c in t["term"].cast(pa.string()).chunks], pa.string()))
+    before = old_terms["term_id"].filter(pc.is_in(old_terms["term"], value_set=changed))
+    now = terms.filter(pc.is_in(terms["term"], value_set=changed))
+    surface = pc.unique(pa.chunked_array(
+        [c for t in surface for c in t["word"].cast(pa.string()).chunks], pa.string()))
+    present = words.filter(pc.is_in(words["word"], value_set=surface))
+    return Delta(
+        base, tuple(gone.to_pylist()),
+        tuple(sorted({*before.to_pylist(), *now["term_id"].to_pylist()})),
+        tuple(zip(now["term"].to_pylist(), now["term_id"].to_pylist(),
+                  now["df"].to_pylist(), strict=True)),
+        tuple(surface.to_pylist()),
+        tuple(zip(present["word"].to_pylist(), present["term_id"].to_pylist(), strict=True)))
+
+
 @dataclass
 class Changes:
     """What an update needs to know about the files now, relative to the previous
@@ -164,10 +210,14 @@ def update_into(out: Path, prev: Path, config, changes: Changes) -> BuildReport:
         kept_parts.append(part)
     t_read = time.perf_counter()
 
-    terms = updated_terms(read_table(prev / "terms.parquet"),
-                          _cat(dropped, "analyzed"), _cat(added_rows, "analyzed"))
-    words = updated_words(read_table(prev / "words.parquet"), _cat(dropped, "surface"),
-                          _cat(added_rows, "surface"), terms)
+    old_terms = read_table(prev / "terms.parquet")
+    analyzed = _cat(dropped, "analyzed"), _cat(added_rows, "analyzed")
+    surface = _cat(dropped, "surface"), _cat(added_rows, "surface")
+    terms = updated_terms(old_terms, *analyzed)
+    words = updated_words(read_table(prev / "words.parquet"), *surface, terms)
+    _DELTAS.clear()
+    _DELTAS[generations.generation_id(out)] = _delta(
+        prev.name, _cat(dropped, "chunks")["ord"], old_terms, terms, words, analyzed, surface)
     t_terms = time.perf_counter()
     with Writer() as writer:  # the global tables are written while the postings are made
         write_globals(out, terms, words, keep=True, writer=writer)
