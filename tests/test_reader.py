@@ -248,6 +248,27 @@ def test_the_typo_index_finds_every_word_within_one_edit(vocabulary, word):
         (p for p in pairs if abs(len(p[0]) - len(word)) <= 2), key=lambda p: len(p[0]))
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(WORDS, st.integers(0, 3), max_size=40), st.data())
+def test_replacing_words_holds_what_a_vocabulary_read_afresh_holds(before, data):
+    """An update's words (``touched``: of the files gone and indexed, known or new) are
+    forgotten and those still present held again, with their term ids; most often they
+    are all there as they were (an edit that changed no word), which the index sees
+    without rebuilding a bucket."""
+    touched = data.draw(st.sets(WORDS, max_size=8))
+    if before:
+        touched |= data.draw(st.sets(st.sampled_from(sorted(before)), max_size=12))
+    after = {}
+    for w in sorted(touched):  # still there as before, with another id, or gone
+        term_id = data.draw(st.sampled_from([before.get(w, 0), 0, 1, None]))
+        if term_id is not None:
+            after[w] = term_id
+    final = {w: i for w, i in before.items() if w not in touched} | after
+    index = SurfaceIndex(sorted(before.items()))
+    index.replace(touched, sorted(after.items()))
+    assert index.by_length == SurfaceIndex(sorted(final.items())).by_length
+
+
 def test_anchors_are_a_third_of_the_word_at_distance_one_only():
     assert anchors("installde", 1) == ("ins", "lde")
     assert anchors("installde", 2) == ("", "")

@@ -22,6 +22,16 @@ def anchors(word: str, distance: int) -> tuple[str, str]:
     return (word[:third], word[len(word) - third:]) if third else ("", "")
 
 
+def _held(bucket: list[tuple[str, int]], words: list[str]) -> dict[str, int]:
+    """The term ids ``bucket`` (sorted by word) holds for ``words``, by bisection."""
+    out = {}
+    for word in words:
+        i = bisect_left(bucket, (word,))
+        if i < len(bucket) and bucket[i][0] == word:
+            out[word] = bucket[i][1]
+    return out
+
+
 class SurfaceIndex:
     """Surface words by length, with sorted prefix and suffix views for distance 1."""
 
@@ -44,9 +54,10 @@ class SurfaceIndex:
             added.setdefault(len(word), []).append((word, term_id))
         for n in {len(w) for w in gone}:
             old = self.by_length.get(n, [])
-            bucket = sorted([p for p in old if p[0] not in gone] + added.pop(n, []))
-            if bucket == old:
+            mine = added.pop(n, [])
+            if _held(old, [w for w in gone if len(w) == n]) == dict(mine):
                 continue  # most often: the words of an edited file are still there
+            bucket = sorted([p for p in old if p[0] not in gone] + mine)
             if bucket:
                 self.by_length[n] = bucket
             else:
