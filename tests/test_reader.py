@@ -269,6 +269,42 @@ def test_replacing_words_holds_what_a_vocabulary_read_afresh_holds(before, data)
     assert index.by_length == SurfaceIndex(sorted(final.items())).by_length
 
 
+def _edited(word: str, edits: list[tuple[str, int, str]]) -> str:
+    """``word`` after each ``(kind, position, character)`` edit."""
+    for kind, at, ch in edits:
+        at %= len(word) + 1
+        if kind == "insert":
+            word = word[:at] + ch + word[at:]
+        elif at < len(word) and kind == "substitute":
+            word = word[:at] + ch + word[at + 1:]
+        elif at < len(word) and kind == "delete" and len(word) > 1:
+            word = word[:at] + word[at + 1:]
+        elif at + 1 < len(word):  # transpose
+            word = word[:at] + word[at + 1] + word[at] + word[at + 2:]
+    return word
+
+
+EDITS = st.lists(st.tuples(st.sampled_from(["insert", "substitute", "delete", "transpose"]),
+                           st.integers(0, 9), st.sampled_from("abcdeéx")), min_size=1,
+                 max_size=2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="abcdeéx", min_size=5, max_size=9), st.lists(EDITS, max_size=25),
+       st.lists(WORDS, max_size=20), st.integers(0, 3), st.sampled_from([1, 2]))
+def test_expansions_are_those_of_expand_over_the_candidates(word, edits, others, terms,
+                                                            distance):
+    """``SurfaceIndex.expansions`` reads the anchored ranges in place; it must give what
+    ``expand`` gives over ``near``'s list: the same terms, words (the first of equals in
+    vocabulary order) and distances. The vocabulary holds words one or two edits from the
+    typed one, anywhere in it, and others; several words may share a term."""
+    vocabulary = sorted({_edited(word, e) for e in edits} | set(others))
+    index = SurfaceIndex([(w, i % (terms + 1) + 2 * (len(w) % 2))
+                          for i, w in enumerate(vocabulary)])
+    assert index.expansions(word, distance) == expand(word, index.near(word, distance),
+                                                      distance)
+
+
 def test_anchors_are_a_third_of_the_word_at_distance_one_only():
     assert anchors("installde", 1) == ("ins", "lde")
     assert anchors("installde", 2) == ("", "")

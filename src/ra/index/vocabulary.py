@@ -89,6 +89,38 @@ class SurfaceIndex:
                 out += [bucket[i] for i in self._anchored(n, prefix, suffix)]
         return out
 
+    def expansions(self, word: str, distance: int) -> list:
+        """``ra.query.fuzzy.expand(word, self.near(word, distance), distance)``, without
+        building the candidate list: rapidfuzz reads the ranges of the sorted views that
+        share the anchored prefix, and those of the reversed views that share the
+        reversed suffix (an OSA distance is that of the reversed strings), in place."""
+        from ra.query.fuzzy import MIN_FUZZY_LENGTH, closest
+
+        if distance <= 0 or len(word) <= MIN_FUZZY_LENGTH:
+            return []
+        from rapidfuzz.distance import OSA
+        from rapidfuzz.process import extract
+
+        prefix, suffix = anchors(word, distance)
+        hits: list[tuple[str, float, int]] = []
+        for n in range(max(len(word) - distance, 1), len(word) + distance + 1):
+            bucket = self.by_length.get(n)
+            if not bucket:
+                continue
+            words, order, reversed_words, reversed_order = self._views(n)
+            found: dict[int, float] = {}
+            for typed, view, positions, start in ((word, words, order, prefix),
+                                                  (word[::-1], reversed_words,
+                                                   reversed_order, suffix[::-1])):
+                i, j = _range(view, start)
+                for _, d, k in extract(typed, view[i:j], scorer=OSA.distance,
+                                       score_cutoff=distance, limit=None):
+                    found[positions[i + k]] = d
+                if not start:
+                    break  # no anchors: the prefix range held every word
+            hits += [(bucket[p][0], d, bucket[p][1]) for p, d in sorted(found.items())]
+        return closest(hits)
+
     def _anchored(self, n: int, prefix: str, suffix: str) -> list[int]:
         """Positions in bucket ``n`` of the words starting with ``prefix`` or ending with
         ``suffix``, ascending."""
@@ -110,9 +142,20 @@ class SurfaceIndex:
 
 
 def _starting_with(words: list[str], order: list[int], prefix: str) -> list[int]:
-    """``order[i]`` for each ``words[i]`` (sorted) that starts with ``prefix``: the range
-    from ``prefix`` up to the least string above every word starting with it."""
+    """``order[i]`` for each ``words[i]`` (sorted) that starts with ``prefix``."""
+    i, j = _range(words, prefix)
+    return order[i:j]
+
+
+def _range(words: list[str], prefix: str) -> tuple[int, int]:
+    """The range of ``words`` (sorted) that start with ``prefix``: from ``prefix`` up to
+    the least string above every word starting with it."""
     i = bisect_left(words, prefix)
-    if not prefix or ord(prefix[-1]) == sys.maxunicode:
-        return [order[j] for j in range(i, len(words)) if words[j].startswith(prefix)]
-    return order[i:bisect_left(words, prefix[:-1] + chr(ord(prefix[-1]) + 1), i)]
+    if not prefix:
+        return 0, len(words)
+    if ord(prefix[-1]) == sys.maxunicode:
+        j = i
+        while j < len(words) and words[j].startswith(prefix):
+            j += 1
+        return i, j
+    return i, bisect_left(words, prefix[:-1] + chr(ord(prefix[-1]) + 1), i)

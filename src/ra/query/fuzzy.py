@@ -15,6 +15,7 @@ thousand.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 MIN_FUZZY_LENGTH = 4  # words of this length or shorter match exactly
@@ -44,9 +45,16 @@ def expand(word: str, vocabulary: list[tuple[str, int]], max_distance: int
     words = [w for w, _ in vocabulary]
     hits = extract(word, words, scorer=OSA.distance, score_cutoff=max_distance,
                    limit=None)
+    return closest((matched, distance, vocabulary[index][1])
+                   for matched, distance, index in sorted(hits, key=lambda h: h[2]))
+
+
+def closest(hits: Iterable[tuple[str, float, int]]) -> list[Expansion]:
+    """The expansions of ``(surface word, distance, term_id)`` hits given in vocabulary
+    order: the closest word of each term (the first of equals), nearest first, then by
+    word."""
     best: dict[int, Expansion] = {}
-    for matched, distance, index in hits:
-        term_id = vocabulary[index][1]
+    for matched, distance, term_id in hits:
         if term_id not in best or distance < best[term_id].distance:
             best[term_id] = Expansion(term_id, matched, int(distance))
     return sorted(best.values(), key=lambda e: (e.distance, e.word))

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from ra.errors import QueryError
 from ra.query import ast
-from ra.query.fuzzy import MIN_FUZZY_LENGTH, expand
+from ra.query.fuzzy import MIN_FUZZY_LENGTH
 from ra.store.layout import FIELD_CODE, FIELDS
 from ra.text.analysis import Analyzer, has_cjk, split_words
 
@@ -188,9 +188,7 @@ class Planner:
         eligible = sorted({w for w in fuzzy if len(w) > MIN_FUZZY_LENGTH}) if d > 0 else []
         self.reader.prefetch(self.analyzer.stem_all(words), eligible, d)
         if self.options.fuzzy:
-            near = self.reader.near_words(eligible, d)
-            for w in eligible:
-                self._fuzzy_cache[w] = expand(w, near.get(w, []), d)
+            self._fuzzy_cache.update(self.reader.expansions(eligible, d))
             self.reader.term_info([h.term_id for w in eligible for h in self._fuzzy_cache[w]])
 
     def _node(self, node, fld: str | None, boost: float) -> Expr | None:
@@ -269,8 +267,8 @@ class Planner:
     def _expansions(self, word: str) -> list:
         if word not in self._fuzzy_cache:
             d = self.options.distance
-            near = self.reader.near_words([word], d) if len(word) > MIN_FUZZY_LENGTH else {}
-            self._fuzzy_cache[word] = expand(word, near.get(word, []), d)
+            self._fuzzy_cache[word] = (self.reader.expansions([word], d)[word]
+                                       if len(word) > MIN_FUZZY_LENGTH else [])
         return self._fuzzy_cache[word]
 
     def _fuzzy(self, word: str, alts: dict[str, Alt]) -> None:
