@@ -5,7 +5,9 @@ held reader's memory is patched by the rows that changed: the chunks of the upda
 partitions that are gone are deleted from its in-memory tables and its ``ChunkStore``
 (whose Arrow batches are sliced around them),
 those numbered from the old ``next_ord`` on are read from the new partitions and added,
-and the changed terms and surface words are read again. Chunk numbers are never reused
+and the changed terms and surface words are read again (handed over by the update when
+this process made it, ``ra.pipeline.update.Delta``; else found in the files: ords, terms
+and words of the update's partitions before and after). Chunk numbers are never reused
 and a changed file's chunks are numbered anew, so the tables change by rows: tens of
 milliseconds where loading takes seconds. The successor takes over the reader's DuckDB
 connection; the old reader is closed. ``tests/test_successor.py`` holds a carried-over
