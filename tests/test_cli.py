@@ -167,6 +167,43 @@ def test_init_writes_config_and_refuses_to_overwrite(tmp_path, monkeypatch, caps
     assert run(capsys, "init", "--force")[0] == 0
 
 
+def _files(root: Path, names: list[str]) -> None:
+    for name in names:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(f"# {Path(name).stem}\n\nAbout {Path(name).stem}.\n")
+
+
+@pytest.mark.parametrize(("names", "folder"), [
+    # an Astro site: the notes deep down, a README on top, dependencies beside
+    (["README.md", "node_modules/pkg/README.md", "node_modules/b/c.md", "node_modules/d.md",
+      *(f"src/content/docs/en/{n}.mdx" for n in "abcd"), "src/content/docs/en/g/e.mdx"],
+     "./src/content/docs/en"),
+    (["README.md", "CHANGELOG.md", "docs/index.md", "docs/guide/a.md", "docs/guide/b.md",
+      "docs/guide/c.md", "docs/guide/d.md"], "./docs"),  # docs/ has notes of its own
+    (["notes/a.md", "notes/b.md", "design/c.md", "design/d.md"], "."),  # spread out
+    (["README.md"], "."),
+    (["src/main.py", ".github/x.md"], "./docs"),  # none: the starter's folder
+])
+def test_init_names_the_folder_that_holds_the_notes(tmp_path, monkeypatch, capsys, names,
+                                                    folder):
+    _files(tmp_path, names)
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "init")
+    assert code == 0 and f'path = "{folder}"' in (tmp_path / ".ra.toml").read_text()
+    assert (f"tree docs is {folder}" in err) == any(n.endswith("md") and not
+                                                     n.startswith(".") for n in names)
+
+
+def test_a_new_user_searches_right_after_init(tmp_path, monkeypatch, capsys, isolated_home):
+    _files(tmp_path, ["README.md", "site/content/guides/tailwind.md",
+                      "site/content/guides/deploy.md", "site/content/index.md"])
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "init")[0] == 0
+    code, out, err = run(capsys, "search", "--list", "tailwind")
+    assert 'path = "./site/content"' in (tmp_path / ".ra.toml").read_text()
+    assert code == 0 and "docs:guides/tailwind.md#tailwind" in out, err
+
+
 def test_init_global(tmp_path, monkeypatch, capsys, isolated_home):
     monkeypatch.chdir(tmp_path)
     assert run(capsys, "init", "--global")[0] == 0

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import typer
@@ -23,6 +26,9 @@ def register(app: typer.Typer) -> None:
 
 
 INIT_HELP = """Create a starter .ra.toml (with commented examples) in this folder.
+
+Its tree is the folder that holds this project's markdown (docs/ in most projects);
+check it, or add trees of your own.
 
 Examples:
 
@@ -96,12 +102,63 @@ def init(
     if target.exists() and not force:
         output.error(FileExistsError(f"{target} exists; use --force to overwrite it"))
         raise typer.Exit(1)
-    target.write_text(GLOBAL_STARTER if global_ else STARTER)
-    output.note(f"wrote {target}")
-    if not global_:
-        ignored = _gitignore_index(Path.cwd())
-        if ignored:
-            output.note(f"added .ra/ to {ignored}")
+    if global_:
+        target.write_text(GLOBAL_STARTER)
+        output.note(f"wrote {target}")
+        return
+    folder, found = notes_folder(Path.cwd())
+    target.write_text(STARTER.replace('path = "./docs"', f"path = {json.dumps(folder)}"))
+    if found:
+        output.note(f"wrote {target}: tree docs is {folder} "
+                    f"({render.plural(found, 'markdown file')})")
+    else:
+        output.note(f"wrote {target}; no markdown files here yet: point [tree.docs] path "
+                    "at the folder of your notes")
+    ignored = _gitignore_index(Path.cwd())
+    if ignored:
+        output.note(f"added .ra/ to {ignored}")
+
+
+#: Folders ``ra init`` does not look into for notes: dependencies and build output.
+NOT_NOTES = frozenset({"node_modules", "bower_components", "vendor", "site-packages",
+                       "venv", "__pycache__", "target", "build", "dist", "_build"})
+NOTE_SUFFIXES = (".md", ".markdown", ".mdx")
+#: The share of the markdown files in subfolders that a folder must hold for ``ra init``
+#: to name it rather than its parent.
+NOTES_SHARE = 0.8
+
+
+def notes_folder(cwd: Path) -> tuple[str, int]:
+    """The folder ``ra init`` names as the tree, and how many markdown files it holds.
+
+    Files at the top (README, CHANGELOG) say little about where notes are kept; from the
+    top, it goes down into the subfolder holding at least ``NOTES_SHARE`` of the others
+    while the folder it is in holds none of its own (``docs/`` in most projects,
+    ``src/content/docs/en`` in an Astro site); ``.`` when they are spread out, and
+    ``("./docs", 0)`` when there are none. Hidden folders, dependencies and build output
+    (``NOT_NOTES``) are not looked into."""
+    within: Counter[Path] = Counter()  # markdown files in each folder and below it
+    own: Counter[Path] = Counter()
+    for top, folders, files in os.walk(cwd):
+        folders[:] = [f for f in folders if not f.startswith(".") and f not in NOT_NOTES]
+        n = sum(1 for f in files if f.endswith(NOTE_SUFFIXES) and not f.startswith("."))
+        if n:
+            rel = Path(top).relative_to(cwd)
+            own[rel] = n
+            for folder in (rel, *rel.parents):
+                within[folder] += n
+    top = Path(".")
+    below = within[top] - own[top]
+    if not within[top]:
+        return "./docs", 0
+    folder = top
+    while folder == top or not own[folder]:
+        children = [f for f in within if f != top and f.parent == folder]
+        best = max(children, key=lambda f: (within[f], f.name == "docs"), default=None)
+        if best is None or within[best] < NOTES_SHARE * below:
+            break
+        folder = best
+    return ("." if folder == top else f"./{folder.as_posix()}"), within[folder]
 
 
 def _gitignore_index(cwd: Path) -> Path | None:
