@@ -15,7 +15,10 @@ fixed seed: the typos agents make):
   without the error code (which would find the page by its title alone); messages that
   several pages share are left out;
 - ``tasks`` (hand-written, ``TASKS``): what an agent asks when it has a job to do
-  ("count the lines, words and bytes in a file"), for the three corpora.
+  ("count the lines, words and bytes in a file"), for the three corpora;
+- ``questions`` (hand-written, ``QUESTIONS``): the same asked as a question, as agents
+  and people type them ("how do I undo my last commit but keep the changes?"), written
+  without looking at the pages' wording (2026-11-25).
 
 Each set is split into a *tuning* half and a *reporting* half by a fixed seed
 (``halves``). Ranking may be tuned on the tuning halves (and SciFact train) only; the
@@ -48,7 +51,7 @@ TREES = {  # corpus: (tree name, folder indexed)
     "rust-book": ("docs", CORPORA / "rust-book" / "src"),
     "cpp-docs": ("cpp", CORPORA / "cpp-docs" / "docs"),
 }
-SETS = ("tldr", "rust-book", "cpp-docs", "tasks")
+SETS = ("tldr", "rust-book", "cpp-docs", "tasks", "questions")
 
 
 @dataclass(frozen=True)
@@ -359,6 +362,83 @@ TASKS = [
 ]
 
 
+#: Hand-written questions: (corpus, question, target), as ``TASKS``.
+QUESTIONS = [
+    # tldr
+    ("tldr", "how do I search for some text inside all the files of a folder?", "grep"),
+    ("tldr", "how do I make a compressed archive of a whole directory?", "tar"),
+    ("tldr", "how can I change who owns a file?", "chown"),
+    ("tldr", "how much disk space does each folder here take up?", "du"),
+    ("tldr", "how do I undo my last commit but keep the changes?", "git-reset"),
+    ("tldr", "how do I see which docker containers are running?", "docker-ps"),
+    ("tldr", "how can I compare two text files line by line?", "diff"),
+    ("tldr", "how do I schedule a script to run every night?", "crontab"),
+    ("tldr", "which user am I logged in as?", "whoami"),
+    ("tldr", "how do I add a new user account to the system?", "useradd"),
+    ("tldr", "how do I attach a USB drive's filesystem to a folder?", "mount"),
+    ("tldr", "where can I read the manual of a command?", "man"),
+    ("tldr", "how do I follow the new lines a program writes to its log?", "tail"),
+    # rust-book
+    ("rust-book", "how do I make a variable that I can change later?",
+     "ch03-01-variables-and-mutability.md"),
+    ("rust-book", "why does the compiler say my value was moved when I use it again?",
+     "ch04-01-what-is-ownership.md"),
+    ("rust-book", "can I have two mutable references to the same data at once?",
+     "ch04-02-references-and-borrowing.md"),
+    ("rust-book", "how do I handle just one variant of an enum without a full match?",
+     "ch06-03-if-let.md"),
+    ("rust-book", "how can my program read settings from environment variables?",
+     "ch12-05-working-with-environment-variables.md"),
+    ("rust-book", "what does the ? operator do after a call that returns a Result?",
+     "ch09-02-recoverable-errors-with-result.md"),
+    ("rust-book", "how do I start a new thread and wait until it is done?",
+     "ch16-01-threads.md"),
+    ("rust-book", "what are the Send and Sync traits for?",
+     "ch16-04-extensible-concurrency-sync-and-send.md"),
+    ("rust-book", "how do I create a new project with cargo?", "ch01-03-hello-cargo.md"),
+    ("rust-book", "which traits can I derive automatically with the derive attribute?",
+     "appendix-03-derivable-traits.md"),
+    ("rust-book", "how do I publish my library so others can use it?",
+     "ch14-02-publishing-to-crates-io.md"),
+    ("rust-book", "why can I call the methods of the inner value directly on a Box?",
+     "ch15-02-deref.md"),
+    ("rust-book", "how do I use a function from another module without its full path?",
+     "ch07-04-bringing-paths-into-scope-with-the-use-keyword.md"),
+    ("rust-book", "which patterns are allowed in a let statement and which are not?",
+     "ch19-02-refutability.md"),
+    ("rust-book", "how do I shut the web server down cleanly?",
+     "ch21-03-graceful-shutdown-and-cleanup.md"),
+    ("rust-book", "what is a Rust edition and why would I pick one?",
+     "appendix-05-editions.md"),
+    # cpp-docs
+    ("cpp-docs", "how do I run a function on another thread in C++?",
+     "standard-library/thread-class.md"),
+    ("cpp-docs", "what is the difference between a class and a struct?",
+     "cpp/classes-and-structs-cpp.md"),
+    ("cpp-docs", "how do I throw an exception and catch it?",
+     "cpp/try-throw-and-catch-statements-cpp.md"),
+    ("cpp-docs", "what does the volatile keyword do?", "cpp/volatile-cpp.md"),
+    ("cpp-docs", "how can I define what + means for my own class?",
+     "cpp/operator-overloading.md"),
+    ("cpp-docs", "how do I let a derived class override a base class function?",
+     "cpp/virtual-functions.md"),
+    ("cpp-docs", "which smart pointer should I use instead of raw new and delete?",
+     "cpp/smart-pointers-modern-cpp.md"),
+    ("cpp-docs", "how do I make the compiler treat warnings as errors?",
+     "build/reference/compiler-option-warning-level.md"),
+    ("cpp-docs", "how do several objects share ownership of one heap object?",
+     "cpp/how-to-create-and-use-shared-ptr-instances.md"),
+    ("cpp-docs", "what is RAII and why does modern C++ rely on it?",
+     "cpp/object-lifetime-and-resource-management-modern-cpp.md"),
+    ("cpp-docs", "which header do I need for std::sort?", "standard-library/algorithm.md"),
+    ("cpp-docs", "how do I convert a std::string to an int?",
+     "standard-library/string-functions.md"),
+    ("cpp-docs", "how do I write a function that works for any type?", "cpp/templates-cpp.md"),
+    ("cpp-docs", "how can I avoid name clashes between two libraries?",
+     "cpp/namespaces-cpp.md"),
+]
+
+
 def _tldr_targets(name: str) -> tuple[str, ...]:
     root = TREES["tldr"][1]
     found = sorted(p.relative_to(root).as_posix() for p in root.glob(f"pages/*/{name}.md"))
@@ -367,10 +447,10 @@ def _tldr_targets(name: str) -> tuple[str, ...]:
     return tuple(f"tldr:{p}" for p in found)
 
 
-def task_items() -> list[Item]:
+def task_items(name: str = "tasks", listed: list | None = None) -> list[Item]:
     rng = random.Random(SEED)
     out = []
-    for corpus, query, target in TASKS:
+    for corpus, query, target in TASKS if listed is None else listed:
         tree, root = TREES[corpus]
         if corpus == "tldr":
             targets = _tldr_targets(target)
@@ -378,8 +458,12 @@ def task_items() -> list[Item]:
             targets = (f"{tree}:{target}",)
         else:
             raise ValueError(f"task target does not exist: {corpus} {target}")
-        out.append(Item("tasks", corpus, query, typo_of(query, rng), targets))
+        out.append(Item(name, corpus, query, typo_of(query, rng), targets))
     return out
+
+
+def question_items() -> list[Item]:
+    return task_items("questions", QUESTIONS)
 
 
 # --- the sets and their halves ------------------------------------------------------------
@@ -387,7 +471,7 @@ def task_items() -> list[Item]:
 def items(name: str) -> list[Item]:
     """The items of one set, in a fixed order."""
     make = {"tldr": tldr_items, "rust-book": rust_book_items, "cpp-docs": cpp_items,
-            "tasks": task_items}
+            "tasks": task_items, "questions": question_items}
     return make[name]()
 
 
