@@ -29,7 +29,7 @@ from conftest import short_and_held
 from ra.index.reader import IndexReader
 from ra.index.vocabulary import SurfaceIndex, anchors
 from ra.query.bm25f import bm25f_sql
-from ra.query.fuzzy import expand
+from ra.query.fuzzy import closest, expand
 from ra.query.parser import parse
 from ra.query.plan import plan_query
 from ra.query.search import Searcher, SearchOptions, filters_of
@@ -294,15 +294,16 @@ EDITS = st.lists(st.tuples(st.sampled_from(["insert", "substitute", "delete", "t
        st.lists(WORDS, max_size=20), st.integers(0, 3), st.sampled_from([1, 2]))
 def test_expansions_are_those_of_expand_over_the_candidates(word, edits, others, terms,
                                                             distance):
-    """``SurfaceIndex.expansions`` reads the anchored ranges in place; it must give what
-    ``expand`` gives over ``near``'s list: the same terms, words (the first of equals in
-    vocabulary order) and distances. The vocabulary holds words one or two edits from the
-    typed one, anywhere in it, and others; several words may share a term."""
+    """``SurfaceIndex.within`` reads the anchored ranges in place; the expansions of its
+    hits must be what ``expand`` gives over ``near``'s list: the same terms, words (the
+    first of equals in vocabulary order) and distances. The vocabulary holds words one or
+    two edits from the typed one, anywhere in it, and others; several words may share a
+    term."""
     vocabulary = sorted({_edited(word, e) for e in edits} | set(others))
     index = SurfaceIndex([(w, i % (terms + 1) + 2 * (len(w) % 2))
                           for i, w in enumerate(vocabulary)])
-    assert index.expansions(word, distance) == expand(word, index.near(word, distance),
-                                                      distance)
+    assert closest(index.within(word, distance)) == expand(
+        word, index.near(word, distance), distance)
 
 
 def test_anchors_are_a_third_of_the_word_at_distance_one_only():

@@ -305,17 +305,13 @@ class IndexReader:
         self.prefetch([], words, distance)
         return {w: list(self._near[(w, distance)]) for w in words}
 
-    def expansions(self, words: list[str], distance: int) -> dict[str, list]:
-        """The typo expansions (``ra.query.fuzzy.Expansion``) of each of ``words``: those
-        of ``expand`` over ``near_words``, which a long-lived reader's ``SurfaceIndex``
-        finds without listing the candidates."""
-        from ra.query.fuzzy import expand
-
+    def near_hits(self, words: list[str], distance: int
+                  ) -> dict[str, list[tuple[str, float, int]]] | None:
+        """For each of ``words``, ``(surface word, distance, term_id)`` of the surface
+        words within ``distance`` of it (``SurfaceIndex.within``); None for a short-lived
+        reader, which has ``near_words``."""
         vocab = self._resident() if words and distance > 0 else None
-        if vocab is not None:
-            return {w: vocab.expansions(w, distance) for w in words}
-        near = self.near_words(words, distance)
-        return {w: expand(w, near.get(w, []), distance) for w in words}
+        return None if vocab is None else {w: vocab.within(w, distance) for w in words}
 
     def words_with_prefix(self, prefix: str, limit: int) -> list[tuple[str, int, int]]:
         """``(term, term_id, df)`` of terms whose surface words start with ``prefix``,

@@ -89,15 +89,12 @@ class SurfaceIndex:
                 out += [bucket[i] for i in self._anchored(n, prefix, suffix)]
         return out
 
-    def expansions(self, word: str, distance: int) -> list:
-        """``ra.query.fuzzy.expand(word, self.near(word, distance), distance)``, without
-        building the candidate list: rapidfuzz reads the ranges of the sorted views that
-        share the anchored prefix, and those of the reversed views that share the
-        reversed suffix (an OSA distance is that of the reversed strings), in place."""
-        from ra.query.fuzzy import MIN_FUZZY_LENGTH, closest
-
-        if distance <= 0 or len(word) <= MIN_FUZZY_LENGTH:
-            return []
+    def within(self, word: str, distance: int) -> list[tuple[str, float, int]]:
+        """``(surface word, OSA distance, term_id)`` of the words of ``near(word,
+        distance)`` within ``distance`` of ``word``, in its order, without building that
+        list: rapidfuzz reads the ranges of the sorted views that share the anchored
+        prefix, and those of the reversed views that share the reversed suffix (an OSA
+        distance is that of the reversed strings), in place."""
         from rapidfuzz.distance import OSA
         from rapidfuzz.process import extract
 
@@ -119,7 +116,7 @@ class SurfaceIndex:
                 if not start:
                     break  # no anchors: the prefix range held every word
             hits += [(bucket[p][0], d, bucket[p][1]) for p, d in sorted(found.items())]
-        return closest(hits)
+        return hits
 
     def _anchored(self, n: int, prefix: str, suffix: str) -> list[int]:
         """Positions in bucket ``n`` of the words starting with ``prefix`` or ending with

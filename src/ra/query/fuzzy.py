@@ -58,3 +58,18 @@ def closest(hits: Iterable[tuple[str, float, int]]) -> list[Expansion]:
         if term_id not in best or distance < best[term_id].distance:
             best[term_id] = Expansion(term_id, matched, int(distance))
     return sorted(best.values(), key=lambda e: (e.distance, e.word))
+
+
+def expansions(reader, words: list[str], max_distance: int) -> dict[str, list[Expansion]]:
+    """``expand`` for each of ``words`` against ``reader``'s vocabulary: a long-lived
+    reader finds the words within reach in place (``IndexReader.near_hits``), a
+    short-lived one lists the candidates first (``near_words``)."""
+    words = [w for w in words if len(w) > MIN_FUZZY_LENGTH] if max_distance > 0 else []
+    out: dict[str, list[Expansion]] = {}
+    hits = reader.near_hits(words, max_distance)
+    if hits is not None:
+        out = {w: closest(hits[w]) for w in words}
+    elif words:
+        near = reader.near_words(words, max_distance)
+        out = {w: expand(w, near.get(w, []), max_distance) for w in words}
+    return out

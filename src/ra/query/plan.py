@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from ra.errors import QueryError
 from ra.query import ast
-from ra.query.fuzzy import MIN_FUZZY_LENGTH
+from ra.query.fuzzy import MIN_FUZZY_LENGTH, expansions
 from ra.store.layout import FIELD_CODE, FIELDS
 from ra.text.analysis import Analyzer, has_cjk, split_words
 
@@ -188,7 +188,7 @@ class Planner:
         eligible = sorted({w for w in fuzzy if len(w) > MIN_FUZZY_LENGTH}) if d > 0 else []
         self.reader.prefetch(self.analyzer.stem_all(words), eligible, d)
         if self.options.fuzzy:
-            self._fuzzy_cache.update(self.reader.expansions(eligible, d))
+            self._fuzzy_cache.update(expansions(self.reader, eligible, d))
             self.reader.term_info([h.term_id for w in eligible for h in self._fuzzy_cache[w]])
 
     def _node(self, node, fld: str | None, boost: float) -> Expr | None:
@@ -267,8 +267,7 @@ class Planner:
     def _expansions(self, word: str) -> list:
         if word not in self._fuzzy_cache:
             d = self.options.distance
-            self._fuzzy_cache[word] = (self.reader.expansions([word], d)[word]
-                                       if len(word) > MIN_FUZZY_LENGTH else [])
+            self._fuzzy_cache[word] = expansions(self.reader, [word], d).get(word, [])
         return self._fuzzy_cache[word]
 
     def _fuzzy(self, word: str, alts: dict[str, Alt]) -> None:
