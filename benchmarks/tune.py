@@ -48,11 +48,16 @@ def settings(config, overrides: dict[str, str]):
     rest = {}
     for key, value in overrides.items():
         if key not in BOOSTS and "." not in key:
-            kind = type(getattr(search, key))
-            rest[key] = value.lower() in ("1", "true", "on") if kind is bool else kind(value)
+            rest[key] = _value(type(getattr(search, key)), value)
     search = dataclasses.replace(search, boosts=dataclasses.replace(search.boosts, **boosts),
                                  **rest)
     return dataclasses.replace(config, search=search)
+
+
+def _value(kind: type, text: str):
+    """``text`` as a ``kind``; a bool from ``1``, ``true`` or ``on`` (``bool("0")`` is
+    true)."""
+    return text.lower() in ("1", "true", "on") if kind is bool else kind(text)
 
 
 @contextmanager
@@ -67,7 +72,7 @@ def constants(overrides: dict[str, str]):
             mod = importlib.import_module(module)
             old = getattr(mod, name)
             saved.append((mod, name, old))
-            setattr(mod, name, type(old)(value))
+            setattr(mod, name, _value(type(old), value))
     try:
         yield
     finally:

@@ -107,6 +107,7 @@ class SearchSettings:
     long_query_words: int = 6  # from this many words a query is ranked, not filtered
     coordination: float = 1.0  # ranked and partial answers: score × share matched ** this
     feedback: bool = False  # long queries: add the words of the best chunks (RM3)
+    proximity: float = 0.0  # weight of the bonus for query words close together; 0: off
     boosts: FieldBoosts = field(default_factory=FieldBoosts)
 
 

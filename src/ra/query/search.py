@@ -247,6 +247,7 @@ class Searcher:
         t_plan = time.perf_counter()
         pending = self._start_meaning(node, plan, o)
         plan, rows, metas, sql = self._with_feedback(plan, *self._score(plan, o), o)
+        rows, metas = self._with_proximity(plan, rows, metas, o)
         t_sql = time.perf_counter()
         side, rows, metas = self._meaning(node, plan, o, rows, metas, pending)
         ranked, stats = self._rank(rows, metas, o)
@@ -354,6 +355,18 @@ class Searcher:
         wider = expand(plan, self.reader, self.analyzer,
                        [(m.ord, r[0]) for m, r in zip(metas, rows, strict=True)])
         return (plan, rows, metas, sql) if wider is plan else (wider, *self._score(wider, o))
+
+    def _with_proximity(self, plan: Plan, rows, metas, o: SearchOptions):
+        """``(rows, metas)``: when ``[search] proximity`` is on, the best candidates
+        re-ranked with a bonus for the query's words close together
+        (``ra.query.proximity``); otherwise what was given."""
+        scale = self.config.search.proximity
+        if scale <= 0 or o.raw or not rows:
+            return rows, metas
+        from ra.query.proximity import rerank
+
+        return rerank(rows, metas, plan, self.reader, self.analyzer, self.weights().k1,
+                      scale)
 
     def _rank(self, rows, metas: list[ChunkMeta], o: SearchOptions):
         s = self.config.search
