@@ -147,6 +147,18 @@ def test_extensions(query, tokens):
     ("*", [["Term", "*"]]),
     ("a * b", [["Term", "a"], ["Term", "*"], ["Term", "b"]]),
     ("C++ templates", [["Term", "C++"], ["Term", "templates"]]),
+    # an empty pair '()' groups nothing: text, inside a word or alone (a function's name
+    # as agents write it: 'reactive()' was a syntax error, answered with a note)
+    ("reactive() limits", [["Term", "reactive()"], ["Term", "limits"]]),
+    ("useSlots() and useAttrs()", [["Term", "useSlots()"], ["Term", "and"],
+                                   ["Term", "useAttrs()"]]),
+    ("f() ()", [["Term", "f()"], ["Term", "()"]]),
+    ("}>()", [["Term", "}>()"]]),
+    ("onMounted(() => x)", [["Term", "onMounted"], ["LParen"], ["Term", "()"],
+                            ["Term", "=>"], ["Term", "x"], ["RParen"]]),
+    ("-()", [["Not"], ["Term", "()"]]),
+    ("a()^2", [["Term", "a()"], ["Boost", 2.0]]),
+    ("( )", [["LParen"], ["RParen"]]),  # with a space between it is a group, still
 ])
 def test_operators_only_where_clearly_meant(query, tokens):
     assert encode(query) == tokens

@@ -103,6 +103,13 @@ def test_conformance_ast_helpers(case):
     ("a -", And((a, Term("-")))),
     ("G - quadruplex (or tag)", And((Term("G"), Term("-"), Term("quadruplex"), Term("or"),
                                      Term("tag")))),
+    # an empty pair groups nothing: a function's name as agents write it is text
+    ("reactive()", Term("reactive()")),
+    ("ref() vs reactive()", And((Term("ref()"), Term("vs"), Term("reactive()")))),
+    ("()", Term("()")),
+    ("-useState()", Not(Term("useState()"))),
+    ("f(x)", And((Term("f"), Term("x")))),
+    ("onMounted(() => x)", And((Term("onMounted"), Term("()"), Term("=>"), Term("x")))),
 ])
 def test_extensions(query, expected):
     assert parse(query) == expected
@@ -122,7 +129,7 @@ def test_extensions(query, expected):
     ("a -(", 4, "after '('", True),
     ("^2 a", 0, "unexpected boost", True),
     ("a^2^3", 3, "one boost per expression", True),
-    ("()", 1, "after '('", True),
+    ("( )", 2, "after '('", True),
     ('""', 0, "empty phrase", True),
     ("(" * (MAX_DEPTH + 1) + "a", MAX_DEPTH, "nests too deeply", True),
     ("-(" * 500 + "a", MAX_DEPTH, "nests too deeply", True),

@@ -7,7 +7,9 @@ conformance encoding in brackets):
 
 - ``"..."`` a phrase [``["Phrase", text]``]; ``~N`` right after its closing quote sets
   the proximity [``["Slop", N]``];
-- ``(`` and ``)`` [``["LParen"]``, ``["RParen"]``];
+- ``(`` and ``)`` [``["LParen"]``, ``["RParen"]``], except an empty pair ``()``, which
+  groups nothing and is text: ``reactive()``, ``useState() hook`` are a function's name
+  as agents write it, not a syntax error;
 - ``-`` is a negation [``["Not"]``] only at the start of a word that follows whitespace,
   ``(``, the end of a phrase or group (``"a b"-c``, ``(a OR b)-c``) or the start of the
   query, and only before a letter, a quote or ``(`` (``rust -deprecated``,
@@ -15,7 +17,8 @@ conformance encoding in brackets):
   a word (``http-client``), after other characters (``(+)-``), alone (``G - quadruplex``),
   doubled (``--prefix``, a command-line flag) or before a digit (``-1``);
 - ``^N`` or ``^N.N`` a boost [``["Boost", N]``]; the number is required and must be > 0;
-- a word runs until whitespace, ``(``, ``)``, ``"`` or ``^``. It is the keyword ``OR``,
+- a word runs until whitespace, ``(``, ``)`` (but for an empty pair ``()``), ``"`` or
+  ``^``. It is the keyword ``OR``,
   ``AND`` or ``NOT`` in capitals only [``["Or"]``, ``["And"]``, ``["Not"]``]: lower-case
   "or", "and", "not" are words of natural-language questions ("(or tag)" is not a syntax
   error, and a stray "not" silently excluding the next word would be worse than an extra
@@ -114,13 +117,18 @@ def _next_token(query: str, i: int) -> tuple[Token, int]:
     char = query[i]
     if char == '"':
         return _phrase(query, i)
-    if char in "()":
+    if char in "()" and not _empty_pair(query, i):
         return Token("LParen" if char == "(" else "RParen", None, i, char), i + 1
     if char == "-" and _negation(query, i):
         return Token("Not", None, i, char), i + 1
     if char == "^":
         return _boost(query, i)
     return _word(query, i)
+
+
+def _empty_pair(query: str, i: int) -> bool:
+    """Whether ``()`` starts at ``i``: text, not a group (see the module docstring)."""
+    return query.startswith("()", i)
 
 
 def _negation(query: str, i: int) -> bool:
@@ -180,8 +188,12 @@ def _field_colon(query: str, word_start: int, colon: int) -> bool:
 
 def _word(query: str, start: int) -> tuple[Token, int]:
     i = start
-    while i < len(query) and not query[i].isspace() and query[i] not in _WORD_END:
-        if query[i] == ":" and _field_colon(query, start, i):
+    while i < len(query) and not query[i].isspace():
+        if query[i] in _WORD_END:
+            if not _empty_pair(query, i):
+                break
+            i += 1  # and the ')' below
+        elif query[i] == ":" and _field_colon(query, start, i):
             return Token("FieldPrefix", query[start:i], start, query[start:i + 1]), i + 1
         i += 1
     return _classify(query, start, query[start:i]), i
