@@ -94,11 +94,12 @@ def test_conformance_ast_helpers(case):
                                          Field("path", Term("api/handlers"))))),
     ("-a^2", Not(Boost(a, 2.0))),
     ("(a OR b) c", And((Or((a, b)), c))),
-    ("((a OR b) c) OR ((b OR c) a) -c",
+    ("((a OR b) c) OR ((b OR c) a) NOT c",
      Or((And((Or((a, b)), c)), And((Or((b, c)), a, Not(c)))))),
-    ("-a -b", And((Not(a), Not(b)))),
+    ("-ab -cd", And((Not(Term("ab")), Not(Term("cd"))))),
+    ("-a -b", And((Term("-a"), Term("-b")))),  # one letter: short flags, text
     ("Error: connection refused", And((Term("Error:"), Term("connection"), Term("refused")))),
-    ("-(-a)", Not(Not(a))),
+    ("-(-ab)", Not(Not(Term("ab")))),
     ("title:-x", Field("title", Term("-x"))),
     ("a -", And((a, Term("-")))),
     ("G - quadruplex (or tag)", And((Term("G"), Term("-"), Term("quadruplex"), Term("or"),
@@ -178,11 +179,13 @@ def test_nodes_normalise_lists_to_tuples():
     (Not(And((a, b))), "-(a b)"),
     (And((Or((a, b)), c)), "(a OR b) c"),
     (Or((And((a, b)), c)), "a b OR c"),
-    (Field("title", Not(a)), "title:(-a)"),
+    (Field("title", Not(Term("ab"))), "title:(-ab)"),
+    (Field("title", Not(a)), "title:(NOT a)"),  # "-a" is a flag, text
     (Boost(Boost(a, 2), 3), "(a^2)^3"),
     (Boost(Field("tags", a), 2), "tags:a^2"),
     (Not(Term("0")), "NOT 0"),  # "-0" is a word (found by Hypothesis)
-    (And((Boost(a, 2), Term("-x"))), "a^2-x"),  # a word after a number: "-x" is text
+    (And((Boost(a, 2), Term("-xy"))), "a^2-xy"),  # a word after a number: "-xy" is text
+    (And((Boost(a, 2), Term("-x"))), "a^2 -x"),  # a one-letter flag is text anywhere
     (None, ""),
 ])
 def test_to_query_string(node, text):
@@ -190,15 +193,15 @@ def test_to_query_string(node, text):
 
 
 def test_walk_carries_field_boost_and_negation():
-    tree = parse('title:(a "b c"~1)^2 -d -(-e) scr*')
+    tree = parse('title:(a "b c"~1)^2 -dd -(-ee) scr*')
     assert list(walk(tree)) == [
         Occurrence(a, "title", 2.0),
         Occurrence(Phrase(("b", "c"), 1), "title", 2.0),
-        Occurrence(Term("d"), negated=True),
-        Occurrence(Term("e")),
+        Occurrence(Term("dd"), negated=True),
+        Occurrence(Term("ee")),
         Occurrence(Prefix("scr")),
     ]
-    assert [o.node for o in positive_words(tree)] == [a, Phrase(("b", "c"), 1), Term("e"),
+    assert [o.node for o in positive_words(tree)] == [a, Phrase(("b", "c"), 1), Term("ee"),
                                                       Prefix("scr")]
     assert positive_words(parse("-foo")) == [] and positive_words(None) == []
 

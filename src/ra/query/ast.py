@@ -24,6 +24,28 @@ from decimal import Decimal
 #: Fields a query may name, in the order error hints list them.
 FIELDS = ("title", "tags", "body", "path", "tree")
 
+#: What may end a one-letter command-line flag (``-p``, ``-v,``, ``-j=4``): such a ``-``
+#: is text, not a negation (``ra.query.lexer``).
+_FLAG_END = frozenset(",;.)=")
+
+
+def negates(text: str, i: int) -> bool:
+    """Whether the ``-`` at ``text[i]`` is a negation: at the start of a word that follows
+    whitespace, ``(``, a phrase or group (``"a b"-c``) or the start of the text, before a
+    letter, a quote or ``(``, and not a one-letter flag (``what does -p do``: excluding
+    the letter would hide the page that documents the flag). The lexer reads text with
+    it, and ``to_query_string`` writes a negation so that it reads back as one."""
+    before = text[i - 1] if i else " "
+    if not (before.isspace() or before in '()"'):
+        return False
+    after = text[i + 1:i + 2]
+    if after in ('"', "("):
+        return True
+    if not after.isalpha():
+        return False
+    end = text[i + 2:i + 3]
+    return bool(end) and not end.isspace() and end not in _FLAG_END
+
 
 @dataclass(frozen=True)
 class Term:
@@ -141,8 +163,8 @@ def to_query_string(node: Node | None) -> str:
             return f'"{" ".join(words)}"' + (f"~{slop}" if slop else "")
         case Not(expr):  # "--a" would be the word "--a": a double negation is "-(-a)"
             inner = _wrapped(expr, (Term, Prefix, Phrase, Field, Boost))
-            # '-' negates only before a letter, a quote or '(' ("-0" is a word)
-            return ("-" if inner[:1].isalpha() or inner[:1] in '"(' else "NOT ") + inner
+            # '-' negates only where the lexer reads it so ("-0" and "-p" are words)
+            return ("-" if negates("-" + inner, 0) else "NOT ") + inner
         case And(items):
             out, last = "", None
             for item in items:
@@ -150,8 +172,7 @@ def to_query_string(node: Node | None) -> str:
                 # a word that starts with '-' right after a boost or slop ("a^2-x") is text
                 # only there: after a space it would negate
                 glued = (isinstance(last, Boost) or isinstance(last, Phrase) and last.slop) \
-                    and not isinstance(item, Not) and text[:1] == "-" \
-                    and (text[1:2].isalpha() or text[1:2] in '"(')
+                    and not isinstance(item, Not) and text[:1] == "-" and negates(text, 0)
                 out += text if glued or not out else " " + text
                 last = item
             return out

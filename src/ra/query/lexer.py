@@ -13,9 +13,11 @@ conformance encoding in brackets):
 - ``-`` is a negation [``["Not"]``] only at the start of a word that follows whitespace,
   ``(``, the end of a phrase or group (``"a b"-c``, ``(a OR b)-c``) or the start of the
   query, and only before a letter, a quote or ``(`` (``rust -deprecated``,
-  ``-"exact phrase"``, ``-(a OR b)``). Elsewhere it is text: inside
-  a word (``http-client``), after other characters (``(+)-``), alone (``G - quadruplex``),
-  doubled (``--prefix``, a command-line flag) or before a digit (``-1``);
+  ``-"exact phrase"``, ``-(a OR b)``; ``ra.query.ast.negates``). Elsewhere it is text:
+  inside a word (``http-client``), after other characters (``(+)-``), alone
+  (``G - quadruplex``), doubled (``--prefix``, a command-line flag), before a digit
+  (``-1``) or before one letter that ends the word (``-p``, ``-v,``: a short flag, as in
+  "what does -p do"; excluding a letter is never what was meant);
 - ``^N`` or ``^N.N`` a boost [``["Boost", N]``]; the number is required and must be > 0;
 - a word runs until whitespace, ``(``, ``)`` (but for an empty pair ``()``), ``"`` or
   ``^``. It is the keyword ``OR``,
@@ -48,7 +50,7 @@ import math
 from dataclasses import dataclass
 
 from ra.errors import QueryError
-from ra.query.ast import FIELDS
+from ra.query.ast import FIELDS, negates
 
 #: Hints by message fragment, first match wins (so specific fragments come before the
 #: operator names). Upstream had the hints for unknown field, unclosed quote, closing
@@ -72,7 +74,6 @@ HINTS = {
 
 _WORD_END = frozenset('()"^')
 _VALUE_END = frozenset(')^:/')
-_NEGATABLE = frozenset('"(')  # besides letters, what may follow a negating '-'
 
 
 
@@ -119,7 +120,7 @@ def _next_token(query: str, i: int) -> tuple[Token, int]:
         return _phrase(query, i)
     if char in "()" and not _empty_pair(query, i):
         return Token("LParen" if char == "(" else "RParen", None, i, char), i + 1
-    if char == "-" and _negation(query, i):
+    if char == "-" and negates(query, i):
         return Token("Not", None, i, char), i + 1
     if char == "^":
         return _boost(query, i)
@@ -129,15 +130,6 @@ def _next_token(query: str, i: int) -> tuple[Token, int]:
 def _empty_pair(query: str, i: int) -> bool:
     """Whether ``()`` starts at ``i``: text, not a group (see the module docstring)."""
     return query.startswith("()", i)
-
-
-def _negation(query: str, i: int) -> bool:
-    """Whether the ``-`` at ``i`` negates (see the module docstring)."""
-    before = query[i - 1] if i else " "
-    after = query[i + 1:i + 2]
-    # after a phrase or a group a new word starts, as after a space: a word there that
-    # began with '-' could not be written back (``ast.to_query_string``) without negating
-    return (before.isspace() or before in '()"') and (after.isalpha() or after in _NEGATABLE)
 
 
 def _phrase(query: str, start: int) -> tuple[Token, int]:
