@@ -201,7 +201,7 @@ QUERYISH = st.one_of(
     st.text(max_size=30),
     st.lists(st.sampled_from(['rust', 'OR', 'or', 'AND', 'NOT', '-', '(', ')', '"', ' ',
                               '\t', '^2', '^', '~3', '~', '*', 'title:', 'TAGS:', 'foo:',
-                              ':', '.5', 'é', '"a b"']),
+                              ':', '.5', 'é', '"a b"', '()', '-p', 'x', ',']),
              max_size=12).map("".join),
 )
 

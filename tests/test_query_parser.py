@@ -186,6 +186,9 @@ def test_nodes_normalise_lists_to_tuples():
     (Not(Term("0")), "NOT 0"),  # "-0" is a word (found by Hypothesis)
     (And((Boost(a, 2), Term("-xy"))), "a^2-xy"),  # a word after a number: "-xy" is text
     (And((Boost(a, 2), Term("-x"))), "a^2 -x"),  # a one-letter flag is text anywhere
+    (Boost(Term("-A"), 1.0), "-A^1"),  # a flag boosted (found by Hypothesis)
+    # after a negated boost too (found by Hypothesis; the glue looked at the item only)
+    (And((Not(Boost(Term("0"), 1.0)), Term("-A0"))), "NOT 0^1-A0"),
     (None, ""),
 ])
 def test_to_query_string(node, text):

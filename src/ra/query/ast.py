@@ -17,6 +17,7 @@ The views:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -24,9 +25,15 @@ from decimal import Decimal
 #: Fields a query may name, in the order error hints list them.
 FIELDS = ("title", "tags", "body", "path", "tree")
 
-#: What may end a one-letter command-line flag (``-p``, ``-v,``, ``-j=4``): such a ``-``
-#: is text, not a negation (``ra.query.lexer``).
-_FLAG_END = frozenset(",;.)=")
+#: What may end a one-letter command-line flag besides whitespace: the characters that end
+#: a word (``ra.query.lexer``: ``-p^2`` is the flag boosted) and punctuation after one
+#: (``-v,``, ``-j=4``). Such a ``-`` is text, not a negation.
+_FLAG_END = frozenset('()"^,;.=')
+
+
+#: Query text that ends with a boost or a phrase's slop (``^2``, ``"a b"~3``): a word
+#: written right after it starts a word of its own (``to_query_string``).
+_NUMBER_END = re.compile(r'(\^[0-9.]+|"~[0-9]+)$')
 
 
 def negates(text: str, i: int) -> bool:
@@ -166,15 +173,14 @@ def to_query_string(node: Node | None) -> str:
             # '-' negates only where the lexer reads it so ("-0" and "-p" are words)
             return ("-" if negates("-" + inner, 0) else "NOT ") + inner
         case And(items):
-            out, last = "", None
+            out = ""
             for item in items:
                 text = _wrapped(item, (Term, Prefix, Phrase, Not, Field, Boost))
-                # a word that starts with '-' right after a boost or slop ("a^2-x") is text
-                # only there: after a space it would negate
-                glued = (isinstance(last, Boost) or isinstance(last, Phrase) and last.slop) \
-                    and not isinstance(item, Not) and text[:1] == "-" and negates(text, 0)
+                # a word that starts with '-' right after a boost or slop ("a^2-xy", "NOT
+                # 0^1-xy") is text only there: after a space it would negate
+                glued = not isinstance(item, Not) and text[:1] == "-" and negates(text, 0) \
+                    and _NUMBER_END.search(out) is not None
                 out += text if glued or not out else " " + text
-                last = item
             return out
         case Or(items):
             return " OR ".join(_wrapped(item, (Term, Prefix, Phrase, Not, Field, Boost, And))
