@@ -92,7 +92,8 @@ def test_conformance_ast_helpers(case):
     ("title: guide", Field("title", Term("guide"))),
     ("tree:docs path:api/handlers", And((Field("tree", Term("docs")),
                                          Field("path", Term("api/handlers"))))),
-    ("-a^2", Not(Boost(a, 2.0))),
+    ("-ab^2", Not(Boost(Term("ab"), 2.0))),
+    ("-a^2", Boost(Term("-a"), 2.0)),  # one letter: a flag
     ("(a OR b) c", And((Or((a, b)), c))),
     ("((a OR b) c) OR ((b OR c) a) NOT c",
      Or((And((Or((a, b)), c)), And((Or((b, c)), a, Not(c)))))),
