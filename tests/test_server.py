@@ -83,6 +83,56 @@ async def test_tools_are_listed_read_only_with_agent_descriptions(project):
     assert tools["list_sources"].input_schema["properties"] == {}
 
 
+def _broken(data: dict) -> list[dict]:
+    """Copies of a search result with one thing wrong each, at every depth."""
+    def edit(fn):
+        copy = json.loads(json.dumps(data))
+        fn(copy)
+        return copy
+    first = ("queries", 0, "results", 0)
+
+    def at(d, path):
+        for key in path:
+            d = d[key]
+        return d
+    return [edit(lambda d: at(d, first).update(score="high")),
+            edit(lambda d: at(d, first).pop("tokens")),
+            edit(lambda d: at(d, first).update(title=None)),
+            edit(lambda d: at(d, first).update(tier="sometimes")),
+            edit(lambda d: at(d, first).update(aggregated_from=[1])),
+            edit(lambda d: at(d, ("queries", 0)).update(match="most")),
+            edit(lambda d: at(d, ("queries", 0)).pop("omitted")),
+            edit(lambda d: d.update(max_tokens="4000")),
+            edit(lambda d: d.update(truncated=1.5)),
+            edit(lambda d: d.update(queries={}))]
+
+
+async def test_output_schemas_are_published_flat_and_accept_what_pydantic_does(project):
+    """The published output schema (no $ref, no per-property title: cheaper for the client
+    to check on every call) accepts and rejects exactly what pydantic's schema does."""
+    from jsonschema import Draft202012Validator
+    from pydantic import TypeAdapter
+
+    from ra.serve import mcp_schemas
+
+    async with Client(create_server(project)) as client:
+        tools = {t.name: t.output_schema for t in (await client.list_tools()).tools}
+        found = await client.call_tool("search", {"queries": ["logging", "rust"]})
+    for name, schema in tools.items():
+        Draft202012Validator.check_schema(schema)
+        assert "$ref" not in json.dumps(schema) and "$defs" not in schema, name
+    result = tools["search"]["properties"]["queries"]["items"]["properties"]["results"]["items"]
+    assert result["properties"]["title"] == {"type": "string"}  # a property, kept
+    assert result["required"][:3] == ["id", "tree", "path"]
+    assert tools["search"]["properties"]["max_tokens"] == {"type": ["integer", "null"]}
+    full = Draft202012Validator(TypeAdapter(mcp_schemas.SearchOutput).json_schema())
+    flat = Draft202012Validator(tools["search"])
+    good = found.structured_content
+    for sample in (good, *_broken(good), {**good, "max_tokens": None}):
+        assert flat.is_valid(sample) == full.is_valid(sample), sample
+    assert flat.is_valid(good) and not any(flat.is_valid(b) for b in _broken(good))
+
+
 async def test_search_text_and_structured_content_match_the_cli(project, capsys):
     result = await call(project, "search", {"queries": "logging conventions"})
     assert not result.is_error

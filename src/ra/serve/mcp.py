@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, StringConstraints
 
@@ -276,24 +277,28 @@ def create_server(cwd: Path, index: WarmIndex | None = None) -> MCPServer:
             if own:
                 warm.close()
 
-    server = MCPServer("ra", version=__version__, instructions=INSTRUCTIONS,
-                       lifespan=lifespan, log_level="WARNING")
-    _add_search_tools(server)
-    _add_context_tool(server)
-    return server
+    tools: list[Tool] = []
+    _add_search_tools(tools)
+    _add_context_tool(tools)
+    return MCPServer("ra", version=__version__, instructions=INSTRUCTIONS, tools=tools,
+                     lifespan=lifespan, log_level="WARNING")
 
 
-def _tool(server: MCPServer) -> Callable:
-    """Register a read-only tool whose description is its docstring, dedented."""
+def _tool(tools: list[Tool]) -> Callable:
+    """A read-only tool whose description is its docstring, dedented, and whose output
+    schema is published flat (``ra.serve.mcp_schemas.published``)."""
     def register(fn: Callable) -> Callable:
-        server.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""),
-                        annotations=READ_ONLY)
+        tool = Tool.from_function(fn, description=inspect.cleandoc(fn.__doc__ or ""),
+                                  annotations=READ_ONLY)
+        meta = tool.fn_metadata  # results are still validated against the TypedDict
+        meta.output_schema = schemas.published(meta.output_schema)
+        tools.append(tool)
         return fn
     return register
 
 
-def _add_search_tools(server: MCPServer) -> None:
-    @_tool(server)
+def _add_search_tools(tools: list[Tool]) -> None:
+    @_tool(tools)
     def search(
         queries: Queries,
         ctx: Context,
@@ -330,7 +335,7 @@ def _add_search_tools(server: MCPServer) -> None:
             return _search_result(kb.call(run), list)
         return answer(ctx, body)
 
-    @_tool(server)
+    @_tool(tools)
     def get(
         id: Annotated[str, Field(description=(
             "Chunk id `tree:path#heading` or document id `tree:path`, as shown in results."))],
@@ -354,7 +359,7 @@ def _add_search_tools(server: MCPServer) -> None:
             return _result(render_chunk(c), c.to_dict())
         return answer(ctx, body)
 
-    @_tool(server)
+    @_tool(tools)
     def list_sources(ctx: Context) -> SourcesOut:
         """List the knowledge trees ra searches (name, local or global scope, folder,
         document and chunk counts), the state of the index and configuration errors."""
@@ -364,8 +369,8 @@ def _add_search_tools(server: MCPServer) -> None:
         return answer(ctx, body)
 
 
-def _add_context_tool(server: MCPServer) -> None:
-    @_tool(server)
+def _add_context_tool(tools: list[Tool]) -> None:
+    @_tool(tools)
     def context(
         files: Annotated[list[str], Field(min_length=1, max_length=MAX_FILES, description=(
             "Files you are working on, relative to the project root (or absolute inside "
