@@ -313,6 +313,61 @@ async def test_concurrent_calls_are_serialized_and_all_answered(project):
     assert len(results) == 24 and not any(r.is_error for r in results)
 
 
+async def test_a_tool_body_runs_off_the_event_loop_which_keeps_answering(project, monkeypatch):
+    """A search that takes long (an index update, a large request) holds the worker
+    thread, not the event loop: the server still answers meanwhile."""
+    import threading
+
+    from ra.query.search import Searcher
+
+    entered, release, threads = threading.Event(), threading.Event(), []
+    original = Searcher.search
+
+    def slow(self, topics, options):
+        threads.append(threading.current_thread().name)
+        entered.set()
+        assert release.wait(30)
+        return original(self, topics, options)
+
+    monkeypatch.setattr(Searcher, "search", slow)
+    results = []
+    async with Client(create_server(project)) as client:
+        async with anyio.create_task_group() as tg:
+            async def one() -> None:
+                results.append(await client.call_tool("search", {"queries": "logging"}))
+
+            tg.start_soon(one)
+            assert await anyio.to_thread.run_sync(entered.wait, 30)
+            with anyio.fail_after(10):
+                listed = await client.list_tools()  # while the search still runs
+            assert not results and len(listed.tools) == 4
+            release.set()
+    assert threads == ["ra-mcp-worker"]
+    assert not results[0].is_error and "logging" in text(results[0])
+
+
+async def test_the_worker_runs_in_order_hands_back_errors_and_survives_cancelled_callers():
+    import threading
+
+    from ra.serve.worker import Worker
+
+    worker = Worker()
+    assert await worker.run(lambda: 6 * 7) == 42
+    with pytest.raises(ValueError, match="invalid literal"):
+        await worker.run(lambda: int("x"))
+    gate, ran = threading.Event(), []
+    with anyio.move_on_after(0.05) as waited:  # the caller gives up; the body goes on
+        await worker.run(lambda: (gate.wait(10), ran.append("first")))
+    assert waited.cancelled_caught
+    gate.set()
+    assert await worker.run(lambda: [*ran, "second"]) == ["first", "second"]
+    first = worker.thread
+    worker.close()
+    assert await worker.run(lambda: threading.current_thread().name) == "ra-mcp-worker"
+    assert worker.thread is not first and first.join(5) is None and not first.is_alive()
+    worker.close()
+
+
 # --- freshness and the reader -------------------------------------------------------------
 
 def test_reader_is_kept_while_nothing_changes_and_replaced_when_files_change(project):
