@@ -514,6 +514,109 @@ async def test_stdio_end_to_end(project):
     assert sources.structured_content["trees"][0]["documents"] == 2
 
 
+NOISY_SERVER = """\
+import os, sys, threading
+import ra.serve.mcp as m
+real = m._search_result
+def noisy(*args):
+    os.write(1, b"stray")  # no newline: on the wire it would spoil the answer after it
+    print("stray print")
+    names = sorted(t.name for t in threading.enumerate())
+    open(os.environ["RA_TEST_THREADS"], "w").write("\\n".join(names))
+    return real(*args)
+m._search_result = noisy
+from ra.cli.app import main
+sys.exit(main(["mcp"]))
+"""
+
+
+async def test_stdio_keeps_stray_output_off_the_wire_and_needs_no_thread_per_line(
+        project, tmp_path):
+    """Over pipes, ``ra mcp`` reads and writes on the event loop (``ra.serve.stdio``): no
+    anyio worker threads; fd 1 is stderr meanwhile, so stray output misses the wire."""
+    threads = tmp_path / "threads.txt"
+    params = StdioServerParameters(command=sys.executable, args=["-c", NOISY_SERVER],
+                                   cwd=str(project), env={"RA_TEST_THREADS": str(threads)})
+    with anyio.fail_after(E2E_SECONDS):
+        async with Client(params) as client:
+            found = await client.call_tool("search", {"queries": "logging"})
+            again = await client.call_tool("search", {"queries": ["logging", "rust"]})
+    assert not found.is_error and not again.is_error
+    assert found.structured_content["queries"][0]["results"][0]["id"] == "docs:guide.md#logging"
+    names = threads.read_text().split("\n")
+    assert "ra-mcp-worker" in names
+    assert not [n for n in names if n.startswith("AnyIO")], names
+
+
+def test_stdio_claims_the_standard_descriptors_and_gives_them_back():
+    code = ("import os\n"
+            "from ra.serve.stdio import claimed, pipes\n"
+            "assert pipes()\n"
+            "with claimed() as (rfd, wfd):\n"
+            "    print('stray', flush=True)\n"
+            "    os.write(wfd, b'wire\\n')\n"
+            "    assert not os.get_blocking(rfd) and not os.get_blocking(wfd)\n"
+            "    assert os.read(0, 10) == b''\n"
+            "print('after', flush=True)\n"
+            "assert os.get_blocking(0) and os.get_blocking(1)\n"
+            "assert os.read(0, 10) == b'input'\n")
+    done = subprocess.run([sys.executable, "-c", code], input="input", capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "wire\nafter\n" and "stray" in done.stderr
+    with open(__file__) as regular:  # a file, /dev/null, a terminal: the SDK's transport
+        done = subprocess.run([sys.executable, "-c", "from ra.serve.stdio import pipes; "
+                               "print(pipes())"], stdin=regular, capture_output=True,
+                              text=True, timeout=60)
+    assert done.stdout == "False\n"
+
+
+async def test_stdio_lines_come_whole_across_reads_and_writes_wait_for_room():
+    import os
+    import threading
+
+    from ra.serve.stdio import Lines, Writer
+
+    long = "x" * 200_000  # past a pipe's capacity: reads in pieces, writes wait
+    parts = [b'{"a": 1}\n{"b"', b': 2}\n', long.encode() + b"\n", b"caf\xc3", b"\xa9 \xff\n",
+             b"last without newline"]
+    r, w = os.pipe()
+    os.set_blocking(r, False)
+
+    def feed() -> None:
+        with os.fdopen(w, "wb", buffering=0) as pipe:
+            for part in parts:
+                pipe.write(part)
+
+    feeder = threading.Thread(target=feed)
+    feeder.start()
+    with anyio.fail_after(30):
+        lines = [line async for line in Lines(r)]
+    feeder.join()
+    os.close(r)
+    assert lines == ['{"a": 1}', '{"b": 2}', long, "café \ufffd", "last without newline"]
+
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    received = bytearray()
+
+    def drain() -> None:
+        with os.fdopen(r, "rb", buffering=0) as pipe:
+            while chunk := pipe.read(4096):
+                received.extend(chunk)
+                time.sleep(0.001)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    text_out = "é" * 300_000 + "\n"
+    with anyio.fail_after(30):
+        await Writer(w).write(text_out)
+        await Writer(w).flush()
+    os.close(w)
+    reader.join(30)
+    assert received.decode() == text_out
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

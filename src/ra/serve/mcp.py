@@ -15,7 +15,8 @@ Shape (the MCP SDK v2 model):
                          index incrementally first), then the library call under one lock;
                          the configuration too is re-read when a .ra.toml changed, so tree
                          names and the project root are checked against the current one
-    run(transport, ...)  stdio (default), streamable HTTP or SSE
+    run(transport, ...)  stdio (default; ``ra.serve.stdio``: on the event loop when stdin
+                         and stdout are pipes), streamable HTTP or SSE
 
 Tools are thin: arguments → library → ``ra.query.render`` rendering, so the text an agent
 reads is what ``ra search`` prints and the structured content is ``ra search --json``'s
@@ -433,7 +434,9 @@ def run(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000,
     try:
         server = create_server(cwd, index)
         if kind == "stdio":
-            server.run("stdio")
+            from ra.serve import stdio
+
+            stdio.run(server)
         else:
             server.run(kind, host=host, port=port, transport_security=transport_security(host))
     finally:
