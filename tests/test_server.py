@@ -564,6 +564,15 @@ def test_stdio_claims_the_standard_descriptors_and_gives_them_back():
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "wire\nafter\n" and "stray" in done.stderr
+    no_stderr = ("import os\n"
+                 "from ra.serve.stdio import claimed\n"
+                 "os.close(2)\n"
+                 "with claimed() as (rfd, wfd):\n"
+                 "    os.write(1, b'stray')\n"
+                 "    os.write(wfd, b'wire')\n")
+    done = subprocess.run([sys.executable, "-c", no_stderr], input="", capture_output=True,
+                          text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "wire")
     with open(__file__) as regular:  # a file, /dev/null, a terminal: the SDK's transport
         done = subprocess.run([sys.executable, "-c", "from ra.serve.stdio import pipes; "
                                "print(pipes())"], stdin=regular, capture_output=True,

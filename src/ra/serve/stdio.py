@@ -10,8 +10,10 @@ non-blocking calls on the event loop, waiting only when a pipe is empty or full.
 else (a terminal, a file, /dev/null) is served by the SDK's own transport, unchanged.
 
 As the SDK's transport does, the wire moves to private descriptors for the run: fd 0 reads
-/dev/null and fd 1 writes to stderr, so a stray print or a child process cannot corrupt the
-protocol. Both are restored afterwards, blocking again.
+/dev/null and fd 1 writes to stderr (or nowhere, without one), so a stray print or a child
+process cannot corrupt the protocol. Both are restored afterwards, blocking again: the
+non-blocking flag belongs to the pipe, so a process sharing it would see it meanwhile (an
+agent runtime gives the server pipes of its own).
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import contextlib
 import fcntl
 import os
 import stat
-import sys
 from collections import deque
 from collections.abc import Iterator
 
@@ -32,8 +33,6 @@ CHUNK = 1 << 16  # bytes per read: a pipe's default capacity
 def pipes() -> bool:
     """Whether stdin and stdout are pipes or sockets, which can be read and written
     without blocking."""
-    if sys.platform == "win32":
-        return False
     try:
         modes = [os.fstat(fd).st_mode for fd in (0, 1)]
     except OSError:
@@ -66,10 +65,13 @@ def claimed() -> Iterator[tuple[int, int]]:
     /dev/null and fd 1 writes to stderr."""
     rfd = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
     wfd = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
-    null = os.open(os.devnull, os.O_RDONLY)
+    null = os.open(os.devnull, os.O_RDWR)
     try:
         os.dup2(null, 0)
-        os.dup2(2, 1)
+        try:
+            os.dup2(2, 1)
+        except OSError:  # no stderr: stray output goes nowhere
+            os.dup2(null, 1)
         os.set_blocking(rfd, False)
         os.set_blocking(wfd, False)
         yield rfd, wfd
