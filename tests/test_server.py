@@ -346,7 +346,7 @@ async def test_a_tool_body_runs_off_the_event_loop_which_keeps_answering(project
     assert not results[0].is_error and "logging" in text(results[0])
 
 
-async def test_the_worker_runs_in_order_hands_back_errors_and_survives_cancelled_callers():
+async def test_the_worker_runs_in_order_hands_back_errors_and_lets_bodies_finish():
     import threading
 
     from ra.serve.worker import Worker
@@ -356,11 +356,16 @@ async def test_the_worker_runs_in_order_hands_back_errors_and_survives_cancelled
     with pytest.raises(ValueError, match="invalid literal"):
         await worker.run(lambda: int("x"))
     gate, ran = threading.Event(), []
-    with anyio.move_on_after(0.05) as waited:  # the caller gives up; the body goes on
+    threading.Timer(0.3, gate.set).start()
+    with anyio.move_on_after(0.05) as waited:  # cancelled, the caller waits for its body
         await worker.run(lambda: (gate.wait(10), ran.append("first")))
-    assert waited.cancelled_caught
-    gate.set()
+        await anyio.sleep(5)  # not reached: the cancellation proceeds after the body
+    assert waited.cancelled_caught and ran == ["first"]
     assert await worker.run(lambda: [*ran, "second"]) == ["first", "second"]
+    with anyio.move_on_after(0.05):
+        await anyio.sleep(1)
+        await worker.run(lambda: ran.append("never"))  # cancelled before: never started
+    assert await worker.run(lambda: ran) == ["first"]
     first = worker.thread
     worker.close()
     assert await worker.run(lambda: threading.current_thread().name) == "ra-mcp-worker"
