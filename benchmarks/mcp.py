@@ -11,6 +11,11 @@ Queries are ``benchmarks.latency.agent_queries`` of the corpus. ``benchmarks.spe
 it on each corpus (``measure``, ``table``); ``python -m benchmarks.mcp FOLDER`` measures
 one indexed folder and prints the table. ``env`` (e.g. the ``PYTHONPATH`` of another
 checkout) lets an A/B comparison start another build of the server with the same client.
+
+``python -m benchmarks.mcp FOLDER NAME=SRC NAME=SRC ...`` compares builds instead (SRC: a
+checkout's ``src`` folder, ``-`` for the installed one): one client starts a server of
+each, and every query goes to each in turn (the order reversed every other round), so a
+machine whose load drifts slows them alike (``interleaved``).
 """
 
 from __future__ import annotations
@@ -80,6 +85,54 @@ async def _per_call(folder: Path, queries: list[str], env: dict | None) -> dict:
     return out
 
 
+async def _interleaved(folder: Path, queries: list[str], envs: dict[str, dict | None],
+                       rounds: int) -> dict[tuple[str, str], list[float]]:
+    from contextlib import AsyncExitStack
+
+    import anyio
+    from mcp import Client
+
+    modes = {"full": {}, "list": {"list": True}}
+    ms: dict[tuple[str, str], list[float]] = {(n, m): [] for n in envs for m in modes}
+    async with AsyncExitStack() as stack:
+        clients = {name: await stack.enter_async_context(Client(server_params(folder, env)))
+                   for name, env in envs.items()}
+        for client in clients.values():
+            await client.call_tool("search", {"queries": queries[0]})
+        await anyio.sleep(SETTLE_SECONDS)
+        for r in range(-1, rounds):  # round -1 warms the caches
+            order = list(clients.items())[::1 if r % 2 else -1]
+            for q in queries if r >= 0 else queries[:10]:
+                for mode, extra in modes.items():
+                    for name, client in order:
+                        t = time.perf_counter()
+                        result = await client.call_tool("search", {"queries": q, **extra})
+                        if r >= 0:
+                            ms[(name, mode)].append((time.perf_counter() - t) * 1000)
+                        if result.is_error:
+                            raise RuntimeError(f"{name} answered an error: "
+                                               f"{result.content[0].text}")
+    return ms
+
+
+def interleaved(folder: Path, queries: list[str], srcs: dict[str, str],
+                rounds: int = 5) -> Table:
+    """Per-call latency of several builds of the server, measured in turn."""
+    import anyio
+
+    envs = {name: None if src == "-" else {"PYTHONPATH": src} for name, src in srcs.items()}
+    ms = anyio.run(_interleaved, folder, queries, envs, rounds)
+    t = Table("MCP per call, builds interleaved",
+              ["build", "search p50 ms", "search p95 ms", "list p50 ms", "list p95 ms"],
+              note=f"{rounds} rounds x {len(queries)} queries, each query to each build in "
+                   "turn; load average before and after: see the run's output.")
+    for name in srcs:
+        full, listed = ms[(name, "full")], ms[(name, "list")]
+        t.rows.append([name, *(round(latency.percentile(v, q), 2)
+                               for v in (full, listed) for q in (.5, .95))])
+    return t
+
+
 def measure(folder: Path, queries: list[str], *, starts: int = 5,
             env: dict | None = None) -> dict:
     """Start-to-first-answer (``starts`` fresh servers) and per-call latency over stdio."""
@@ -126,6 +179,14 @@ def queries_of(folder: Path, n: int = 100) -> list[str]:
 
 if __name__ == "__main__":
     folder = Path(sys.argv[1]).resolve()
+    if len(sys.argv) > 2:  # NAME=SRC ...: builds compared
+        import os
+
+        load = os.getloadavg()[0]
+        builds = dict(arg.split("=", 1) for arg in sys.argv[2:])
+        print(interleaved(folder, queries_of(folder), builds).markdown())
+        print(f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
+        sys.exit(0)
     result = {"corpus": folder.name, "mcp": measure(folder, queries_of(folder))}
     print(json.dumps(result["mcp"]), file=sys.stderr)
     print(table({"corpora": [result]}).markdown())

@@ -83,6 +83,56 @@ async def test_tools_are_listed_read_only_with_agent_descriptions(project):
     assert tools["list_sources"].input_schema["properties"] == {}
 
 
+def _broken(data: dict) -> list[dict]:
+    """Copies of a search result with one thing wrong each, at every depth."""
+    def edit(fn):
+        copy = json.loads(json.dumps(data))
+        fn(copy)
+        return copy
+    first = ("queries", 0, "results", 0)
+
+    def at(d, path):
+        for key in path:
+            d = d[key]
+        return d
+    return [edit(lambda d: at(d, first).update(score="high")),
+            edit(lambda d: at(d, first).pop("tokens")),
+            edit(lambda d: at(d, first).update(title=None)),
+            edit(lambda d: at(d, first).update(tier="sometimes")),
+            edit(lambda d: at(d, first).update(aggregated_from=[1])),
+            edit(lambda d: at(d, ("queries", 0)).update(match="most")),
+            edit(lambda d: at(d, ("queries", 0)).pop("omitted")),
+            edit(lambda d: d.update(max_tokens="4000")),
+            edit(lambda d: d.update(truncated=1.5)),
+            edit(lambda d: d.update(queries={}))]
+
+
+async def test_output_schemas_are_published_flat_and_accept_what_pydantic_does(project):
+    """The published output schema (no $ref, no per-property title: cheaper for the client
+    to check on every call) accepts and rejects exactly what pydantic's schema does."""
+    from jsonschema import Draft202012Validator
+    from pydantic import TypeAdapter
+
+    from ra.serve import mcp_schemas
+
+    async with Client(create_server(project)) as client:
+        tools = {t.name: t.output_schema for t in (await client.list_tools()).tools}
+        found = await client.call_tool("search", {"queries": ["logging", "rust"]})
+    for name, schema in tools.items():
+        Draft202012Validator.check_schema(schema)
+        assert "$ref" not in json.dumps(schema) and "$defs" not in schema, name
+    result = tools["search"]["properties"]["queries"]["items"]["properties"]["results"]["items"]
+    assert result["properties"]["title"] == {"type": "string"}  # a property, kept
+    assert result["required"][:3] == ["id", "tree", "path"]
+    assert tools["search"]["properties"]["max_tokens"] == {"type": ["integer", "null"]}
+    full = Draft202012Validator(TypeAdapter(mcp_schemas.SearchOutput).json_schema())
+    flat = Draft202012Validator(tools["search"])
+    good = found.structured_content
+    for sample in (good, *_broken(good), {**good, "max_tokens": None}):
+        assert flat.is_valid(sample) == full.is_valid(sample), sample
+    assert flat.is_valid(good) and not any(flat.is_valid(b) for b in _broken(good))
+
+
 async def test_search_text_and_structured_content_match_the_cli(project, capsys):
     result = await call(project, "search", {"queries": "logging conventions"})
     assert not result.is_error
@@ -263,6 +313,66 @@ async def test_concurrent_calls_are_serialized_and_all_answered(project):
     assert len(results) == 24 and not any(r.is_error for r in results)
 
 
+async def test_a_tool_body_runs_off_the_event_loop_which_keeps_answering(project, monkeypatch):
+    """A search that takes long (an index update, a large request) holds the worker
+    thread, not the event loop: the server still answers meanwhile."""
+    import threading
+
+    from ra.query.search import Searcher
+
+    entered, release, threads = threading.Event(), threading.Event(), []
+    original = Searcher.search
+
+    def slow(self, topics, options):
+        threads.append(threading.current_thread().name)
+        entered.set()
+        assert release.wait(30)
+        return original(self, topics, options)
+
+    monkeypatch.setattr(Searcher, "search", slow)
+    results = []
+    async with Client(create_server(project)) as client:
+        async with anyio.create_task_group() as tg:
+            async def one() -> None:
+                results.append(await client.call_tool("search", {"queries": "logging"}))
+
+            tg.start_soon(one)
+            assert await anyio.to_thread.run_sync(entered.wait, 30)
+            with anyio.fail_after(10):
+                listed = await client.list_tools()  # while the search still runs
+            assert not results and len(listed.tools) == 4
+            release.set()
+    assert threads == ["ra-mcp-worker"]
+    assert not results[0].is_error and "logging" in text(results[0])
+
+
+async def test_the_worker_runs_in_order_hands_back_errors_and_lets_bodies_finish():
+    import threading
+
+    from ra.serve.worker import Worker
+
+    worker = Worker()
+    assert await worker.run(lambda: 6 * 7) == 42
+    with pytest.raises(ValueError, match="invalid literal"):
+        await worker.run(lambda: int("x"))
+    gate, ran = threading.Event(), []
+    threading.Timer(0.3, gate.set).start()
+    with anyio.move_on_after(0.05) as waited:  # cancelled, the caller waits for its body
+        await worker.run(lambda: (gate.wait(10), ran.append("first")))
+        await anyio.sleep(5)  # not reached: the cancellation proceeds after the body
+    assert waited.cancelled_caught and ran == ["first"]
+    assert await worker.run(lambda: [*ran, "second"]) == ["first", "second"]
+    with anyio.move_on_after(0.05):
+        await anyio.sleep(1)
+        await worker.run(lambda: ran.append("never"))  # cancelled before: never started
+    assert await worker.run(lambda: ran) == ["first"]
+    first = worker.thread
+    worker.close()
+    assert await worker.run(lambda: threading.current_thread().name) == "ra-mcp-worker"
+    assert worker.thread is not first and first.join(5) is None and not first.is_alive()
+    worker.close()
+
+
 # --- freshness and the reader -------------------------------------------------------------
 
 def test_reader_is_kept_while_nothing_changes_and_replaced_when_files_change(project):
@@ -407,6 +517,118 @@ async def test_stdio_end_to_end(project):
     assert [t["query"] for t in found.structured_content["queries"]] == ["logging", "rust"]
     assert "## logging" in text(found)
     assert sources.structured_content["trees"][0]["documents"] == 2
+
+
+NOISY_SERVER = """\
+import os, sys, threading
+import ra.serve.mcp as m
+real = m._search_result
+def noisy(*args):
+    os.write(1, b"stray")  # no newline: on the wire it would spoil the answer after it
+    print("stray print")
+    names = sorted(t.name for t in threading.enumerate())
+    open(os.environ["RA_TEST_THREADS"], "w").write("\\n".join(names))
+    return real(*args)
+m._search_result = noisy
+from ra.cli.app import main
+sys.exit(main(["mcp"]))
+"""
+
+
+async def test_stdio_keeps_stray_output_off_the_wire_and_needs_no_thread_per_line(
+        project, tmp_path):
+    """Over pipes, ``ra mcp`` reads and writes on the event loop (``ra.serve.stdio``): no
+    anyio worker threads; fd 1 is stderr meanwhile, so stray output misses the wire."""
+    threads = tmp_path / "threads.txt"
+    params = StdioServerParameters(command=sys.executable, args=["-c", NOISY_SERVER],
+                                   cwd=str(project), env={"RA_TEST_THREADS": str(threads)})
+    with anyio.fail_after(E2E_SECONDS):
+        async with Client(params) as client:
+            found = await client.call_tool("search", {"queries": "logging"})
+            again = await client.call_tool("search", {"queries": ["logging", "rust"]})
+    assert not found.is_error and not again.is_error
+    assert found.structured_content["queries"][0]["results"][0]["id"] == "docs:guide.md#logging"
+    names = threads.read_text().split("\n")
+    assert "ra-mcp-worker" in names
+    assert not [n for n in names if n.startswith("AnyIO")], names
+
+
+def test_stdio_claims_the_standard_descriptors_and_gives_them_back():
+    code = ("import os\n"
+            "from ra.serve.stdio import claimed, pipes\n"
+            "assert pipes()\n"
+            "with claimed() as (rfd, wfd):\n"
+            "    print('stray', flush=True)\n"
+            "    os.write(wfd, b'wire\\n')\n"
+            "    assert not os.get_blocking(rfd) and not os.get_blocking(wfd)\n"
+            "    assert os.read(0, 10) == b''\n"
+            "print('after', flush=True)\n"
+            "assert os.get_blocking(0) and os.get_blocking(1)\n"
+            "assert os.read(0, 10) == b'input'\n")
+    done = subprocess.run([sys.executable, "-c", code], input="input", capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "wire\nafter\n" and "stray" in done.stderr
+    no_stderr = ("import os\n"
+                 "from ra.serve.stdio import claimed\n"
+                 "os.close(2)\n"
+                 "with claimed() as (rfd, wfd):\n"
+                 "    os.write(1, b'stray')\n"
+                 "    os.write(wfd, b'wire')\n")
+    done = subprocess.run([sys.executable, "-c", no_stderr], input="", capture_output=True,
+                          text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "wire")
+    with open(__file__) as regular:  # a file, /dev/null, a terminal: the SDK's transport
+        done = subprocess.run([sys.executable, "-c", "from ra.serve.stdio import pipes; "
+                               "print(pipes())"], stdin=regular, capture_output=True,
+                              text=True, timeout=60)
+    assert done.stdout == "False\n"
+
+
+async def test_stdio_lines_come_whole_across_reads_and_writes_wait_for_room():
+    import os
+    import threading
+
+    from ra.serve.stdio import Lines, Writer
+
+    long = "x" * 200_000  # past a pipe's capacity: reads in pieces, writes wait
+    parts = [b'{"a": 1}\n{"b"', b': 2}\n', long.encode() + b"\n", b"caf\xc3", b"\xa9 \xff\n",
+             b"last without newline"]
+    r, w = os.pipe()
+    os.set_blocking(r, False)
+
+    def feed() -> None:
+        with os.fdopen(w, "wb", buffering=0) as pipe:
+            for part in parts:
+                pipe.write(part)
+
+    feeder = threading.Thread(target=feed)
+    feeder.start()
+    with anyio.fail_after(30):
+        lines = [line async for line in Lines(r)]
+    feeder.join()
+    os.close(r)
+    assert lines == ['{"a": 1}', '{"b": 2}', long, "café \ufffd", "last without newline"]
+
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    received = bytearray()
+
+    def drain() -> None:
+        with os.fdopen(r, "rb", buffering=0) as pipe:
+            while chunk := pipe.read(4096):
+                received.extend(chunk)
+                time.sleep(0.001)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    text_out = "é" * 300_000 + "\n"
+    with anyio.fail_after(30):
+        await Writer(w).write(text_out)
+        await Writer(w).flush()
+    os.close(w)
+    reader.join(30)
+    assert received.decode() == text_out
 
 
 def _free_port() -> int:

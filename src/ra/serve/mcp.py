@@ -8,13 +8,15 @@ Shape (the MCP SDK v2 model):
     create_server(cwd)   registers the tools on an ``MCPServer``; its lifespan yields a
                          ``KnowledgeBase`` over the process's WarmIndex (or, in-process, one
                          of its own)
-    each tool call       KnowledgeBase.call: WarmIndex.use gives the current reader
+    each tool call       a coroutine that hands its body to the session's one worker
+                         thread (``ra.serve.worker``) and awaits it; there
+                         KnowledgeBase.call: WarmIndex.use gives the current reader
                          (inotify says whether anything changed; a change refreshes the
-                         index incrementally first), then the library call under one lock,
-                         on a worker thread; the configuration too is re-read when a
-                         .ra.toml changed, so tree names and the project root are checked
-                         against the current one
-    run(transport, ...)  stdio (default), streamable HTTP or SSE
+                         index incrementally first), then the library call under one lock;
+                         the configuration too is re-read when a .ra.toml changed, so tree
+                         names and the project root are checked against the current one
+    run(transport, ...)  stdio (default; ``ra.serve.stdio``: on the event loop when stdin
+                         and stdout are pipes), streamable HTTP or SSE
 
 Tools are thin: arguments → library → ``ra.query.render`` rendering, so the text an agent
 reads is what ``ra search`` prints and the structured content is ``ra search --json``'s
@@ -39,6 +41,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, StringConstraints
 
@@ -46,6 +49,7 @@ from ra import __version__
 from ra.errors import QueryError, RaError, message
 from ra.index.warm import WarmIndex
 from ra.serve import mcp_schemas as schemas
+from ra.serve.worker import Worker
 
 log = logging.getLogger("ra.serve.mcp")
 
@@ -70,13 +74,15 @@ class KnowledgeBase:
     current reader and configuration.
 
     ``call`` runs one operation at a time: a DuckDB connection serves one query at a
-    time, and the reader must not be swapped under a running search.
+    time, and the reader must not be swapped under a running search. The tools run their
+    bodies on ``worker``, off the event loop.
     """
 
     def __init__(self, index: WarmIndex, cwd: Path) -> None:
         self.index, self.cwd = index, Path(cwd)
         self.lock = threading.Lock()
         self.searcher = None
+        self.worker = Worker()
 
     @property
     def config(self):
@@ -154,11 +160,17 @@ def _kb(ctx: Context) -> KnowledgeBase:
     return ctx.request_context.lifespan_context
 
 
-def answer(ctx: Context, fn: Callable[[KnowledgeBase], CallToolResult]) -> CallToolResult:
-    """Run one tool body, turning ra's errors into tool errors with the CLI's text, and
-    any other failure into a tool error naming it (logged with its traceback)."""
+async def answer(ctx: Context, fn: Callable[[KnowledgeBase], CallToolResult]) -> CallToolResult:
+    """Run one tool body on the session's worker thread, turning ra's errors into tool
+    errors with the CLI's text, and any other failure into a tool error naming it (logged
+    with its traceback)."""
+    kb = _kb(ctx)
+    return await kb.worker.run(lambda: _answer(kb, fn))
+
+
+def _answer(kb: KnowledgeBase, fn: Callable[[KnowledgeBase], CallToolResult]) -> CallToolResult:
     try:
-        return fn(_kb(ctx))
+        return fn(kb)
     except RaError as exc:
         return _result(error_text(exc), error=True)
     except Exception as exc:
@@ -270,31 +282,37 @@ def create_server(cwd: Path, index: WarmIndex | None = None) -> MCPServer:
         warm = WarmIndex.at(cwd).start() if own else index
         for warning in warm.config.warnings:
             log.warning("%s", warning)
+        kb = KnowledgeBase(warm, cwd)
         try:
-            yield KnowledgeBase(warm, cwd)
+            yield kb
         finally:
+            kb.worker.close()
             if own:
                 warm.close()
 
-    server = MCPServer("ra", version=__version__, instructions=INSTRUCTIONS,
-                       lifespan=lifespan, log_level="WARNING")
-    _add_search_tools(server)
-    _add_context_tool(server)
-    return server
+    tools: list[Tool] = []
+    _add_search_tools(tools)
+    _add_context_tool(tools)
+    return MCPServer("ra", version=__version__, instructions=INSTRUCTIONS, tools=tools,
+                     lifespan=lifespan, log_level="WARNING")
 
 
-def _tool(server: MCPServer) -> Callable:
-    """Register a read-only tool whose description is its docstring, dedented."""
+def _tool(tools: list[Tool]) -> Callable:
+    """A read-only tool whose description is its docstring, dedented, and whose output
+    schema is published flat (``ra.serve.mcp_schemas.published``)."""
     def register(fn: Callable) -> Callable:
-        server.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""),
-                        annotations=READ_ONLY)
+        tool = Tool.from_function(fn, description=inspect.cleandoc(fn.__doc__ or ""),
+                                  annotations=READ_ONLY)
+        meta = tool.fn_metadata  # results are still validated against the TypedDict
+        meta.output_schema = schemas.published(meta.output_schema)
+        tools.append(tool)
         return fn
     return register
 
 
-def _add_search_tools(server: MCPServer) -> None:
-    @_tool(server)
-    def search(
+def _add_search_tools(tools: list[Tool]) -> None:
+    @_tool(tools)
+    async def search(
         queries: Queries,
         ctx: Context,
         limit: Limit = None,
@@ -315,9 +333,9 @@ def _add_search_tools(server: MCPServer) -> None:
         notes) before relying on general knowledge. Returns the best matching sections as
         markdown, best first, each under a `─── tree:path#heading ───` line. Use an array
         of queries to research several topics in one call."""
-        from ra.query.search import SearchOptions
-
         def body(kb: KnowledgeBase) -> CallToolResult:
+            from ra.query.search import SearchOptions
+
             topics = _topics(queries)
 
             def run(s):  # after the refresh: trees of the current configuration
@@ -328,10 +346,10 @@ def _add_search_tools(server: MCPServer) -> None:
                     include_archived=include_archived, semantic=semantic,
                     strict=strict))
             return _search_result(kb.call(run), list)
-        return answer(ctx, body)
+        return await answer(ctx, body)
 
-    @_tool(server)
-    def get(
+    @_tool(tools)
+    async def get(
         id: Annotated[str, Field(description=(
             "Chunk id `tree:path#heading` or document id `tree:path`, as shown in results."))],
         ctx: Context,
@@ -344,29 +362,29 @@ def _add_search_tools(server: MCPServer) -> None:
     ) -> GetOut:
         """Read one section of the knowledge base, with its subsections, or a whole
         document, by the id a search returned; with links, the sections it links to."""
-        from ra.query.get import get_chunk
-        from ra.query.render import render_chunk
-
         def body(kb: KnowledgeBase) -> CallToolResult:
+            from ra.query.get import get_chunk
+            from ra.query.render import render_chunk
+
             c = kb.call(lambda s: get_chunk(
                 s.reader, kb.config, id, full_document=full_document, links=links,
                 max_tokens=_budget(kb, max_tokens) if links else None))
             return _result(render_chunk(c), c.to_dict())
-        return answer(ctx, body)
+        return await answer(ctx, body)
 
-    @_tool(server)
-    def list_sources(ctx: Context) -> SourcesOut:
+    @_tool(tools)
+    async def list_sources(ctx: Context) -> SourcesOut:
         """List the knowledge trees ra searches (name, local or global scope, folder,
         document and chunk counts), the state of the index and configuration errors."""
         def body(kb: KnowledgeBase) -> CallToolResult:
             info = kb.call(lambda error: _sources(kb, error), need_index=False)
             return _result(_sources_text(info), info)
-        return answer(ctx, body)
+        return await answer(ctx, body)
 
 
-def _add_context_tool(server: MCPServer) -> None:
-    @_tool(server)
-    def context(
+def _add_context_tool(tools: list[Tool]) -> None:
+    @_tool(tools)
+    async def context(
         files: Annotated[list[str], Field(min_length=1, max_length=MAX_FILES, description=(
             "Files you are working on, relative to the project root (or absolute inside "
             "it). ra analyses their paths and content."))],
@@ -379,15 +397,15 @@ def _add_context_tool(server: MCPServer) -> None:
     ) -> SearchOut:
         """Find the knowledge relevant to the files you are working on: conventions,
         designs and notes matching their paths and content. Use before changing them."""
-        from ra.query import context as module
-
         def body(kb: KnowledgeBase) -> CallToolResult:
+            from ra.query import context as module
+
             def run(s):  # after the refresh: root and trees of the current configuration
                 opts = module.ContextOptions(limit=limit, max_tokens=_budget(kb, max_tokens),
                                              list_only=list, trees=kb.check_trees(trees))
                 return module.context_search(s.reader, kb.config, kb.inside_root(files), opts)
             return _search_result(kb.call(run), list)
-        return answer(ctx, body)
+        return await answer(ctx, body)
 
 
 # --- transports ----------------------------------------------------------------------------
@@ -416,7 +434,9 @@ def run(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000,
     try:
         server = create_server(cwd, index)
         if kind == "stdio":
-            server.run("stdio")
+            from ra.serve import stdio
+
+            stdio.run(server)
         else:
             server.run(kind, host=host, port=port, transport_security=transport_security(host))
     finally:

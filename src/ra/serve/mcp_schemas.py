@@ -5,11 +5,18 @@ the schema as the tool's ``outputSchema`` and checks the structured content of e
 successful call against it. The shapes are those of the library's ``to_dict`` methods
 (``SearchResponse``, ``ra.query.get.Chunk``, ``ra.index.status.collect_status``), which the
 CLI prints with ``--json`` too; ``tests/test_server.py`` holds them together.
+
+``published`` is the JSON schema a tool announces: pydantic's, flattened. A client checks
+every result against it (the SDK's client with ``jsonschema``, in Python, on every call),
+and that check costs per subschema it enters and per ``$ref`` it resolves, so the published
+form has no ``$ref`` and no per-property ``title`` (pydantic's capitalised field name); the
+types, required keys and enums, and so what a valid result is, are unchanged.
 """
 
 from __future__ import annotations
 
 from typing import (
+    Any,
     Literal,
     NotRequired,  # pydantic wants these before 3.12
 )
@@ -115,3 +122,35 @@ class SourcesOutput(TypedDict):
     index: IndexState
     warnings: list[str]
     errors: list[str]  # a configuration that cannot be read (the trees are the last good)
+
+
+# --- the published form ---------------------------------------------------------------------
+
+DEFS = "#/$defs/"
+
+
+def published(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` (pydantic's JSON schema of one of the TypedDicts above) as a tool
+    publishes it: each ``$ref`` replaced by its definition, each ``anyOf`` of bare types
+    (``int | None``) written as one ``type`` list, and the titles below the root left out.
+    The definitions are not recursive, so the inlining ends."""
+    return _flat(schema, schema.get("$defs", {}), root=True)
+
+
+def _flat(node: dict[str, Any], defs: dict[str, Any], root: bool = False) -> dict[str, Any]:
+    if "$ref" in node:
+        return _flat(defs[node["$ref"].removeprefix(DEFS)], defs)
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "$defs" or (key == "title" and not root):
+            continue
+        if key == "properties":  # names to schemas: a property may be called "title"
+            value = {name: _flat(sub, defs) for name, sub in value.items()}
+        elif key in ("items", "additionalProperties") and isinstance(value, dict):
+            value = _flat(value, defs)
+        elif key == "anyOf":
+            value = [_flat(sub, defs) for sub in value]
+            if all(sub.keys() == {"type"} and isinstance(sub["type"], str) for sub in value):
+                key, value = "type", [sub["type"] for sub in value]
+        out[key] = value
+    return out
