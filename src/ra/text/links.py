@@ -30,7 +30,7 @@ from functools import lru_cache
 from urllib.parse import unquote
 
 from ra.text.document import Document, slugify
-from ra.text.markup import plain_text, restore, set_code_aside
+from ra.text.markup import LINK_TEXT, plain_text, restore, set_code_aside
 
 MARKDOWN = (".md", ".mdx", ".markdown")
 _PAGE = (".html", ".htm")
@@ -59,11 +59,16 @@ class Target:
 
 # --------------------------------------------------------------------------- extraction
 
-_LABEL = r"(?:[^\]\n]|\n(?![ \t]*\n))*"  # link text may wrap, not across a blank line
+#: link text may wrap, not across a blank line (``ra.text.markup.LINK_TEXT``)
+_LABEL = LINK_TEXT
 _DEST = r"(?:<[^<>\n]*>|(?:[^\s()]|\((?:[^\s()])*\))+|\{\{[<%][^\n]*?[%>]\}\})"
-_INLINE = re.compile(rf"(!?)\[({_LABEL})\]\(\s*({_DEST})(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|"
+#: An image's ``![`` or a link's ``[``, spelled as two literal alternatives rather than
+#: ``!?\[`` so that the regex engine skips to the next ``!`` or ``[`` (an optional first
+#: character leaves it trying every position: twice as slow); a match starting with
+#: ``!`` is an image.
+_INLINE = re.compile(rf"(?:!\[|\[)({_LABEL})\]\(\s*({_DEST})(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|"
                      rf"\([^()\n]*\)))?\s*\)")
-_REFERENCE = re.compile(rf"(!?)\[({_LABEL})\](?:\[([^\]\n]*)\])?(?![(:])")
+_REFERENCE = re.compile(rf"(?:!\[|\[)({_LABEL})\](?:\[([^\]\n]*)\])?(?![(:])")
 _WIKI = re.compile(r"(!?)\[\[([^\]\n|]*)(?:\|([^\]\n]*))?\]\]")
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>")
 _DEFINITION = re.compile(r"^[ \t]{0,3}\[([^\]\n]+)\]:[ \t]*<?([^\s>]+)>?", re.M)
@@ -108,17 +113,22 @@ def _links(text: str, definitions: dict[str, str]) -> list[Link]:
 
     for m in _WIKI.finditer(prepared) if "[[" in prepared else ():
         add(m, _wiki(m, codes))
-    for m in _INLINE.finditer(prepared):
+    for m in _INLINE.finditer(prepared) if "](" in prepared else ():
         if not _inside(m.start(), taken):
-            add(m, None if m.group(1) else Link("link", _shown(m.group(2), codes),
-                                                 m.group(3).strip("<>")))
-    for m in _REFERENCE.finditer(prepared):
-        target = definitions.get(_label(m.group(3) or m.group(2)))
-        if target and not m.group(1) and not _inside(m.start(), taken):
-            add(m, Link("link", _shown(m.group(2), codes), target))
+            add(m, None if _image(m) else Link("link", _shown(m.group(1), codes),
+                                                m.group(2).strip("<>")))
+    # a reference link needs a definition: most documents have none
+    for m in _REFERENCE.finditer(prepared) if definitions else ():
+        target = definitions.get(_label(m.group(2) or m.group(1)))
+        if target and not _image(m) and not _inside(m.start(), taken):
+            add(m, Link("link", _shown(m.group(1), codes), target))
     for m in _AUTOLINK.finditer(prepared) if "<" in prepared else ():
         add(m, Link("link", m.group(1), m.group(1)))
     return [link for _, link in sorted(found, key=lambda pair: pair[0])]
+
+
+def _image(m: re.Match) -> bool:
+    return m.string.startswith("!", m.start())
 
 
 def _inside(at: int, spans: list[tuple[int, int]]) -> bool:
