@@ -25,12 +25,19 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import unquote
 
 from ra.text.document import Document, slugify
-from ra.text.markup import LINK_TEXT, plain_text, restore, set_code_aside
+from ra.text.markup import (
+    LINK_TEXT,
+    plain_text,
+    restore,
+    set_code_aside,
+    set_code_aside_before,
+)
 
 MARKDOWN = (".md", ".mdx", ".markdown")
 _PAGE = (".html", ".htm")
@@ -76,12 +83,17 @@ _HUGO_REF = re.compile(r"\{\{[<%]\s*(?:rel)?ref\s+\"?([^\"\s%>]+)\"?\s*[%>]\}\}"
 _EMPHASIS = re.compile(r"(?<![^\W_])[*_]+|[*_]+(?![^\W_])|`")
 
 
-def document_links(doc: Document) -> list[list[Link]]:
-    """The links of each node of ``doc`` (heading line and own text), in node order."""
+def document_links(doc: Document, asides: Sequence[tuple[str, list[str]]] | None = None
+                   ) -> list[list[Link]]:
+    """The links of each node of ``doc`` (heading line and own text), in node order.
+    ``asides``: ``set_code_aside`` of each node's body, when the caller has them."""
     if doc.kind != "markdown":
         return [[] for _ in doc.nodes]
     definitions = _definitions("".join(n.heading + n.body for n in doc.nodes))
-    return [_links(node.heading + node.body, definitions) for node in doc.nodes]
+    if asides is None:
+        return [_links(node.heading + node.body, definitions) for node in doc.nodes]
+    return [_links(node.heading + node.body, definitions, (node.heading, node.body, aside))
+            for node, aside in zip(doc.nodes, asides, strict=True)]
 
 
 def _definitions(text: str) -> dict[str, str]:
@@ -99,10 +111,14 @@ def _label(label: str) -> str:
     return " ".join(label.lower().split())
 
 
-def _links(text: str, definitions: dict[str, str]) -> list[Link]:
+def _links(text: str, definitions: dict[str, str], parts: tuple | None = None
+           ) -> list[Link]:
+    """The links of ``text``; ``parts``: ``(head, body, set_code_aside(body))`` when
+    ``text`` is ``head + body``."""
     if "[" not in text and "<" not in text:
         return []
-    prepared, codes = set_code_aside(text)
+    prepared, codes = (set_code_aside(text) if parts is None
+                       else set_code_aside_before(*parts))
     found: list[tuple[int, Link]] = []
     taken: list[tuple[int, int]] = []  # spans already read as a link
 

@@ -200,6 +200,21 @@ def set_code_aside(text: str) -> tuple[str, list[str]]:
     return _prepare(text)
 
 
+def set_code_aside_before(head: str, text: str, aside: tuple[str, list[str]]
+                          ) -> tuple[str, list[str]]:
+    """``set_code_aside(head + text)``, given ``aside``, ``set_code_aside(text)``: a
+    build sets a chunk's body aside once, for its plain text (``plain_text_aside``), and
+    reads the links of its heading and body from it. A head of whole lines with no
+    code or comment marker in them changes nothing that follows (``_prepare`` looks
+    back no further than the line of a marker), so it is only put in front; any other
+    head is prepared with the text."""
+    if not head:
+        return aside
+    if head.endswith("\n") and _EVENT.search(head) is None:
+        return head + aside[0], aside[1]
+    return _prepare(head + text)
+
+
 def restore(text: str, codes: list[str]) -> str:
     """``text`` (a part of what :func:`set_code_aside` returned) with its code back."""
     return _restore(text, codes)
@@ -389,7 +404,12 @@ def plain_text(text: str) -> str:
     written, comments and dialect markup gone (see the module docstring). Emphasis,
     heading hashes, list bullets and quote markers stay: the analyzer splits them off,
     and snippets strip them (``ra.query.snippets.strip_markdown``)."""
-    prepared, codes = _prepare(text)
+    return plain_text_aside(*_prepare(text))
+
+
+def plain_text_aside(prepared: str, codes: list[str]) -> str:
+    """``plain_text`` of a text whose code is set aside already: ``prepared, codes =
+    set_code_aside(text)``."""
     prepared = f"\n{prepared}\n"
     rare = set(_RARE.findall(prepared))  # one scan for the syntax most texts lack
     for rare_needles, needle, needles, pattern, replacement in _STEPS:
