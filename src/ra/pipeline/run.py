@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 
 from ra.errors import IndexStateError
 from ra.pipeline.analyze import analyze
-from ra.pipeline.chunk import SourceDoc, chunk, docs_table
+from ra.pipeline.chunk import SourceDoc, chunk_docs
 from ra.pipeline.compact import text_bytes, write_compact, write_store
 from ra.pipeline.discover import Discovery, FoundFile, discover, read_document
 from ra.pipeline.impacts import parameters
@@ -109,8 +109,8 @@ def process_files(files: Sequence[FoundFile], settings: dict, first_ord: int = 0
     the chunk stage's parse also gives the links, and the code of each markdown body,
     set aside once, serves its links and its plain text."""
     docs, problems = read_sources(files)
-    chunks, parsed = chunk(docs_table(docs), chunk_at_headings=settings["chunk_at_headings"],
-                           first_ord=first_ord)
+    chunks, parsed = chunk_docs(docs, chunk_at_headings=settings["chunk_at_headings"],
+                                first_ord=first_ord)
     for doc in parsed:
         problems += [f"{doc.tree}:{doc.path}: {p}" for p in doc.problems]
     if not settings.get("analyze", True):
