@@ -112,3 +112,30 @@ def test_analyze_in_batches_of_whole_documents_equals_the_reference(monkeypatch,
     assert len(stage._batches(chunks)) > 1
     for got, want in zip(analyze(chunks), reference(chunks), strict=True):
         assert got.to_pylist() == want.to_pylist()
+
+
+def test_a_partition_sets_each_body_aside_once_for_the_same_tables(tmp_path):
+    """``process_files`` sets each markdown body's code aside once for its plain text and
+    its links (``bodies`` and ``asides``); the stages run apart, each preparing its own
+    text, give the same chunks, links and analysed rows. The Rust book's chapters and a
+    text file (../shared/corpora, MIT/Apache-2.0, see its LICENSES.md)."""
+    from pathlib import Path
+
+    from ra.pipeline.discover import FoundFile
+    from ra.pipeline.links import links_table
+    from ra.pipeline.run import process_files, read_sources
+
+    book = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "rust-book" / "src"
+    paths = sorted(book.glob("ch0*.md"))[:12]
+    (tmp_path / "notes.txt").write_text("A [text](file.md) with `code` and <b>tags</b>\n")
+    files = [FoundFile("book", p.name, str(p), "markdown", 0, 0, False) for p in paths]
+    files.append(FoundFile("book", "notes.txt", str(tmp_path / "notes.txt"), "text", 0, 0,
+                           False))
+    part, _ = process_files(files, {"chunk_at_headings": True, "language": "english"})
+    docs, _ = read_sources(files)
+    chunks, parsed = chunk(docs_table(docs))
+    assert part.chunks.equals(chunks)
+    assert part.links.equals(links_table(parsed)) and part.links.num_rows > 50
+    for mine, theirs in zip((part.analyzed, part.lengths, part.surface), analyze(chunks),
+                            strict=True):
+        assert mine.equals(theirs)

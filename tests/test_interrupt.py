@@ -125,6 +125,48 @@ def test_workers_die_with_a_killed_writer_and_free_the_lock(tmp_path, sig, how):
     assert lock_is_free(index_dir)
 
 
+POSTING = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    import ra.pipeline.run as run
+    from ra.config.settings import load_config
+
+    def slow(out, pid, terms):  # the forked workers find it by name
+        print("posting", flush=True)
+        time.sleep(float(sys.argv[2]))
+
+    run.write_postings = slow
+    run.build(load_config(Path(sys.argv[1])), workers=2)
+""")
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=lambda s: s.name)
+def test_workers_writing_postings_die_with_a_killed_writer(tmp_path, sig):
+    """A full build keeps its workers for a second stage, each partition's postings: a
+    writer killed then leaves none of them behind, nor its lock, nor a generation."""
+    kb = tmp_path / "kb"
+    (kb / "docs").mkdir(parents=True)
+    for i in range(FILES):
+        (kb / "docs" / f"{i}.md").write_text(f"# Note {i}\n\nwords of note {i}\n")
+    (kb / ".ra.toml").write_text('[tree.notes]\npath = "docs"\n')
+    job = "2" if sig == signal.SIGINT else "120"
+    proc = subprocess.Popen([sys.executable, "-c", POSTING, str(kb), job],
+                            stdout=subprocess.PIPE, text=True, start_new_session=True)
+    _started.append(proc.pid)
+    try:
+        assert proc.stdout.readline().startswith("posting")  # a worker writes postings
+        assert len(session(proc.pid)) >= 3  # the writer and its two workers
+        proc.send_signal(sig)
+        proc.wait(timeout=NEXT_COMMAND_SECONDS)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert gone(proc.pid) == []
+    index = kb / ".ra" / "index"
+    assert lock_is_free(index)
+    assert not [p for p in index.iterdir() if p.name.startswith("gen-")]
+
+
 BUSY_DAEMON = textwrap.dedent("""
     import sys, time
     import ra.serve.daemon as daemon

@@ -4,12 +4,20 @@ construct (the golden trees of ``test_dialects.py`` show them on whole documents
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ra.query.snippets import strip_markdown
 from ra.text.document import parse_document
-from ra.text.markup import heading_anchor, inline_tags, mask_comments, plain_text
+from ra.text.markup import (
+    heading_anchor,
+    inline_tags,
+    mask_comments,
+    plain_text,
+    plain_text_aside,
+    set_code_aside,
+    set_code_aside_before,
+)
 
 
 @pytest.mark.parametrize("title, expected", [
@@ -163,3 +171,27 @@ def test_multimarkdown_metadata(text, title):
 def test_mdx_is_markdown():
     doc = parse_document("import X from 'x';\n\n# Title\n\nText\n", "t", "page.mdx")
     assert doc.kind == "markdown" and doc.title == "Title"
+
+
+_MARKUP = ["%", "%%", "{/", "{/*", "*/}", "<!-", "<!--", "-->", "`", "``", "```", "~", "~~~",
+           "\n", "\n\n", "## h", "{ref}", "{note}", " ", "x", "}", "{", "é", "[a](b)",
+           "mdx-code-block"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_MARKUP), max_size=12),
+       st.lists(st.sampled_from(_MARKUP), max_size=30))
+def test_a_body_set_aside_once_serves_its_heading_and_body(head, body):
+    """A build sets each chunk's body aside once, for its plain text and for the links
+    of its heading and body: the same as setting the two aside together, whatever
+    markers either holds (a head that could change the body is prepared with it)."""
+    head, body = "".join(head), "".join(body)
+    aside = set_code_aside(body)
+    assert set_code_aside_before(head, body, aside) == set_code_aside(head + body)
+    assert plain_text_aside(*aside) == plain_text(body)
+
+
+def test_a_heading_with_code_is_set_aside_with_its_body():
+    head, body = "## `a\n", "b` c\n"
+    assert set_code_aside_before(head, body, set_code_aside(body)) == (
+        "## \ue0000\ue001 c\n", ["a\nb"])

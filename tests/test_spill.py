@@ -10,15 +10,18 @@ see its LICENSES.md), in partitions of 4 files.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from ra.config.settings import load_config
 from ra.pipeline import run
 from ra.pipeline.discover import discover
+from ra.pipeline.postings import terms_of
 from ra.store import generations
 
 BOOK = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "rust-book" / "src"
@@ -40,11 +43,18 @@ def _whole(out: Path, config, *, progress=None, workers=None):
     return run.write_generation(out, config, found, parts, found.problems() + problems)
 
 
+@pytest.mark.parametrize("workers", [1, 2])
 def test_a_spilling_build_writes_the_generation_of_a_build_holding_everything(
-        tmp_path, monkeypatch):
+        tmp_path, monkeypatch, workers):
+    """On two cores the workers also count each partition's terms and write its
+    postings (``run.write_postings``) while the main process writes the chunk store."""
     monkeypatch.setattr(run, "PART_FILES", 4)
     config = load_config(_project(tmp_path / "kb"))
-    report = run.build(config, workers=1)
+    made = tmp_path / "postings-made-by"  # the pid of each partition's postings
+    monkeypatch.setattr(run, "postings_of", _recorded(run.postings_of, made))
+    report = run.build(config, workers=workers)
+    pids = made.read_text().split()
+    assert len(pids) == 6 and (str(os.getpid()) not in pids) == (workers > 1)
     a = tmp_path / "spilled"
     shutil.copytree(generations.open_current(config.index_dir).path, a)
     with monkeypatch.context() as m:
@@ -58,12 +68,24 @@ def test_a_spilling_build_writes_the_generation_of_a_build_holding_everything(
     assert len(files) > 6 * 7 and files == sorted(p.relative_to(b) for p in b.rglob("*.parquet"))
     for name in files:
         assert pq.read_table(a / name).equals(pq.read_table(b / name)), name
+    # the terms summed from each partition's counts are those of all the analysed rows
+    analyzed = pa.concat_tables(pq.read_table(f) for f in sorted((a / "analyzed").iterdir()))
+    assert pq.read_table(a / "terms.parquet").equals(terms_of(analyzed))
     # hot_store's metadata and texts are read back from the chunks files: the same batches
     assert _batches(a / "hot_store.arrow") == _batches(b / "hot_store.arrow")
     ma, mb = (json.loads((g / "manifest.json").read_text()) for g in (a, b))
     for key in ("counts", "stats", "partitions", "next_ord", "problems", "compact",
                 "fingerprint"):
         assert ma[key] == mb[key], key
+
+
+def _recorded(postings_of, made: Path):
+    """``postings_of`` that appends the pid of the process it runs in to ``made``."""
+    def recorded(*args):
+        with made.open("a") as f:
+            f.write(f"{os.getpid()}\n")
+        return postings_of(*args)
+    return recorded
 
 
 def _batches(path: Path) -> list[list[dict]]:

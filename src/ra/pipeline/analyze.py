@@ -43,10 +43,12 @@ _COLUMNS = ("ord", "tree", "breadcrumb", "tags", "path", "body", "description",
 _NO_FIELDS = {"title": "", "tags": "", "path": "", "body": ""}
 
 
-def field_texts(row: dict) -> dict[str, str]:
+def field_texts(row: dict, body: str | None = None) -> dict[str, str]:
     """The text of each field of one chunk row; none for a chunk with sections below it
-    and no words of its own (see the module docstring)."""
-    body = plain_text(row["body"]) if is_markdown(row["path"]) else row["body"]
+    and no words of its own (see the module docstring). ``body``: the plain text of the
+    row's body (``body_text``), when the caller has it."""
+    if body is None:
+        body = body_text(row["path"], row["body"])
     if row["description"]:
         body = f"{row['description']}\n{body}"
     if row["descendants"] and not split_words(body):
@@ -59,9 +61,17 @@ def field_texts(row: dict) -> dict[str, str]:
     }
 
 
-def analyze(chunks: pa.Table, language: str = "english"
+def body_text(path: str, body: str) -> str:
+    """The body field's text of a chunk of the file at ``path`` (before the
+    description): what a reader sees of a markdown chunk, a text file's as it is."""
+    return plain_text(body) if is_markdown(path) else body
+
+
+def analyze(chunks: pa.Table, language: str = "english", bodies: list[str] | None = None
             ) -> tuple[pa.Table, pa.Table, pa.Table]:
-    """``(analyzed, lengths, surface)`` for the rows of ``chunks``.
+    """``(analyzed, lengths, surface)`` for the rows of ``chunks``; ``bodies``: the
+    ``body_text`` of each row, when the caller has it (``ra.pipeline.run`` makes it
+    from the code it set aside for the links).
 
     ``surface`` counts each lowercased surface word per document (tree, path): the
     vocabulary for typo matching, kept per document so an update can subtract exactly
@@ -72,7 +82,8 @@ def analyze(chunks: pa.Table, language: str = "english"
     100 MB more on cpp-docs.
     """
     analyzer = analyzer_for(language)
-    pieces = [_analyze(chunks.slice(a, b - a), analyzer) for a, b in _batches(chunks)]
+    pieces = [_analyze(chunks.slice(a, b - a), analyzer,
+                       None if bodies is None else bodies[a:b]) for a, b in _batches(chunks)]
     return tuple(pa.concat_tables([p[i] for p in pieces]) for i in range(3))
 
 
@@ -92,10 +103,12 @@ def _batches(chunks: pa.Table) -> list[tuple[int, int]]:
     return list(zip(cuts, cuts[1:] + [chunks.num_rows], strict=True))
 
 
-def _analyze(chunks: pa.Table, analyzer: Analyzer) -> tuple[pa.Table, pa.Table, pa.Table]:
+def _analyze(chunks: pa.Table, analyzer: Analyzer, bodies: list[str] | None
+             ) -> tuple[pa.Table, pa.Table, pa.Table]:
     rows = chunks.select(_COLUMNS).to_pylist()
-    words = pa.array([split_words(text) for row in rows
-                      for text in field_texts(row).values()], pa.list_(pa.string()))
+    bodies = bodies or [None] * len(rows)
+    words = pa.array([split_words(text) for row, body in zip(rows, bodies, strict=True)
+                      for text in field_texts(row, body).values()], pa.list_(pa.string()))
     tokens = Tokens.of(words, analyzer)
     return (tokens.analyzed(chunks["ord"]), _lengths(words, chunks["ord"]),
             tokens.surface(rows))

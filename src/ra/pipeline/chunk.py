@@ -60,24 +60,33 @@ def docs_table(docs: Sequence[SourceDoc]) -> pa.Table:
 def chunk(docs: pa.Table, *, chunk_at_headings: bool = True,
           first_ord: int = 0) -> tuple[pa.Table, list[Document]]:
     """The chunk rows of ``docs`` (schema ``ra.store.artifacts.CHUNKS``) and the parsed docs."""
-    docs = [SourceDoc(**{**row, "problems": tuple(row["problems"] or ())})
-            for row in docs.to_pylist()]
+    return chunk_docs([SourceDoc(**{**row, "problems": tuple(row["problems"] or ())})
+                       for row in docs.to_pylist()],
+                      chunk_at_headings=chunk_at_headings, first_ord=first_ord)
+
+
+def chunk_docs(docs: Sequence[SourceDoc], *, chunk_at_headings: bool = True,
+               first_ord: int = 0) -> tuple[pa.Table, list[Document]]:
+    """``chunk`` of the rows of ``docs_table(docs)``, for a caller that holds the decoded
+    documents (a build's worker): their texts are not turned into Arrow and back."""
     parsed = parse_all(docs, chunk_at_headings)
     own = [n.heading + n.body for doc in parsed for n in doc.nodes]
     own_tokens = count_many(own)
-    cols: dict[str, list] = {f.name: [] for f in CHUNKS}
+    rows: list[tuple] = []
     ord_, offset = first_ord, 0
     for src, doc in zip(docs, parsed, strict=True):
         lines = line_finder(src.text)
         counts = own_tokens[offset:offset + len(doc.nodes)]
         lengths = [len(n.heading) + len(n.body) for n in doc.nodes]
         offset += len(doc.nodes)
+        tags = list(doc.tags)
         for node in doc.nodes:
             span = slice(node.position, node.position + node.descendants + 1)
-            _append(cols, ord_, src, doc, node, sum(lengths[span]), sum(counts[span]),
-                    lines(node.heading_start))
+            rows.append(_row(ord_, src, doc, node, tags, sum(lengths[span]),
+                             sum(counts[span]), lines(node.heading_start)))
             ord_ += 1
-    return pa.table(cols, schema=CHUNKS), parsed
+    columns = zip(*rows, strict=True) if rows else ([] for _ in _ROW)
+    return pa.table(dict(zip(_ROW, map(list, columns), strict=True)), schema=CHUNKS), parsed
 
 
 def line_finder(text: str):
@@ -86,18 +95,19 @@ def line_finder(text: str):
     return lambda offset: bisect_right(newlines, offset - 1) + 1
 
 
-def _append(cols: dict[str, list], ord_: int, src: SourceDoc, doc: Document, node,
-            chars: int, tokens: int, line: int) -> None:
-    row = {
-        "ord": ord_, "id": node.id, "doc_id": node.doc_id, "parent_id": node.parent_id,
-        "tree": doc.tree, "path": doc.path, "depth": node.depth,
-        "position": node.position, "sibling_count": node.sibling_count,
-        "descendants": node.descendants, "title": node.title, "doc_title": doc.title,
-        "breadcrumb": node.breadcrumb, "tags": list(doc.tags), "status": doc.status,
-        "description": doc.description if node.depth == 0 else None,
-        "is_global": src.is_global, "mtime_ns": src.mtime_ns, "heading": node.heading,
-        "body": node.body, "line": line, "byte_start": node.byte_start, "byte_end": node.byte_end,
-        "chars": chars, "tokens": tokens,
-    }
-    for name, value in row.items():
-        cols[name].append(value)
+#: The columns of a chunk row (``_row``), in ``CHUNKS`` order.
+_ROW = ("ord", "id", "doc_id", "parent_id", "tree", "path", "depth", "position",
+        "sibling_count", "descendants", "title", "doc_title", "breadcrumb", "tags", "status",
+        "description", "is_global", "mtime_ns", "heading", "body", "line", "byte_start",
+        "byte_end", "chars", "tokens")
+
+
+def _row(ord_: int, src: SourceDoc, doc: Document, node, tags: list[str], chars: int,
+         tokens: int, line: int) -> tuple:
+    """One chunk row, a tuple (the columns ``_ROW``): a dict per row was most of the
+    stage's own time."""
+    return (ord_, node.id, node.doc_id, node.parent_id, doc.tree, doc.path, node.depth,
+            node.position, node.sibling_count, node.descendants, node.title, doc.title,
+            node.breadcrumb, tags, doc.status,
+            doc.description if node.depth == 0 else None, src.is_global, src.mtime_ns,
+            node.heading, node.body, line, node.byte_start, node.byte_end, chars, tokens)

@@ -19,12 +19,17 @@ from ra.text.document import Document
 from ra.text.links import document_links, target_of
 
 
-def links_table(parsed: Sequence[Document], first_ord: int = 0) -> pa.Table:
-    """One row per link of each node of ``parsed`` (schema ``ra.store.artifacts.LINKS``)."""
+def links_table(parsed: Sequence[Document], first_ord: int = 0,
+                asides: Sequence | None = None) -> pa.Table:
+    """One row per link of each node of ``parsed`` (schema ``ra.store.artifacts.LINKS``).
+    ``asides``: ``ra.text.markup.set_code_aside`` of the body of every node of
+    ``parsed``, in order, when the caller has them (None for a document not markdown)."""
     cols: dict[str, list] = {f.name: [] for f in LINKS}
     ord_ = first_ord
     for doc in parsed:
-        for links in document_links(doc):
+        mine = None if asides is None else asides[ord_ - first_ord:
+                                                  ord_ - first_ord + len(doc.nodes)]
+        for links in document_links(doc, mine if mine and mine[0] is not None else None):
             for seq, link in enumerate(links):
                 target = target_of(doc.path, link)
                 row = {"ord": ord_, "tree": doc.tree, "path": doc.path, "seq": seq,

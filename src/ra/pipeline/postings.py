@@ -46,9 +46,21 @@ def terms_of(analyzed: pa.Table | Iterable[pa.Table]) -> pa.Table:
     collection is held at once (DuckDB's count of the concatenation took 250 MB more on
     cpp-docs)."""
     tables = [analyzed] if isinstance(analyzed, pa.Table) else analyzed
-    counts = [t.group_by("term", use_threads=False)
-              .aggregate([("ord", "count_distinct"), ("tf", "sum")])
-              .rename_columns(["term", "df", "cf"]) for t in tables if t.num_rows]
+    return terms_of_counts(term_counts(t) for t in tables)
+
+
+def term_counts(analyzed: pa.Table) -> pa.Table:
+    """``(term, df, cf)`` of the analysed rows of chunks no other table holds: what
+    ``terms_of_counts`` adds up. A full build's workers count their own partitions, so
+    the main process never reads the analysed rows back for the vocabulary."""
+    return (analyzed.select(["term", "ord", "tf"]).group_by("term", use_threads=False)
+            .aggregate([("ord", "count_distinct"), ("tf", "sum")])
+            .rename_columns(["term", "df", "cf"]))
+
+
+def terms_of_counts(counts: Iterable[pa.Table]) -> pa.Table:
+    """The terms (``terms_of``) of tables of ``term_counts`` that share no chunk."""
+    counts = [c for c in counts if c.num_rows]
     if not counts:
         return TERMS.empty_table()
     g = (pa.concat_tables(counts).group_by("term", use_threads=False)

@@ -3,9 +3,12 @@
 Three ways through the same stage functions:
 
 - ``build`` (``ra update``, ``make index``, first use): discover, then chunk and analyze
-  partitions of files on every core (a partition is read, chunked and analysed in one
-  worker, so texts never cross process boundaries twice), then terms, words and each
-  partition's postings, then one atomic publication of the new generation.
+  partitions of files on every core (a partition is read, chunked, analysed and its
+  terms counted in one worker, so texts never cross process boundaries twice), then the
+  terms and words (sums of the workers' counts), then each partition's postings on the
+  same workers (each reads its partition's analysed rows back and writes its postings)
+  while this process writes the chunk store, then one atomic publication of the new
+  generation.
 - ``ra.pipeline.update`` (every reading command, when files changed): re-process only the
   changed files and rewrite only their partitions (see ``ra.pipeline.partitions``).
 - ``ra.pipeline.stages`` (``dvc repro``): one stage at a time over staged Parquet files,
@@ -27,7 +30,7 @@ import pyarrow.compute as pc
 
 from ra.errors import IndexStateError
 from ra.pipeline.analyze import analyze
-from ra.pipeline.chunk import SourceDoc, chunk, docs_table
+from ra.pipeline.chunk import SourceDoc, chunk_docs
 from ra.pipeline.compact import text_bytes, write_compact, write_store
 from ra.pipeline.discover import Discovery, FoundFile, discover, read_document
 from ra.pipeline.impacts import parameters
@@ -50,11 +53,13 @@ from ra.pipeline.postings import (
     length_sums,
     postings_of,
     statistics,
-    terms_of,
+    term_counts,
+    terms_of_counts,
     words_of,
 )
 from ra.store import generations
 from ra.store.layout import PARTITIONED, config_hash, part_name
+from ra.text.markup import is_markdown, plain_text_aside, set_code_aside
 
 Progress = Callable[[int, int], None]
 
@@ -101,25 +106,32 @@ def read_sources(files: Sequence[FoundFile]) -> tuple[list[SourceDoc], list[str]
 def process_files(files: Sequence[FoundFile], settings: dict, first_ord: int = 0
                   ) -> tuple[Part, list[str]]:
     """Read, chunk and analyze ``files`` into the tables of a partition (no postings);
-    the chunk stage's parse also gives the links."""
+    the chunk stage's parse also gives the links, and the code of each markdown body,
+    set aside once, serves its links and its plain text."""
     docs, problems = read_sources(files)
-    chunks, parsed = chunk(docs_table(docs), chunk_at_headings=settings["chunk_at_headings"],
-                           first_ord=first_ord)
-    links = links_table(parsed, first_ord)
+    chunks, parsed = chunk_docs(docs, chunk_at_headings=settings["chunk_at_headings"],
+                                first_ord=first_ord)
     for doc in parsed:
         problems += [f"{doc.tree}:{doc.path}: {p}" for p in doc.problems]
     if not settings.get("analyze", True):
         empty = Part.empty(-1)
         return Part(-1, files_rows(files), chunks, empty.analyzed, empty.lengths,
-                    empty.surface, links=links), problems
-    analyzed, lengths, surface = analyze(chunks, settings["language"])
+                    empty.surface, links=links_table(parsed, first_ord)), problems
+    nodes = [(doc, n) for doc in parsed for n in doc.nodes]
+    asides = [set_code_aside(n.body) if is_markdown(doc.path) else None for doc, n in nodes]
+    links = links_table(parsed, first_ord, asides)
+    bodies = [n.body if aside is None else plain_text_aside(*aside)
+              for (_, n), aside in zip(nodes, asides, strict=True)]
+    analyzed, lengths, surface = analyze(chunks, settings["language"], bodies)
     return Part(-1, files_rows(files), chunks, analyzed, lengths, surface,
                 links=links), problems
 
 
 def _process(args: tuple) -> tuple[Part, list[str]]:
     files, settings = args
-    return process_files(files, settings)
+    part, problems = process_files(files, settings)
+    part.term_counts = term_counts(part.analyzed)
+    return part, problems
 
 
 def shift(table: pa.Table, offset: int) -> pa.Table:
@@ -133,11 +145,13 @@ def shift(table: pa.Table, offset: int) -> pa.Table:
 
 def run_parts(files: list[FoundFile], settings: dict, workers: int,
               progress: Progress | None = None, size: int | None = None,
-              keep: Callable[[Part], Part] | None = None) -> tuple[list[Part], list[str]]:
+              keep: Callable[[Part], Part] | None = None, executor=None
+              ) -> tuple[list[Part], list[str]]:
     """Process ``files`` in partitions of ``size`` (default ``PART_FILES``) on
-    ``workers`` processes; chunk numbers follow file order across partitions. ``keep``
-    gets each partition as it arrives, numbered, and returns what to hold of it (a
-    build writes it at once and holds little: ``Spill``)."""
+    ``workers`` processes (those of ``executor`` when given: a ``build_pool``);
+    chunk numbers follow file order across partitions. ``keep`` gets each partition as
+    it arrives, numbered, and returns what to hold of it (a build writes it at once and
+    holds little: ``Spill``)."""
     size = size or PART_FILES
     groups = [files[i:i + size] for i in range(0, len(files), size)] or [[]]
     jobs = [(g, settings) for g in groups]
@@ -147,7 +161,8 @@ def run_parts(files: list[FoundFile], settings: dict, workers: int,
         for pid, (group, (part, issues)) in enumerate(zip(groups, results, strict=True)):
             numbered = Part(pid, part.files, shift(part.chunks, offset),
                             shift(part.analyzed, offset), shift(part.lengths, offset),
-                            part.surface, links=shift(part.links, offset))
+                            part.surface, links=shift(part.links, offset),
+                            term_counts=part.term_counts)
             offset += part.chunks.num_rows
             parts.append(keep(numbered) if keep else numbered)
             problems += issues
@@ -156,6 +171,8 @@ def run_parts(files: list[FoundFile], settings: dict, workers: int,
                 progress(done, len(files))
         return parts, problems
 
+    if executor is not None and len(groups) > 1:
+        return collect(executor.map(_process, jobs))
     if workers > 1 and len(groups) > 1:
         from ra.pipeline.workers import pool
 
@@ -181,7 +198,8 @@ class Spill:
         words = (part.surface.group_by(["word", "term"], use_threads=False)
                  .aggregate([("freq", "sum")]).rename_columns(["word", "term", "freq"]))
         kept = Part(part.id, part.files, part.chunks.select(["ord"]), None,
-                    part.lengths, words, links=None, text_bytes=text_bytes(part.chunks))
+                    part.lengths, words, links=None, text_bytes=text_bytes(part.chunks),
+                    term_counts=part.term_counts)
         pa.default_memory_pool().release_unused()  # else the allocator holds on to it
         return kept
 
@@ -237,28 +255,42 @@ def build_into(out: Path, config, *, progress: Progress | None = None,
     t_disc = time.perf_counter()
     workers = workers or min(2, os.cpu_count() or 1)
     spill = Spill(out, config.settings.max_chunk_size)
-    parts, problems = run_parts(found.files, index_settings(config), workers, progress,
-                                keep=spill)
-    t_chunk = time.perf_counter()
-    return write_generation(out, config, found, parts, found.problems() + problems,
-                            spilled=spill.oversized, started=start,
-                            stages={"discover": t_disc - start,
-                                    "chunk+analyze": t_chunk - t_disc})
+    with build_pool(workers, len(found.files)) as executor:
+        parts, problems = run_parts(found.files, index_settings(config), workers, progress,
+                                    keep=spill, executor=executor)
+        t_chunk = time.perf_counter()
+        return write_generation(out, config, found, parts, found.problems() + problems,
+                                spilled=spill.oversized, started=start,
+                                stages={"discover": t_disc - start,
+                                        "chunk+analyze": t_chunk - t_disc},
+                                executor=executor)
+
+
+def build_pool(workers: int, files: int):
+    """The worker processes of a full build (``ra.pipeline.workers.pool``), kept for
+    both of its parallel stages: chunk+analyze and the postings. None (a null context)
+    on one core or for one partition's worth of files, which one process does faster
+    than it would hand them over."""
+    if workers < 2 or files <= PART_FILES:
+        return contextlib.nullcontext()
+    from ra.pipeline.workers import pool
+
+    return pool(workers)
 
 
 def write_generation(out: Path, config, found: Discovery, parts: list[Part],
                      problems: list[str], spilled: list | None = None, *,
-                     started: float | None = None, stages: dict | None = None
-                     ) -> BuildReport:
+                     started: float | None = None, stages: dict | None = None,
+                     executor=None) -> BuildReport:
     """Terms, words and postings of complete partitions, written with their manifest.
     ``started`` (``time.perf_counter()``) and ``stages`` (seconds of the stages before):
     when the build began and what it did, for the report and the manifest.
     A partition without ``analyzed`` was written already by ``Spill`` (which found the
-    oversized chunks, ``spilled``): its analysed rows are read back one at a time."""
+    oversized chunks, ``spilled``): its analysed rows are read back one at a time, on
+    the workers of ``executor`` when given (``build_pool``; each writes the postings of
+    a partition while this process writes the chunk store)."""
     t0 = time.perf_counter()
     forget_written()
-    # first, while the build holds least: it reads every chunk back (ra.pipeline.compact)
-    write_store(out, parts)
 
     def analyzed() -> Iterator[pa.Table]:
         for p in parts:
@@ -266,19 +298,32 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
                 out / "analyzed" / part_name(p.id))
             pa.default_memory_pool().release_unused()
 
-    terms = terms_of(analyzed())  # partitions share no chunk
-    words = words_of(pa.concat_tables([p.surface for p in parts]), terms)
+    # partitions share no chunk: their terms are the sums of their counts
+    terms = terms_of_counts(p.term_counts if p.term_counts is not None
+                            else term_counts(p.analyzed) for p in parts)
+    for p in parts:
+        p.term_counts = None
     t1 = time.perf_counter()
     n_postings = 0
+    pooled = executor is not None and all(p.analyzed is None for p in parts)
+    if pooled:  # the workers write the postings while this process writes the store
+        ids = terms.select(["term_id", "term"])
+        futures = [executor.submit(write_postings, out, p.id, ids) for p in parts]
+    # first, while the build holds least: it reads every chunk back (ra.pipeline.compact)
+    write_store(out, parts)
+    words = words_of(pa.concat_tables([p.surface for p in parts]), terms)
     with Writer() as writer:  # a partition is written while the next one's postings are made
         write_globals(out, terms, words, writer=writer)
-        for part, rows in zip(parts, analyzed(), strict=True):
-            postings = postings_of(rows, terms)
-            n_postings += postings.num_rows
-            part.postings = postings
-            write_part(out, part, names=PARTITIONED if part.analyzed is not None
-                       else ("postings",), writer=writer)
-            part.postings = None  # write_compact reads them back from their files
+        if pooled:
+            n_postings = sum(f.result() for f in futures)
+        else:
+            for part, rows in zip(parts, analyzed(), strict=True):
+                postings = postings_of(rows, terms)
+                n_postings += postings.num_rows
+                part.postings = postings
+                write_part(out, part, names=PARTITIONED if part.analyzed is not None
+                           else ("postings",), writer=writer)
+                part.postings = None  # write_compact reads them back from their files
     t2 = time.perf_counter()
     lengths = pa.concat_tables([p.lengths for p in parts])
     stats = statistics(indexed_chunks(lengths), length_sums(lengths), field_chunks(lengths))
@@ -296,6 +341,15 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
                     fingerprints_of(found.binary), {p.id: p.keys() for p in parts}, stats,
                     next_ord=chunks.num_rows, update={"kind": "full"}, compact=compact)
     return report
+
+
+def write_postings(out: Path, pid: int, terms: pa.Table) -> int:
+    """Write the postings of partition ``pid`` of the build in ``out`` from its analysed
+    rows, read back from their file, and ``terms`` (``term_id``, ``term``); the number of
+    postings. A build's worker runs it (``write_generation``)."""
+    postings = postings_of(read_table(out / "analyzed" / part_name(pid)), terms)
+    write_part(out, Part(pid, *(None,) * 5, postings=postings), names=("postings",))
+    return postings.num_rows
 
 
 def finish_manifest(out: Path, config, report: BuildReport, files: dict, binary: dict,

@@ -25,12 +25,19 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import unquote
 
 from ra.text.document import Document, slugify
-from ra.text.markup import plain_text, restore, set_code_aside
+from ra.text.markup import (
+    LINK_TEXT,
+    plain_text,
+    restore,
+    set_code_aside,
+    set_code_aside_before,
+)
 
 MARKDOWN = (".md", ".mdx", ".markdown")
 _PAGE = (".html", ".htm")
@@ -59,11 +66,16 @@ class Target:
 
 # --------------------------------------------------------------------------- extraction
 
-_LABEL = r"(?:[^\]\n]|\n(?![ \t]*\n))*"  # link text may wrap, not across a blank line
+#: link text may wrap, not across a blank line (``ra.text.markup.LINK_TEXT``)
+_LABEL = LINK_TEXT
 _DEST = r"(?:<[^<>\n]*>|(?:[^\s()]|\((?:[^\s()])*\))+|\{\{[<%][^\n]*?[%>]\}\})"
-_INLINE = re.compile(rf"(!?)\[({_LABEL})\]\(\s*({_DEST})(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|"
+#: An image's ``![`` or a link's ``[``, spelled as two literal alternatives rather than
+#: ``!?\[`` so that the regex engine skips to the next ``!`` or ``[`` (an optional first
+#: character leaves it trying every position: twice as slow); a match starting with
+#: ``!`` is an image.
+_INLINE = re.compile(rf"(?:!\[|\[)({_LABEL})\]\(\s*({_DEST})(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|"
                      rf"\([^()\n]*\)))?\s*\)")
-_REFERENCE = re.compile(rf"(!?)\[({_LABEL})\](?:\[([^\]\n]*)\])?(?![(:])")
+_REFERENCE = re.compile(rf"(?:!\[|\[)({_LABEL})\](?:\[([^\]\n]*)\])?(?![(:])")
 _WIKI = re.compile(r"(!?)\[\[([^\]\n|]*)(?:\|([^\]\n]*))?\]\]")
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>")
 _DEFINITION = re.compile(r"^[ \t]{0,3}\[([^\]\n]+)\]:[ \t]*<?([^\s>]+)>?", re.M)
@@ -71,12 +83,17 @@ _HUGO_REF = re.compile(r"\{\{[<%]\s*(?:rel)?ref\s+\"?([^\"\s%>]+)\"?\s*[%>]\}\}"
 _EMPHASIS = re.compile(r"(?<![^\W_])[*_]+|[*_]+(?![^\W_])|`")
 
 
-def document_links(doc: Document) -> list[list[Link]]:
-    """The links of each node of ``doc`` (heading line and own text), in node order."""
+def document_links(doc: Document, asides: Sequence[tuple[str, list[str]]] | None = None
+                   ) -> list[list[Link]]:
+    """The links of each node of ``doc`` (heading line and own text), in node order.
+    ``asides``: ``set_code_aside`` of each node's body, when the caller has them."""
     if doc.kind != "markdown":
         return [[] for _ in doc.nodes]
     definitions = _definitions("".join(n.heading + n.body for n in doc.nodes))
-    return [_links(node.heading + node.body, definitions) for node in doc.nodes]
+    if asides is None:
+        return [_links(node.heading + node.body, definitions) for node in doc.nodes]
+    return [_links(node.heading + node.body, definitions, (node.heading, node.body, aside))
+            for node, aside in zip(doc.nodes, asides, strict=True)]
 
 
 def _definitions(text: str) -> dict[str, str]:
@@ -94,10 +111,14 @@ def _label(label: str) -> str:
     return " ".join(label.lower().split())
 
 
-def _links(text: str, definitions: dict[str, str]) -> list[Link]:
+def _links(text: str, definitions: dict[str, str], parts: tuple | None = None
+           ) -> list[Link]:
+    """The links of ``text``; ``parts``: ``(head, body, set_code_aside(body))`` when
+    ``text`` is ``head + body``."""
     if "[" not in text and "<" not in text:
         return []
-    prepared, codes = set_code_aside(text)
+    prepared, codes = (set_code_aside(text) if parts is None
+                       else set_code_aside_before(*parts))
     found: list[tuple[int, Link]] = []
     taken: list[tuple[int, int]] = []  # spans already read as a link
 
@@ -108,17 +129,22 @@ def _links(text: str, definitions: dict[str, str]) -> list[Link]:
 
     for m in _WIKI.finditer(prepared) if "[[" in prepared else ():
         add(m, _wiki(m, codes))
-    for m in _INLINE.finditer(prepared):
+    for m in _INLINE.finditer(prepared) if "](" in prepared else ():
         if not _inside(m.start(), taken):
-            add(m, None if m.group(1) else Link("link", _shown(m.group(2), codes),
-                                                 m.group(3).strip("<>")))
-    for m in _REFERENCE.finditer(prepared):
-        target = definitions.get(_label(m.group(3) or m.group(2)))
-        if target and not m.group(1) and not _inside(m.start(), taken):
-            add(m, Link("link", _shown(m.group(2), codes), target))
+            add(m, None if _image(m) else Link("link", _shown(m.group(1), codes),
+                                                m.group(2).strip("<>")))
+    # a reference link needs a definition: most documents have none
+    for m in _REFERENCE.finditer(prepared) if definitions else ():
+        target = definitions.get(_label(m.group(2) or m.group(1)))
+        if target and not _image(m) and not _inside(m.start(), taken):
+            add(m, Link("link", _shown(m.group(1), codes), target))
     for m in _AUTOLINK.finditer(prepared) if "<" in prepared else ():
         add(m, Link("link", m.group(1), m.group(1)))
     return [link for _, link in sorted(found, key=lambda pair: pair[0])]
+
+
+def _image(m: re.Match) -> bool:
+    return m.string.startswith("!", m.start())
 
 
 def _inside(at: int, spans: list[tuple[int, int]]) -> bool:

@@ -200,6 +200,21 @@ def set_code_aside(text: str) -> tuple[str, list[str]]:
     return _prepare(text)
 
 
+def set_code_aside_before(head: str, text: str, aside: tuple[str, list[str]]
+                          ) -> tuple[str, list[str]]:
+    """``set_code_aside(head + text)``, given ``aside``, ``set_code_aside(text)``: a
+    build sets a chunk's body aside once, for its plain text (``plain_text_aside``), and
+    reads the links of its heading and body from it. A head of whole lines with no
+    code or comment marker in them changes nothing that follows (``_prepare`` looks
+    back no further than the line of a marker), so it is only put in front; any other
+    head is prepared with the text."""
+    if not head:
+        return aside
+    if head.endswith("\n") and _EVENT.search(head) is None:
+        return head + aside[0], aside[1]
+    return _prepare(head + text)
+
+
 def restore(text: str, codes: list[str]) -> str:
     """``text`` (a part of what :func:`set_code_aside` returned) with its code back."""
     return _restore(text, codes)
@@ -280,7 +295,13 @@ _WS = r"[ \t]"
 _FENCE_OPENER = r"(?:`{3,}|~{3,})"
 _EOL = r"(?=\n)"  # the text is framed by newlines: a line pattern is "\n…" up to here
 _OPTIONS = rf"(?:\n{_WS}*:[\w-]+:[^\n]*{_EOL})*"  # `:class: tip` lines of a directive
-_LINK_TEXT = r"(?:[^\]\n]|\n(?![ \t]*\n))*"  # link text may wrap, not across a blank line
+#: Link text: it may wrap, not across a blank line. Unrolled (runs of anything but ``]``
+#: and newlines, each newline not before a blank line) rather than an alternation per
+#: character, which the regex engine steps through a character at a time; the same
+#: strings, and a link text is always followed by ``]``, which it cannot hold, so the
+#: longest is the only one that matches either way.
+LINK_TEXT = r"[^\]\n]*(?:\n(?![ \t]*\n)[^\]\n]*)*"
+_LINK_TEXT = LINK_TEXT
 #: (substrings one of which must be present, pattern, replacement), in order. Line
 #: patterns start with the newline before the line, not ``^`` in multiline mode: a
 #: literal first character lets the regex engine skip ahead (several times faster).
@@ -336,19 +357,23 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     (("[^",), re.compile(r"\[\^[^\]\n]+\]"), ""),
     (("]:",), re.compile(rf"\n{_WS}{{0,3}}\[[^\]\n]+\]:{_WS}*\S+(?:{_WS}+(?:\"[^\"\n]*\"|'[^'\n]*'"
                          rf"|\([^)\n]*\)))?{_WS}*{_EOL}"), "\n"),
-    (("](",), re.compile(rf"!?\[({_LINK_TEXT})\]\((?:[^()\n]|\([^()\n]*\))*\)"), r"\1"),
+    # (``(?:!\[|\[)`` is ``!?\[``, and a lookbehind after the character it looks behind
+    # is the same test: a pattern that starts with a literal character lets the regex
+    # engine skip to it, where a leading ``!?`` or lookbehind tries every position)
+    (("](",), re.compile(rf"(?:!\[|\[)({_LINK_TEXT})\]\((?:[^()\n]|\([^()\n]*\))*\)"),
+     r"\1"),
     (("![",), re.compile(r"!\[([^\]\n]*)\](?!\()(?:\[[^\]\n]*\])?"), r"\1"),
     (("][",), re.compile(rf"\[({_LINK_TEXT})\]\[[^\]\n]*\]"), r"\1"),
-    (("[",), re.compile(r"(?<![\w\]])\[([^\]\n]{2,})\](?![(\[:])"), r"\1"),  # [shortcut] link
+    (("[",), re.compile(r"\[(?<![\w\]]\[)([^\]\n]{2,})\](?![(\[:])"), r"\1"),  # [shortcut]
     # emoji shortcodes (`:heavy_check_mark:`) and mkdocs-material icons
-    ((":",), re.compile(r"(?<![^\s(\[]):[a-z][a-z0-9_+-]*:(?![\w/])"), ""),
+    ((":",), re.compile(r":(?<![^\s(\[]:)[a-z][a-z0-9_+-]*:(?![\w/])"), ""),
     # HTML and JSX tags (their title/label/alt attributes are text), autolinks
     (("<",), re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>{}]|\{[^{}]*\})*?)?/?>"), _shown),
     (("<",), re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>"), r"\1"),
     # GFM tables: the delimiter row goes, pipes between cells become spaces
     (("|",), re.compile(rf"\n{_WS}*\|?{_WS}*:?-+:?{_WS}*(?:\|{_WS}*:?-+:?{_WS}*)+\|?{_WS}*{_EOL}"),
      "\n"),
-    (("|",), re.compile(r"(?<!\\)\|"), "  "),
+    (("|",), re.compile(r"\|(?<!\\\|)"), "  "),
     # task list checkboxes, ==highlights== (Obsidian, mkdocs)
     (("[",), re.compile(rf"(\n{_WS}*(?:[-+*]|\d{{1,9}}[.)]){_WS}+)\[[^\]\n]\]{_WS}"), r"\1"),
     (("==",), re.compile(r"==(?=\S)([^=\n]*?\S)=="), r"\1"),
@@ -379,7 +404,12 @@ def plain_text(text: str) -> str:
     written, comments and dialect markup gone (see the module docstring). Emphasis,
     heading hashes, list bullets and quote markers stay: the analyzer splits them off,
     and snippets strip them (``ra.query.snippets.strip_markdown``)."""
-    prepared, codes = _prepare(text)
+    return plain_text_aside(*_prepare(text))
+
+
+def plain_text_aside(prepared: str, codes: list[str]) -> str:
+    """``plain_text`` of a text whose code is set aside already: ``prepared, codes =
+    set_code_aside(text)``."""
     prepared = f"\n{prepared}\n"
     rare = set(_RARE.findall(prepared))  # one scan for the syntax most texts lack
     for rare_needles, needle, needles, pattern, replacement in _STEPS:
@@ -395,7 +425,7 @@ def plain_text(text: str) -> str:
 # ------------------------------------------------------------------------ inline #tags
 
 _EMOJI = "\u2600-\u27bf\U0001f300-\U0001faff"
-_TAG = re.compile(rf"(?<!\S)#([\w{_EMOJI}][\w/{_EMOJI}-]*)")
+_TAG = re.compile(rf"#(?<!\S#)([\w{_EMOJI}][\w/{_EMOJI}-]*)")  # literal first: see _CLEAN
 #: digits only (an issue number), or a colour (hex digits, at least one of them a digit)
 _NO_TAG = re.compile(r"[\d/]+|(?=[a-fA-F]*\d)(?:[\da-fA-F]{3,4}|[\da-fA-F]{6}|[\da-fA-F]{8})")
 _NOT_TAGS = (_ANY_ATTRS, re.compile(r"\]\([^)\n]*\)"),
