@@ -509,3 +509,30 @@ def test_tables_an_update_wrote_are_read_back_from_memory_as_they_are_on_disk(
     assert {g for g, _ in partitions._WRITTEN} == {newest}
     update.rehearse(project.index_dir / generations.current_name(project.index_dir))
     assert search_ids(project, "secondword") == []  # rehearsing changes nothing
+
+
+def test_an_update_keeps_the_lookups_of_the_global_tables_it_wrote(project, tmp_path):
+    """The term and word lookups an update derived (``ra.pipeline.lookups``) are kept for
+    the tables the next update reads back from memory, so that it builds none afresh;
+    a lookup is never taken for another table of the same rows."""
+    import pyarrow as pa
+
+    from ra.pipeline import lookups
+
+    run.build(project)
+    for step, word in enumerate(("firstword", "secondword")):
+        write(tmp_path / "docs/beta.md", f"# Beta\n\n{word}\n", bump=5 + step)
+        assert refresh_index(project).startswith("indexed 1 changed file")
+        gen = project.index_dir / generations.current_name(project.index_dir)
+        terms = partitions.read_table(gen / "terms.parquet")
+        words = partitions.read_table(gen / "words.parquet")
+        assert lookups._get(terms, "terms") == dict(zip(
+            terms["term"].to_pylist(), terms["term_id"].to_pylist(), strict=True))
+        assert lookups._get(words, "words") == words["word"].to_pylist()
+    same = pa.table(terms.columns, schema=terms.schema)
+    assert same.equals(terms) and lookups._get(same, "terms") is None
+    lookups.keep(same, "terms", {"made": 1})
+    assert lookups.term_ids(same) == {"made": 1} and lookups.term_ids(terms) != {"made": 1}
+    unsorted = pa.table({"word": ["b", "a"]})
+    with pytest.raises(ValueError, match="not sorted"):
+        lookups.word_list(unsorted)

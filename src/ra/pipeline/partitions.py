@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ra import __version__
+from ra.pipeline import lookups
 from ra.pipeline.discover import fingerprint_digest
 from ra.store.artifacts import SCHEMAS
 from ra.store.generations import FileRecord, generation_id, remember_fingerprints
@@ -74,12 +75,13 @@ def write_table(table: pa.Table, path: Path, row_group: int | None = None,
     docs = {f.name: (f.metadata or {}).get(b"description", b"").decode()
             for f in table.schema}
     meta = {**(table.schema.metadata or {}), b"ra.columns": json.dumps(docs).encode()}
-    table = table.replace_schema_metadata(meta)
+    described = table.replace_schema_metadata(meta)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path, compression="zstd", row_group_size=row_group,
+    pq.write_table(described, path, compression="zstd", row_group_size=row_group,
                    use_dictionary=dictionary)
     if keep:
-        _remember(path, table)
+        lookups.carry(table, described)  # the same rows
+        _remember(path, described)
 
 
 #: What a full build writes of a partition as soon as it has it (``ra.pipeline.run.Spill``):

@@ -32,6 +32,7 @@ from ra.pipeline.compact import text_bytes, write_compact, write_store
 from ra.pipeline.discover import Discovery, FoundFile, discover, read_document
 from ra.pipeline.impacts import parameters
 from ra.pipeline.links import links_table
+from ra.pipeline.lookups import forget as forget_lookups
 from ra.pipeline.partitions import (
     PART_FILES,
     SPILLED,
@@ -257,6 +258,7 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
     oversized chunks, ``spilled``): its analysed rows are read back one at a time."""
     t0 = time.perf_counter()
     forget_written()
+    forget_lookups()
     # first, while the build holds least: it reads every chunk back (ra.pipeline.compact)
     write_store(out, parts)
 

@@ -23,6 +23,7 @@ the global term and word tables, and the per-file record (``fingerprints.json``)
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ import pyarrow.compute as pc
 
 from ra.pipeline.compact import carry_compact
 from ra.pipeline.discover import Discovery, FoundFile, Scan, found_file
+from ra.pipeline.lookups import term_ids, word_list
 from ra.pipeline.partitions import (
     PART_FILES,
     Part,
@@ -85,21 +87,30 @@ def take_delta(generation: Path, base: str) -> Delta | None:
 def _delta(base: str, gone: pa.ChunkedArray, old_terms: pa.Table, terms: pa.Table,
            words: pa.Table, analyzed: tuple[pa.Table, pa.Table],
            surface: tuple[pa.Table, pa.Table]) -> Delta:
-    """``analyzed`` and ``surface``: the rows that left and those that came."""
-    changed = pc.unique(pa.chunked_array(
-        [c for t in analyzed for c in t["term"].cast(pa.string()).chunks], pa.string()))
-    before = old_terms["term_id"].filter(pc.is_in(old_terms["term"], value_set=changed))
-    now = terms.filter(pc.is_in(terms["term"], value_set=changed))
-    surface = pc.unique(pa.chunked_array(
-        [c for t in surface for c in t["word"].cast(pa.string()).chunks], pa.string()))
-    present = words.filter(pc.is_in(words["word"], value_set=surface))
+    """``analyzed`` and ``surface``: the rows that left and those that came. Their terms
+    and words are looked up where the update kept them (``ra.pipeline.lookups``)."""
+    import numpy as np
+
+    def distinct(tables: tuple[pa.Table, pa.Table], name: str) -> list[str]:
+        return sorted(pc.unique(pa.chunked_array(
+            [c for t in tables for c in t[name].cast(pa.string()).chunks], pa.string())
+        ).to_pylist())
+
+    changed, surface_words = distinct(analyzed, "term"), distinct(surface, "word")
+    before, now = term_ids(old_terms), term_ids(terms)
+    present_terms = sorted((now[t], t) for t in changed if t in now)
+    df = terms["df"].to_numpy()[np.searchsorted(terms["term_id"].to_numpy(),
+                                                [i for i, _ in present_terms])]
+    listed, word_term = word_list(words), words["term_id"].to_numpy()
+    at = [bisect_left(listed, w) for w in surface_words]
     return Delta(
         base, tuple(gone.to_pylist()),
-        tuple(sorted({*before.to_pylist(), *now["term_id"].to_pylist()})),
-        tuple(zip(now["term"].to_pylist(), now["term_id"].to_pylist(),
-                  now["df"].to_pylist(), strict=True)),
-        tuple(surface.to_pylist()),
-        tuple(zip(present["word"].to_pylist(), present["term_id"].to_pylist(), strict=True)))
+        tuple(sorted({*(before[t] for t in changed if t in before),
+                      *(i for i, _ in present_terms)})),
+        tuple((t, i, int(d)) for (i, t), d in zip(present_terms, df, strict=True)),
+        tuple(surface_words),
+        tuple((w, int(word_term[a])) for w, a in zip(surface_words, at, strict=True)
+              if a < len(listed) and listed[a] == w))
 
 
 @dataclass
@@ -266,7 +277,7 @@ def rehearse(prev: Path) -> None:
 
 def _postings_with(part: Part, analyzed: pa.Table, terms: pa.Table) -> pa.Table:
     """The postings of ``part`` plus those of the new rows ``analyzed``, in term order."""
-    both = pa.concat_tables([part.postings, postings_of(analyzed, terms)])
+    both = pa.concat_tables([part.postings, postings_of(analyzed, terms, looked_up=True)])
     return both.sort_by(POSTINGS_ORDER)
 
 
