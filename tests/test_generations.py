@@ -511,6 +511,27 @@ def test_tables_an_update_wrote_are_read_back_from_memory_as_they_are_on_disk(
     assert search_ids(project, "secondword") == []  # rehearsing changes nothing
 
 
+def test_an_update_in_a_warm_process_looks_for_no_module(project, tmp_path, monkeypatch):
+    """Once a process has updated, the next update imports nothing, not even in vain:
+    pyarrow handed a bare Python value tries to import ``dateutil`` every time, which
+    searches ``sys.path`` again where it is not installed (``ra.pipeline.typed``)."""
+    import sys
+
+    searched: list[str] = []
+
+    class Finder:
+        def find_spec(self, name, path=None, target=None):
+            searched.append(name)
+
+    run.build(project)
+    for step, word in enumerate(("firstword", "secondword", "thirdword")):
+        write(tmp_path / "docs/beta.md", f"# Beta\n\n{word}\n\n## Part\n\nmore\n",
+              bump=5 + step)
+        if step == 2:
+            monkeypatch.setattr(sys, "meta_path", [Finder(), *sys.meta_path])
+        assert refresh_index(project).startswith("indexed 1 changed file")
+    assert searched == []
+
 def test_an_update_keeps_the_lookups_of_the_global_tables_it_wrote(project, tmp_path):
     """The term and word lookups an update derived (``ra.pipeline.lookups``) are kept for
     the tables the next update reads back from memory, so that it builds none afresh;

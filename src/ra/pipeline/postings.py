@@ -23,6 +23,7 @@ from collections.abc import Iterable
 
 import pyarrow as pa
 
+from ra.pipeline.typed import int64
 from ra.store.artifacts import POSTINGS, TERMS, WORDS
 from ra.store.layout import FIELDS
 
@@ -73,8 +74,8 @@ def term_delta(removed: pa.Table, added: pa.Table) -> pa.Table:
             g = rows.group_by("term").aggregate([("ord", "count_distinct"), ("tf", "sum")])
             pieces.append(pa.table({
                 "term": g["term"],
-                "df": pc.multiply(g["ord_count_distinct"].cast(pa.int64()), sign),
-                "cf": pc.multiply(g["tf_sum"].cast(pa.int64()), sign)}))
+                "df": pc.multiply(g["ord_count_distinct"].cast(pa.int64()), int64(sign)),
+                "cf": pc.multiply(g["tf_sum"].cast(pa.int64()), int64(sign))}))
     if not pieces:
         return pa.table({"term": pa.array([], pa.string()), "df": pa.array([], pa.int64()),
                          "cf": pa.array([], pa.int64())})
@@ -169,7 +170,7 @@ def updated_words(old: pa.Table, removed: pa.Table, added: pa.Table,
 
     delta = pa.concat_tables([
         pa.table({"word": t["word"], "term": t["term"],
-                  "freq": pc.multiply(t["freq"].cast(pa.int64()), sign)})
+                  "freq": pc.multiply(t["freq"].cast(pa.int64()), int64(sign))})
         for sign, t in ((-1, removed), (1, added))
     ]).group_by(["word", "term"]).aggregate([("freq", "sum")])
     words = word_list(old)
@@ -237,7 +238,7 @@ def field_chunks(lengths: pa.Table) -> dict[str, int]:
     """How many ``lengths`` rows hold at least one token in each field."""
     import pyarrow.compute as pc
 
-    return {f: int(pc.sum(pc.greater(lengths[f], 0)).as_py() or 0) for f in FIELDS}
+    return {f: int(pc.sum(pc.greater(lengths[f], int64(0))).as_py() or 0) for f in FIELDS}
 
 
 def indexed_chunks(lengths: pa.Table) -> int:
@@ -248,7 +249,7 @@ def indexed_chunks(lengths: pa.Table) -> int:
     total = lengths[FIELDS[0]]
     for f in FIELDS[1:]:
         total = pc.add(total, lengths[f])
-    return int(pc.sum(pc.greater(total, 0)).as_py() or 0)
+    return int(pc.sum(pc.greater(total, int64(0))).as_py() or 0)
 
 
 def statistics(chunks: int, sums: dict[str, int], present: dict[str, int]) -> dict:

@@ -54,6 +54,7 @@ from ra.pipeline.postings import (
     terms_of,
     words_of,
 )
+from ra.pipeline.typed import int64
 from ra.store import generations
 from ra.store.layout import PARTITIONED, config_hash, part_name
 
@@ -191,7 +192,7 @@ def oversized(chunks: pa.Table, limit: int) -> list[tuple[str, int]]:
     """``(id, chars)`` of chunks whose own text (heading and body, without subsections,
     which are chunks of their own) is over ``max_chunk_size`` characters."""
     own = pc.add(pc.utf8_length(chunks["heading"]), pc.utf8_length(chunks["body"]))
-    big = pc.greater(own, limit)
+    big = pc.greater(own, int64(limit))
     return list(zip(chunks["id"].filter(big).to_pylist(), own.filter(big).to_pylist(),
                     strict=True))
 

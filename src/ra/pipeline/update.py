@@ -31,6 +31,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ra.pipeline import typed
 from ra.pipeline.compact import carry_compact
 from ra.pipeline.discover import Discovery, FoundFile, Scan, found_file
 from ra.pipeline.lookups import term_ids, word_list
@@ -151,7 +152,7 @@ def changes_since(record: generations.FileRecord, trees, scan: Scan, added: list
 
 
 def _keys(table: pa.Table) -> pa.Array:
-    return pc.binary_join_element_wise(table["tree"], table["path"], ":")
+    return pc.binary_join_element_wise(table["tree"], table["path"], typed.string(":"))
 
 
 def _without(part: Part, gone: list[str]) -> tuple[Part, Part]:
