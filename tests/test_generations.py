@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ra.config.settings import load_config
 from ra.errors import IndexStateError
@@ -510,6 +512,34 @@ def test_tables_an_update_wrote_are_read_back_from_memory_as_they_are_on_disk(
     update.rehearse(project.index_dir / generations.current_name(project.index_dir))
     assert search_ids(project, "secondword") == []  # rehearsing changes nothing
 
+
+fingerprint = st.tuples(*[st.integers(0, 2**62)] * 3)
+file_tables = st.dictionaries(st.text(min_size=1, max_size=6).map(lambda t: f"docs:{t}.md"),
+                              fingerprint, max_size=6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(records=st.lists(st.tuples(file_tables, file_tables), min_size=1, max_size=4))
+def test_a_record_as_text_is_its_json(records):
+    """``FileRecord.to_text`` writes what ``json.dumps`` writes of ``to_json``, record
+    after record (a column equal to the last one reuses its text: keys with quotes,
+    backslashes and any character included)."""
+    for files, binary in records:
+        record = generations.FileRecord(files, binary, {k: len(k) % 3 for k in files})
+        text = record.to_text()
+        assert text == json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":"))
+        assert generations.FileRecord.from_json(json.loads(text)) == record
+
+def test_a_record_like_the_last_encodes_only_the_columns_that_changed(monkeypatch):
+    files = {f"docs:{i}.md": (i, 10 * i, 20 * i) for i in range(50)}
+    generations.FileRecord(files, {"docs:b.bin": (1, 2, 3)}, dict.fromkeys(files, 0)).to_text()
+    encoded = []
+    real = json.dumps
+    monkeypatch.setattr(generations.json, "dumps", lambda v, **kw: encoded.append(v) or
+                        real(v, **kw))
+    files["docs:7.md"] = (7, 71, 141)  # modified: only its times change
+    generations.FileRecord(files, {"docs:b.bin": (1, 2, 3)}, dict.fromkeys(files, 0)).to_text()
+    assert len(encoded) == 2 and all(71 in v or 141 in v for v in encoded)
 
 def test_an_update_in_a_warm_process_looks_for_no_module(project, tmp_path, monkeypatch):
     """Once a process has updated, the next update imports nothing, not even in vain:

@@ -243,8 +243,7 @@ def write_manifest(out: Path, *, config_hash: str, stats: dict, files: dict, bin
     so an unchanged tree is recognised without reading the second file."""
     where = {key: pid for pid, keys in partitions.items() for key in keys}
     record = FileRecord(files, binary, where)
-    (out / FINGERPRINTS).write_text(json.dumps(record.to_json(), ensure_ascii=False,
-                                               separators=(",", ":")))
+    (out / FINGERPRINTS).write_text(record.to_text())
     remember_fingerprints(out, record)
     manifest = {
         "schema_version": SCHEMA_VERSION, "ra_version": __version__,
