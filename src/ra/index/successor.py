@@ -106,7 +106,7 @@ def _patch(new: IndexReader, old: generations.Generation, old_manifest: dict,
     new.patched = True
     new._store.drop(gone)  # first: a changed file's chunks come back with their ids
     if after:  # the new chunks: read from the update's partitions only
-        _point_views(new, touched)
+        _point_views(new, touched, names=("chunks", "lengths", "postings"))  # RELATIONS read
         for name, body, order in RELATIONS:
             if name in tables:
                 new.con.execute(f"INSERT INTO {name} SELECT * FROM ({body}) "
@@ -119,6 +119,7 @@ def _patch(new: IndexReader, old: generations.Generation, old_manifest: dict,
     # on cpp-docs, 2 s at five times its size)
     define_relations(new.con, new.generation, [n for n in RESIDENT if n not in tables])
     register_store(new.con, new._store)
+    _point_views(new)
     if delta is None:
         new_words = _added_words(new, since, changed_terms) if after else set()
         old_surface = _part_files(old, old_manifest, touched, "surface")
@@ -130,7 +131,6 @@ def _patch(new: IndexReader, old: generations.Generation, old_manifest: dict,
     else:
         changed_terms, words = set(delta.term_ids), set(delta.words)
         rows, present = delta.terms, delta.present
-    _point_views(new, partitioned=bool(after))  # the global ones did with the new chunks
     new._near = {}
     _patch_vocabulary(new, changed_terms, words, rows, present)
 
@@ -182,12 +182,10 @@ def _patch_vocabulary(new: IndexReader, term_ids: set[int], words: set[str],
 
 
 def _point_views(reader: IndexReader, parts: list[int] | None = None,
-                 partitioned: bool = False) -> None:
-    """Point the artifact views at the reader's generation; with ``parts``, the
-    partitioned ones at those partitions only; ``partitioned``: only those."""
-    for name in VIEWS:
-        if partitioned and name not in PARTITIONED:
-            continue
+                 names: tuple[str, ...] = VIEWS) -> None:
+    """Point the artifact views ``names`` at the reader's generation; with ``parts``, the
+    partitioned ones at those partitions only."""
+    for name in names:
         if parts is not None and name in PARTITIONED:
             files = ", ".join(quote(reader.generation.path / name / part_name(p))
                               for p in parts if p in reader.manifest["partitions"])
