@@ -413,6 +413,22 @@ def test_artifact_columns_carry_descriptions(acceptance):
         gen.close()
 
 
+
+def test_the_global_tables_are_plain_and_the_partitions_compressed(acceptance):
+    """Every update rewrites the global tables whole: they are written without
+    compression or dictionaries (``partitions.write_globals``), the rest with zstd."""
+    config, _ = acceptance
+    gen = open_current(config.index_dir)
+    try:
+        for name in ("terms", "words", "chunks", "postings"):
+            path = gen.file(name)
+            meta = pq.ParquetFile(sorted(path.glob("*.parquet"))[0] if path.is_dir()
+                                  else path).metadata
+            kinds = {meta.row_group(0).column(i).compression for i in range(meta.num_columns)}
+            assert kinds == ({"UNCOMPRESSED"} if name in ("terms", "words") else {"ZSTD"})
+    finally:
+        gen.close()
+
 # --- (d) chunk_at_headings = false -------------------------------------------------------
 
 def test_chunk_at_headings_false_gives_one_chunk_per_document(tmp_path):
