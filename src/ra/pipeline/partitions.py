@@ -239,15 +239,15 @@ def write_globals(out: Path, terms: pa.Table, words: pa.Table, *, keep: bool = F
 
 
 def write_manifest(out: Path, *, config_hash: str, stats: dict, files: dict, binary: dict,
-                   partitions: dict[int, list[str]], next_ord: int, counts: dict,
+                   partitions: list[int], where: dict[str, int], next_ord: int, counts: dict,
                    problems: list[str], update: dict, seconds: float,
                    stage_seconds: dict, trees: list[str], digest: str | None = None,
                    compact: dict | None = None) -> dict:
     """Write ``manifest.json`` (small: every reading command reads it) and
     ``fingerprints.json`` (each file's fingerprint and partition: read only when files
     changed). The manifest's ``fingerprint`` is the digest of every file's fingerprint,
-    so an unchanged tree is recognised without reading the second file."""
-    where = {key: pid for pid, keys in partitions.items() for key in keys}
+    so an unchanged tree is recognised without reading the second file. ``partitions``:
+    every partition id; ``where``: the one holding each indexed file."""
     record = FileRecord(files, binary, where)
     (out / FINGERPRINTS).write_text(record.to_text())
     remember_fingerprints(out, record)

@@ -296,22 +296,24 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
                             "compact": time.perf_counter() - t2}
     report.seconds = time.perf_counter() - (t0 if started is None else started)
     finish_manifest(out, config, report, fingerprints_of(found.files),
-                    fingerprints_of(found.binary), {p.id: p.keys() for p in parts}, stats,
+                    fingerprints_of(found.binary), sorted(p.id for p in parts),
+                    {k: p.id for p in parts for k in p.keys()}, stats,
                     next_ord=chunks.num_rows, update={"kind": "full"}, compact=compact)
     return report
 
 
 def finish_manifest(out: Path, config, report: BuildReport, files: dict, binary: dict,
-                    partitions: dict[int, list[str]], stats: dict, *, next_ord: int,
+                    partitions: list[int], where: dict[str, int], stats: dict, *, next_ord: int,
                     update: dict, digest: str | None = None,
                     compact: dict | None = None) -> dict:
     """Write the manifest and the per-file record; ``files`` and ``binary`` map
-    ``tree:path`` to ``(size, mtime_ns, ctime_ns)``; ``digest`` is their fingerprint digest when
+    ``tree:path`` to ``(size, mtime_ns, ctime_ns)``, ``where`` each indexed file to its
+    partition, one of ``partitions``; ``digest`` is their fingerprint digest when
     the caller has it. With ``[semantic] enabled`` the generation also gets every chunk
     vector it can have without embedding (``ra.pipeline.vectors.carry``)."""
     manifest = write_manifest(
         out, config_hash=config_hash(config), stats=stats, files=files, binary=binary,
-        partitions=partitions, next_ord=next_ord, digest=digest, compact=compact,
+        partitions=partitions, where=where, next_ord=next_ord, digest=digest, compact=compact,
         counts={"files": report.files, "chunks": report.chunks, "terms": report.terms,
                 "postings": report.postings},
         problems=report.problems, update=update, seconds=report.seconds,

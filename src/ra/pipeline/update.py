@@ -233,14 +233,15 @@ def update_into(out: Path, prev: Path, config, changes: Changes) -> BuildReport:
     t_terms = time.perf_counter()
     with Writer() as writer:  # the global tables are written while the postings are made
         write_globals(out, terms, words, keep=True, writer=writer)
-        written = _write_parts(out, prev, where, kept_parts, added_rows, terms, writer)
+        ids, placed = _write_parts(out, prev, where, changes.gone + fresh_keys, kept_parts,
+                                   added_rows, terms, writer)
         compact = carry_compact(prev, out, manifest.get("compact"), touched)
     report = _report(manifest, changes, terms, new, dropped, added_rows,
                      _problems(manifest, changes, problems), config)
     report.stage_seconds = {"chunk+analyze": t_proc - start, "read": t_read - t_proc,
                             "terms": t_terms - t_read, "write": time.perf_counter() - t_terms}
     report.seconds = time.perf_counter() - start
-    finish_manifest(out, config, report, changes.files, changes.binary, written,
+    finish_manifest(out, config, report, changes.files, changes.binary, ids, placed,
                     _stats(manifest, dropped, added_rows),
                     next_ord=manifest["next_ord"] + new.chunks.num_rows,
                     update={"kind": "incremental", "base": prev.name, **changes.counts,
@@ -299,34 +300,40 @@ def _cat(parts: list[Part], name: str) -> pa.Table:
     return pa.concat_tables(tables) if tables else getattr(Part.empty(0), name)
 
 
-def _write_parts(out: Path, prev: Path, where: dict[str, int], rewritten: list[Part],
-                 added: list[Part], terms: pa.Table, writer: Writer) -> dict[int, list[str]]:
-    """Write the rewritten partitions (empty ones disappear), link the rest; returns the
-    file keys of every partition of the new generation."""
+def _write_parts(out: Path, prev: Path, where: dict[str, int], changed: list[str],
+                 rewritten: list[Part], added: list[Part], terms: pa.Table,
+                 writer: Writer) -> tuple[list[int], dict[str, int]]:
+    """Write the rewritten partitions (empty ones disappear), link the rest; returns every
+    partition of the new generation and the one holding each of its files. ``where``:
+    the partition of every file before and of every new one, ``changed``: the files
+    whose rows left or came (only rewritten partitions hold them)."""
+    placed = dict(where)
+    for key in changed:
+        placed.pop(key, None)
     again = {p.id for p in rewritten}
-    partitions: dict[int, list[str]] = {}
-    for key, pid in where.items():
-        if pid not in again:
-            partitions.setdefault(pid, []).append(key)
-    link_parts(prev, out, sorted(partitions))
+    kept = sorted(set(placed.values()) - again)
+    link_parts(prev, out, kept)
     for part, mine in zip(rewritten, added, strict=True):
         if not part.files.num_rows:
             continue
         part.postings = _postings_with(part, mine.analyzed, terms)
         write_part(out, part, keep=True, writer=writer)
-        partitions[part.id] = part.keys()
-    if not partitions:
+        placed.update((key, part.id) for key in part.keys())
+        kept.append(part.id)
+    if not kept:
         write_part(out, Part.empty(0), writer=writer)  # keep every artifact folder readable
-        partitions[0] = []
-    return partitions
+        kept.append(0)
+    return sorted(kept), placed
 
 
 def _problems(manifest: dict, changes: Changes, new: list[str]) -> list[str]:
     """The problems a full build would report: discovery's now, those of the files
     indexed now, and those found before about unchanged files (decoding, frontmatter)."""
-    fresh = {f"{f.tree}:{f.path}" for f in changes.fresh}
-    unchanged = {k for k in changes.files if k not in fresh}
-    before = [p for p in manifest.get("problems", []) if _problem_key(p, unchanged)]
+    before = manifest.get("problems", [])
+    if before:  # most often none: no set of every file
+        fresh = {f"{f.tree}:{f.path}" for f in changes.fresh}
+        unchanged = {k for k in changes.files if k not in fresh}
+        before = [p for p in before if _problem_key(p, unchanged)]
     found = Discovery(skipped=changes.skipped).problems()
     return sorted(found + before + new)
 
