@@ -4,7 +4,9 @@
 held reader's memory is patched by the rows that changed: the chunks of the update's
 partitions that are gone are deleted from its in-memory tables and its ``ChunkStore``
 (whose Arrow batches are sliced around them),
-those numbered from the old ``next_ord`` on are read from the new partitions and added,
+those numbered from the old ``next_ord`` on are added (to the ``ChunkStore`` from the
+rows the update handed over when this process made it, ``relations.store_rows``; else,
+and to the tables it holds, read from the new partitions),
 and the changed terms and surface words are read again (handed over by the update when
 this process made it, ``ra.pipeline.update.Delta``; else found in the files: ords, terms
 and words of the update's partitions before and after). Chunk numbers are never reused
@@ -28,6 +30,7 @@ from ra.index.relations import (
     define_relations,
     quote,
     register_store,
+    store_rows,
     store_sql,
     view_name,
 )
@@ -105,15 +108,20 @@ def _patch(new: IndexReader, old: generations.Generation, old_manifest: dict,
     new.drop_impacts()
     new.patched = True
     new._store.drop(gone)  # first: a changed file's chunks come back with their ids
-    if after:  # the new chunks: read from the update's partitions only
+    if after and (tables or delta is None):  # the new rows: from the update's partitions
         _point_views(new, touched, names=("chunks", "lengths", "postings"))  # RELATIONS read
         for name, body, order in RELATIONS:
             if name in tables:
                 new.con.execute(f"INSERT INTO {name} SELECT * FROM ({body}) "
                                 f"WHERE ord >= $since ORDER BY {order}", {"since": since})
-        bodies = {name: body for name, body, _ in RELATIONS}
-        new._store.add(new.con.sql(store_sql(bodies["meta"], bodies["texts"])
-                                   + f" WHERE m.ord >= {since} ORDER BY m.ord").to_arrow_table())
+    if after:  # the new chunks: handed over by the update, else read back
+        if delta is not None:
+            new._store.add(store_rows(delta.chunks))
+        else:
+            bodies = {name: body for name, body, _ in RELATIONS}
+            new._store.add(new.con.sql(store_sql(bodies["meta"], bodies["texts"])
+                                       + f" WHERE m.ord >= {since} ORDER BY m.ord"
+                                       ).to_arrow_table())
     # the relations not loaded yet are views over the old generation's files: now over
     # the new one's (loading them to patch them cost the first edit after a load 0.4 s
     # on cpp-docs, 2 s at five times its size)

@@ -64,7 +64,8 @@ class Delta:
     """What an incremental update changed in its base, for a long-lived reader of the
     base carried over to it in the same process (``ra.index.successor``): found here
     while the tables are in memory, it spares the successor the queries that would find
-    it again in the files (about 25 ms of a one-file edit on cpp-docs)."""
+    it again in the files (about 25 ms of a one-file edit on cpp-docs), and the reading
+    back of the new chunks."""
 
     base: str  # the folder name of the generation it follows
     gone: tuple[int, ...]  # ords of the chunks removed (a changed file's old chunks)
@@ -72,6 +73,7 @@ class Delta:
     terms: tuple[tuple[str, int, int], ...]  # (term, term_id, df) of those still present
     words: tuple[str, ...]  # surface words of the files removed and indexed
     present: tuple[tuple[str, int], ...]  # (word, term_id) of those still present
+    chunks: pa.Table  # the new chunk rows (whole documents, numbered from the base's next_ord)
 
 
 #: The delta of the newest generation this process wrote by an update, by generation id.
@@ -87,7 +89,7 @@ def take_delta(generation: Path, base: str) -> Delta | None:
 
 def _delta(base: str, gone: pa.ChunkedArray, old_terms: pa.Table, terms: pa.Table,
            words: pa.Table, analyzed: tuple[pa.Table, pa.Table],
-           surface: tuple[pa.Table, pa.Table]) -> Delta:
+           surface: tuple[pa.Table, pa.Table], chunks: pa.Table) -> Delta:
     """``analyzed`` and ``surface``: the rows that left and those that came. Their terms
     and words are looked up where the update kept them (``ra.pipeline.lookups``)."""
     import numpy as np
@@ -111,7 +113,8 @@ def _delta(base: str, gone: pa.ChunkedArray, old_terms: pa.Table, terms: pa.Tabl
         tuple((t, i, int(d)) for (i, t), d in zip(present_terms, df, strict=True)),
         tuple(surface_words),
         tuple((w, int(word_term[a])) for w, a in zip(surface_words, at, strict=True)
-              if a < len(listed) and listed[a] == w))
+              if a < len(listed) and listed[a] == w),
+        chunks)
 
 
 @dataclass
@@ -229,7 +232,8 @@ def update_into(out: Path, prev: Path, config, changes: Changes) -> BuildReport:
     words = updated_words(read_table(prev / "words.parquet"), *surface, terms)
     _DELTAS.clear()
     _DELTAS[generations.generation_id(out)] = _delta(
-        prev.name, _cat(dropped, "chunks")["ord"], old_terms, terms, words, analyzed, surface)
+        prev.name, _cat(dropped, "chunks")["ord"], old_terms, terms, words, analyzed, surface,
+        new.chunks)
     t_terms = time.perf_counter()
     with Writer() as writer:  # the global tables are written while the postings are made
         write_globals(out, terms, words, keep=True, writer=writer)
