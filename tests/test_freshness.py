@@ -183,6 +183,54 @@ def test_an_incremental_update_touches_only_the_changed_partition(tmp_path, monk
         gen.close()
 
 
+def test_the_record_an_update_keeps_is_the_one_it_wrote_and_places_every_file(
+        tmp_path, monkeypatch):
+    """After edits, additions, removals (a partition emptied), a file turned binary and
+    one back: the record of files an update keeps in memory equals its
+    ``fingerprints.json``, and names for each indexed file the partition that holds it;
+    the generation before, still pinned, is left as it was (no partition written over a
+    link to its file)."""
+    import json
+
+    from ra.store import generations
+
+    monkeypatch.setattr(run, "PART_FILES", 2)
+    monkeypatch.setattr("ra.pipeline.update.PART_FILES", 2)
+    monkeypatch.setattr("ra.index.freshness.FULL_BUILD_MIN", 100)
+    docs = tmp_path / "docs"
+    config = project(tmp_path, {f"n{i}.md": f"# Note {i}\n\nnote{i} text\n" for i in range(7)})
+    search(config, "text")
+    steps = [lambda: write(docs / "n3.md", "# Note 3\n\nchanged\n", bump=3),
+             lambda: [write(docs / f"n{i}.md", f"# New {i}\n\ntext\n") for i in (7, 8)],
+             lambda: [(docs / f"n{i}.md").unlink() for i in (0, 1)],
+             lambda: (docs / "n5.md").write_bytes(b"\x00binary\x00" * 10),
+             lambda: write(docs / "n0.md", "# Back\n\ntext\n"),
+             lambda: write(docs / "n5.md", "# Five\n\ntext again\n", bump=5)]
+    for step in steps:
+        prev = open_current(config.index_dir)  # pinned: an update must leave it as it was
+        before = {f: f.read_bytes() for f in prev.path.glob("*/part-*.parquet")}
+        step()
+        search(config, "text")
+        assert {f: f.read_bytes() for f in before} == before
+        prev.close()
+        gen = open_current(config.index_dir)
+        try:
+            kept = generations._RECORDS[generations.generation_id(gen.path)]
+            disk = json.loads((gen.path / "fingerprints.json").read_text())
+            assert kept == generations.FileRecord.from_json(disk)
+            assert kept.partition.keys() == kept.files.keys()
+            held = {}
+            for pid in gen.manifest["partitions"]:
+                rows = pq.read_table(gen.path / "files" / f"part-{pid:04d}.parquet")
+                held.update((f"{t}:{p}", pid) for t, p in zip(
+                    rows["tree"].to_pylist(), rows["path"].to_pylist(), strict=True))
+            assert held == kept.partition
+            assert gen.manifest["update"]["kind"] == "incremental"
+        finally:
+            gen.close()
+    assert {k.split(":")[1] for k in kept.files} == {
+        f"n{i}.md" for i in (0, 2, 3, 4, 5, 6, 7, 8)}
+
 def test_an_update_of_most_files_is_a_full_build(tmp_path, monkeypatch):
     """Half the files or more changed (and at least ``FULL_BUILD_MIN``): a full build,
     whose compact artifacts are all fresh; fewer: an incremental update."""

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ra.config.settings import load_config
 from ra.errors import IndexStateError
@@ -509,3 +511,79 @@ def test_tables_an_update_wrote_are_read_back_from_memory_as_they_are_on_disk(
     assert {g for g, _ in partitions._WRITTEN} == {newest}
     update.rehearse(project.index_dir / generations.current_name(project.index_dir))
     assert search_ids(project, "secondword") == []  # rehearsing changes nothing
+
+
+fingerprint = st.tuples(*[st.integers(0, 2**62)] * 3)
+file_tables = st.dictionaries(st.text(min_size=1, max_size=6).map(lambda t: f"docs:{t}.md"),
+                              fingerprint, max_size=6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(records=st.lists(st.tuples(file_tables, file_tables), min_size=1, max_size=4))
+def test_a_record_as_text_is_its_json(records):
+    """``FileRecord.to_text`` writes what ``json.dumps`` writes of ``to_json``, record
+    after record (a column equal to the last one reuses its text: keys with quotes,
+    backslashes and any character included)."""
+    for files, binary in records:
+        record = generations.FileRecord(files, binary, {k: len(k) % 3 for k in files})
+        text = record.to_text()
+        assert text == json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":"))
+        assert generations.FileRecord.from_json(json.loads(text)) == record
+
+def test_a_record_like_the_last_encodes_only_the_columns_that_changed(monkeypatch):
+    files = {f"docs:{i}.md": (i, 10 * i, 20 * i) for i in range(50)}
+    generations.FileRecord(files, {"docs:b.bin": (1, 2, 3)}, dict.fromkeys(files, 0)).to_text()
+    encoded = []
+    real = json.dumps
+    monkeypatch.setattr(generations.json, "dumps", lambda v, **kw: encoded.append(v) or
+                        real(v, **kw))
+    files["docs:7.md"] = (7, 71, 141)  # modified: only its times change
+    generations.FileRecord(files, {"docs:b.bin": (1, 2, 3)}, dict.fromkeys(files, 0)).to_text()
+    assert len(encoded) == 2 and all(71 in v or 141 in v for v in encoded)
+
+def test_an_update_in_a_warm_process_looks_for_no_module(project, tmp_path, monkeypatch):
+    """Once a process has updated, the next update imports nothing, not even in vain:
+    pyarrow handed a bare Python value tries to import ``dateutil`` every time, which
+    searches ``sys.path`` again where it is not installed (``ra.pipeline.typed``)."""
+    import sys
+
+    searched: list[str] = []
+
+    class Finder:
+        def find_spec(self, name, path=None, target=None):
+            searched.append(name)
+
+    run.build(project)
+    for step, word in enumerate(("firstword", "secondword", "thirdword")):
+        write(tmp_path / "docs/beta.md", f"# Beta\n\n{word}\n\n## Part\n\nmore\n",
+              bump=5 + step)
+        if step == 2:
+            monkeypatch.setattr(sys, "meta_path", [Finder(), *sys.meta_path])
+        assert refresh_index(project).startswith("indexed 1 changed file")
+    assert searched == []
+
+def test_an_update_keeps_the_lookups_of_the_global_tables_it_wrote(project, tmp_path):
+    """The term and word lookups an update derived (``ra.pipeline.lookups``) are kept for
+    the tables the next update reads back from memory, so that it builds none afresh;
+    a lookup is never taken for another table of the same rows."""
+    import pyarrow as pa
+
+    from ra.pipeline import lookups
+
+    run.build(project)
+    for step, word in enumerate(("firstword", "secondword")):
+        write(tmp_path / "docs/beta.md", f"# Beta\n\n{word}\n", bump=5 + step)
+        assert refresh_index(project).startswith("indexed 1 changed file")
+        gen = project.index_dir / generations.current_name(project.index_dir)
+        terms = partitions.read_table(gen / "terms.parquet")
+        words = partitions.read_table(gen / "words.parquet")
+        assert lookups._get(terms, "terms") == dict(zip(
+            terms["term"].to_pylist(), terms["term_id"].to_pylist(), strict=True))
+        assert lookups._get(words, "words") == words["word"].to_pylist()
+    same = pa.table(terms.columns, schema=terms.schema)
+    assert same.equals(terms) and lookups._get(same, "terms") is None
+    lookups.keep(same, "terms", {"made": 1})
+    assert lookups.term_ids(same) == {"made": 1} and lookups.term_ids(terms) != {"made": 1}
+    unsorted = pa.table({"word": ["b", "a"]})
+    with pytest.raises(ValueError, match="not sorted"):
+        lookups.word_list(unsorted)

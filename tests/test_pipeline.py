@@ -413,6 +413,22 @@ def test_artifact_columns_carry_descriptions(acceptance):
         gen.close()
 
 
+
+def test_the_global_tables_are_plain_and_the_partitions_compressed(acceptance):
+    """Every update rewrites the global tables whole: they are written without
+    compression or dictionaries (``partitions.write_globals``), the rest with zstd."""
+    config, _ = acceptance
+    gen = open_current(config.index_dir)
+    try:
+        for name in ("terms", "words", "chunks", "postings"):
+            path = gen.file(name)
+            meta = pq.ParquetFile(sorted(path.glob("*.parquet"))[0] if path.is_dir()
+                                  else path).metadata
+            kinds = {meta.row_group(0).column(i).compression for i in range(meta.num_columns)}
+            assert kinds == ({"UNCOMPRESSED"} if name in ("terms", "words") else {"ZSTD"})
+    finally:
+        gen.close()
+
 # --- (d) chunk_at_headings = false -------------------------------------------------------
 
 def test_chunk_at_headings_false_gives_one_chunk_per_document(tmp_path):
@@ -478,6 +494,80 @@ def test_updated_terms_and_words_equal_a_recount(tmp_path):
     assert [(w["word"], w["term"], w["freq"], w["term_id"]) for w in words.to_pylist()] == [
         (w["word"], w["term"], w["freq"], ids[w["term"]]) for w in want]
     assert updated_terms(before, g_an.slice(0, 0), g_an.slice(0, 0)).equals(before)
+
+
+
+#: Words of the documents of ``test_a_chain_of_updates_equals_a_recount``: some stem to
+#: one term (run, runs, running), some are not ASCII, some sort between others.
+CHAIN_WORDS = ["run", "runs", "running", "alpha", "alphas", "beta", "gamma", "zeta",
+               "日本語", "éclair", "eclair", "a", "b"]
+chain_docs = st.lists(st.sampled_from(CHAIN_WORDS), min_size=1, max_size=6)
+chain_steps = st.lists(st.tuples(st.sets(st.integers(0, 9), max_size=4),
+                                 st.lists(chain_docs, max_size=3)), min_size=1, max_size=6)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(first=st.lists(chain_docs, max_size=5), steps=chain_steps, edits=st.sampled_from([0, 64]))
+def test_a_chain_of_updates_equals_a_recount(first, steps, edits):
+    """Update after update, as a long-lived process makes them (each table's lookups
+    derived from the last ones, ``ra.pipeline.lookups``): the terms and words equal a
+    count from scratch of the documents now, words in word order, every surviving term
+    keeps its id and new ones come after; the lookups kept equal lookups made afresh;
+    postings numbered through them equal those numbered by hashing the terms. ``edits``:
+    the word list of each new table made from the old one or listed afresh."""
+    from unittest import mock
+
+    from ra.pipeline import lookups
+    from ra.pipeline.postings import (
+        postings_of,
+        terms_of,
+        updated_terms,
+        updated_words,
+        words_of,
+    )
+
+    made = iter(range(10**6))
+
+    def rows(words: list[str]) -> tuple[pa.Table, pa.Table]:
+        n = next(made)
+        doc = SourceDoc("docs", f"d{n}.md", f"# {words[0]}\n\n{' '.join(words)}\n", 1, False)
+        an, _, su = analyze(chunk(docs_table([doc]), first_ord=10 * n)[0], "english")
+        return an, su
+
+    def cat(tables: list[pa.Table], name: str) -> pa.Table:
+        return pa.concat_tables(tables) if tables else SCHEMAS[name].empty_table()
+
+    docs = [rows(words) for words in first]
+    terms = terms_of(cat([an for an, _ in docs], "analyzed"))
+    words = words_of(cat([su for _, su in docs], "surface"), terms)
+    for gone_at, new in steps:
+        gone = [d for i, d in enumerate(docs) if i in gone_at]
+        docs = [d for i, d in enumerate(docs) if i not in gone_at]
+        added = [rows(w) for w in new]
+        docs += added
+        before = dict(zip(terms["term"].to_pylist(), terms["term_id"].to_pylist(),
+                          strict=True))
+        terms = updated_terms(terms, cat([an for an, _ in gone], "analyzed"),
+                              cat([an for an, _ in added], "analyzed"))
+        with mock.patch("ra.pipeline.postings.LIST_EDITS", edits):
+            words = updated_words(words, cat([su for _, su in gone], "surface"),
+                                  cat([su for _, su in added], "surface"), terms)
+        recount = terms_of(cat([an for an, _ in docs], "analyzed"))
+        assert sorted((t["term"], t["df"], t["cf"]) for t in terms.to_pylist()) == sorted(
+            (t["term"], t["df"], t["cf"]) for t in recount.to_pylist())
+        ids = dict(zip(terms["term"].to_pylist(), terms["term_id"].to_pylist(), strict=True))
+        assert len(set(ids.values())) == len(ids)
+        assert terms["term_id"].to_pylist() == sorted(ids.values())
+        for term, term_id in ids.items():
+            assert before.get(term, term_id) == term_id
+            assert term in before or term_id > max(before.values(), default=-1)
+        want = words_of(cat([su for _, su in docs], "surface"), recount).to_pylist()
+        assert [(w["word"], w["term"], w["freq"], w["term_id"]) for w in words.to_pylist()] == [
+            (w["word"], w["term"], w["freq"], ids[w["term"]]) for w in want]
+        assert lookups.term_ids(terms) == ids
+        assert lookups.word_list(words) == words["word"].to_pylist()
+        new_rows = cat([an for an, _ in added], "analyzed")
+        assert postings_of(new_rows, terms, looked_up=True).equals(postings_of(new_rows, terms))
 
 
 # --- (e) determinism ---------------------------------------------------------------------

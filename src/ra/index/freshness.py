@@ -169,7 +169,9 @@ def _hinted_state(config, gen: generations.Generation, keys: frozenset[str]
     added, modified, removed = diff({k: before[k] for k in keys if k in before}, now)
     if not (added or modified or removed):
         return IndexState("current", generation=gen.path.name)
-    files = {k: fp for k, fp in before.items() if k not in removed}
+    files = before  # a copy of the record's: the files now
+    for k in removed:
+        del files[k]
     files.update((k, now[k]) for k in added + modified)
     return IndexState("stale", added, modified, removed, scan=Scan(files=files),
                       record=record, generation=gen.path.name)

@@ -148,6 +148,24 @@ def store_sql(meta: str, texts: str) -> str:
             f"JOIN ({texts}) t ON t.ord = m.ord LEFT JOIN ({meta}) p ON p.id = m.parent_id")
 
 
+def store_rows(chunks):
+    """The rows ``store_sql`` gives, from chunk rows held in memory (``CHUNKS`` of whole
+    documents, each chunk's parent among them): what a reader carried over to an update
+    made in the same process adds for the update's new chunks (``ra.index.successor``),
+    without reading them back from the partition just written."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    chunks = chunks.sort_by("ord")
+    parent = pc.index_in(chunks["parent_id"], value_set=chunks["id"].combine_chunks())
+    columns = {name: chunks[name] for name in RELATION_COLUMNS if name != "doc_ord"}
+    columns["doc_ord"] = pc.subtract(chunks["ord"], chunks["position"])
+    columns["parent_ord"] = chunks["ord"].take(parent)
+    columns["text"] = pc.binary_join_element_wise(chunks["heading"], chunks["body"],
+                                                  pa.scalar("", pa.string()))
+    return pa.table(columns)
+
+
 def register_store(con, store: ChunkStore) -> None:
     """Make ``texts`` a view over ``store``'s Arrow table: DuckDB reads the few texts a
     query asks for from its (memory-mapped) buffers. ``meta`` becomes a table of DuckDB's

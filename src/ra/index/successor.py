@@ -4,7 +4,9 @@
 held reader's memory is patched by the rows that changed: the chunks of the update's
 partitions that are gone are deleted from its in-memory tables and its ``ChunkStore``
 (whose Arrow batches are sliced around them),
-those numbered from the old ``next_ord`` on are read from the new partitions and added,
+those numbered from the old ``next_ord`` on are added (to the ``ChunkStore`` from the
+rows the update handed over when this process made it, ``relations.store_rows``; else,
+and to the tables it holds, read from the new partitions),
 and the changed terms and surface words are read again (handed over by the update when
 this process made it, ``ra.pipeline.update.Delta``; else found in the files: ords, terms
 and words of the update's partitions before and after). Chunk numbers are never reused
@@ -28,6 +30,7 @@ from ra.index.relations import (
     define_relations,
     quote,
     register_store,
+    store_rows,
     store_sql,
     view_name,
 )
@@ -105,20 +108,26 @@ def _patch(new: IndexReader, old: generations.Generation, old_manifest: dict,
     new.drop_impacts()
     new.patched = True
     new._store.drop(gone)  # first: a changed file's chunks come back with their ids
-    if after:  # the new chunks: read from the update's partitions only
-        _point_views(new, touched)
+    if after and (tables or delta is None):  # the new rows: from the update's partitions
+        _point_views(new, touched, names=("chunks", "lengths", "postings"))  # RELATIONS read
         for name, body, order in RELATIONS:
             if name in tables:
                 new.con.execute(f"INSERT INTO {name} SELECT * FROM ({body}) "
                                 f"WHERE ord >= $since ORDER BY {order}", {"since": since})
-        bodies = {name: body for name, body, _ in RELATIONS}
-        new._store.add(new.con.sql(store_sql(bodies["meta"], bodies["texts"])
-                                   + f" WHERE m.ord >= {since} ORDER BY m.ord").to_arrow_table())
+    if after:  # the new chunks: handed over by the update, else read back
+        if delta is not None:
+            new._store.add(store_rows(delta.chunks))
+        else:
+            bodies = {name: body for name, body, _ in RELATIONS}
+            new._store.add(new.con.sql(store_sql(bodies["meta"], bodies["texts"])
+                                       + f" WHERE m.ord >= {since} ORDER BY m.ord"
+                                       ).to_arrow_table())
     # the relations not loaded yet are views over the old generation's files: now over
     # the new one's (loading them to patch them cost the first edit after a load 0.4 s
     # on cpp-docs, 2 s at five times its size)
     define_relations(new.con, new.generation, [n for n in RESIDENT if n not in tables])
     register_store(new.con, new._store)
+    _point_views(new)
     if delta is None:
         new_words = _added_words(new, since, changed_terms) if after else set()
         old_surface = _part_files(old, old_manifest, touched, "surface")
@@ -130,7 +139,6 @@ def _patch(new: IndexReader, old: generations.Generation, old_manifest: dict,
     else:
         changed_terms, words = set(delta.term_ids), set(delta.words)
         rows, present = delta.terms, delta.present
-    _point_views(new, partitioned=bool(after))  # the global ones did with the new chunks
     new._near = {}
     _patch_vocabulary(new, changed_terms, words, rows, present)
 
@@ -182,12 +190,10 @@ def _patch_vocabulary(new: IndexReader, term_ids: set[int], words: set[str],
 
 
 def _point_views(reader: IndexReader, parts: list[int] | None = None,
-                 partitioned: bool = False) -> None:
-    """Point the artifact views at the reader's generation; with ``parts``, the
-    partitioned ones at those partitions only; ``partitioned``: only those."""
-    for name in VIEWS:
-        if partitioned and name not in PARTITIONED:
-            continue
+                 names: tuple[str, ...] = VIEWS) -> None:
+    """Point the artifact views ``names`` at the reader's generation; with ``parts``, the
+    partitioned ones at those partitions only."""
+    for name in names:
         if parts is not None and name in PARTITIONED:
             files = ", ".join(quote(reader.generation.path / name / part_name(p))
                               for p in parts if p in reader.manifest["partitions"])

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ra.pipeline.typed import int64
 from ra.store.artifacts import ANALYZED, LENGTHS, SURFACE
 from ra.store.layout import FIELDS
 from ra.text.analysis import Analyzer, analyzer_for, split_words
@@ -94,7 +95,7 @@ BATCH = 2_048
 def _batches(chunks: pa.Table) -> list[tuple[int, int]]:
     """``[a, b)`` row ranges of about ``BATCH`` chunks that cut no document (its chunks
     follow its node, ``position`` 0)."""
-    starts = pc.indices_nonzero(pc.equal(chunks["position"], 0)).to_pylist()
+    starts = pc.indices_nonzero(pc.equal(chunks["position"], int64(0))).to_pylist()
     cuts, last = [0], 0
     for start in starts:
         if start - last >= BATCH:
@@ -150,10 +151,11 @@ class Tokens:
              .group_by(["at", "term"], use_threads=False)
              .aggregate([("pos", "list"), ("pos", "count"), ("pos", "min")])
              .sort_by([("at", "ascending"), ("pos_min", "ascending")]))
-        at = g["at"]
+        at, per_chunk = g["at"], int64(n)
         return pa.table({
-            "ord": pc.take(ords, pc.divide(at, n)),
-            "field": pc.subtract(at, pc.multiply(pc.divide(at, n), n)).cast(pa.int8()),
+            "ord": pc.take(ords, pc.divide(at, per_chunk)),
+            "field": pc.subtract(at, pc.multiply(pc.divide(at, per_chunk), per_chunk)
+                                 ).cast(pa.int8()),
             "term": pc.take(self.terms, g["term"]),
             "tf": g["pos_count"].cast(pa.int32()),
             "positions": g["pos_list"].cast(pa.list_(pa.int32())),
@@ -165,7 +167,7 @@ class Tokens:
         doc_of_chunk, docs = [], {}
         for row in rows:
             doc_of_chunk.append(docs.setdefault((row["tree"], row["path"]), len(docs)))
-        doc = pc.take(pa.array(doc_of_chunk, pa.int32()), pc.divide(self.at, len(FIELDS)))
+        doc = pc.take(pa.array(doc_of_chunk, pa.int32()), pc.divide(self.at, int64(len(FIELDS))))
         g = (pa.table({"doc": doc, "word": self.word}).group_by(["doc", "word"])
              .aggregate([("word", "count")]))
         g = pa.table({"doc": g["doc"], "word": pc.take(self.words, g["word"]),

@@ -5,9 +5,10 @@ row groups, so a query that filters ``term_id`` reads only the row groups holdin
 terms (Parquet min/max statistics let DuckDB skip the rest). Document frequency counts
 chunks, over all fields: BM25F's IDF is per term, not per field. The collection-wide
 grouping of a full build runs in DuckDB over Arrow tables, on every core; postings (a
-hash lookup of each row's term and a sort) and an update's adjustments run in Arrow
-compute, which needs no DuckDB connection (opening one costs 20-35 ms) and is three times
-faster on a partition.
+hash lookup of each row's term and a sort) run in Arrow compute, which needs no DuckDB
+connection (opening one costs 20-35 ms) and is three times faster on a partition. An
+update's adjustments touch only the rows of its terms and words, found through lookups
+kept with the global tables (``ra.pipeline.lookups``) and changed in NumPy.
 
 A full build numbers terms in sorted order (``terms_of``). An update keeps every existing
 term id and adjusts df/cf by exactly what the changed files removed and added
@@ -17,14 +18,19 @@ not rewrite stay valid and statistics stay those of a full build.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
 
 import pyarrow as pa
 
+from ra.pipeline.typed import int64
 from ra.store.artifacts import POSTINGS, TERMS, WORDS
 from ra.store.layout import FIELDS
 
 POSTINGS_ROW_GROUP = 16_384
+#: Words an update adds or drops beyond which it lists the new words table afresh rather
+#: than insert and delete them in a copy of the old list (``updated_words``).
+LIST_EDITS = 64
 #: The order of postings rows: by term, so that a query's terms are a few row groups.
 POSTINGS_ORDER = [("term_id", "ascending"), ("ord", "ascending"), ("field", "ascending")]
 
@@ -80,8 +86,8 @@ def term_delta(removed: pa.Table, added: pa.Table) -> pa.Table:
             g = rows.group_by("term").aggregate([("ord", "count_distinct"), ("tf", "sum")])
             pieces.append(pa.table({
                 "term": g["term"],
-                "df": pc.multiply(g["ord_count_distinct"].cast(pa.int64()), sign),
-                "cf": pc.multiply(g["tf_sum"].cast(pa.int64()), sign)}))
+                "df": pc.multiply(g["ord_count_distinct"].cast(pa.int64()), int64(sign)),
+                "cf": pc.multiply(g["tf_sum"].cast(pa.int64()), int64(sign))}))
     if not pieces:
         return pa.table({"term": pa.array([], pa.string()), "df": pa.array([], pa.int64()),
                          "cf": pa.array([], pa.int64())})
@@ -94,32 +100,61 @@ def updated_terms(old: pa.Table, removed: pa.Table, added: pa.Table) -> pa.Table
     """``old`` terms minus the contribution of ``removed`` rows plus that of ``added``;
     terms whose df falls to zero are dropped, new terms numbered after the largest id in
     term order. Existing terms keep their ids, so postings that are not rewritten stay
-    valid. Plain arithmetic on the few terms that changed: no table is joined."""
-    import pyarrow.compute as pc
+    valid. Plain arithmetic on the few terms that changed, found by their ids
+    (``ra.pipeline.lookups``): no table is joined or hashed."""
+    import numpy as np
+
+    from ra.pipeline.lookups import keep, term_ids
 
     delta = term_delta(removed, added)
-    known = pc.is_in(delta["term"], value_set=old["term"])
-    df = _plus(old["df"], old["term"], delta["term"], delta["df"])
-    cf = _plus(old["cf"], old["term"], delta["term"], delta["cf"])
-    fresh = delta.filter(pc.invert(known)).sort_by("term")
-    last = pc.max(old["term_id"]).as_py()  # None when there are no terms yet
-    first = -1 if last is None else last
-    terms = pa.concat_tables([
-        pa.table({"term_id": old["term_id"], "term": old["term"], "df": df, "cf": cf}
-                 ).cast(TERMS),
-        pa.table({"term_id": pa.array(range(first + 1, first + 1 + fresh.num_rows),
-                                      pa.int32()),
-                  "term": fresh["term"], "df": fresh["df"], "cf": fresh["cf"]}).cast(TERMS),
-    ])
-    return terms.filter(pc.greater(terms["df"], 0))
+    ids = term_ids(old)
+    id_col = _numbers(old["term_id"])
+    if (np.diff(id_col) <= 0).any():
+        raise ValueError("the terms table is not in term_id order")
+    names = delta["term"].to_pylist()
+    found = np.fromiter((ids.get(t, -1) for t in names), np.int64, len(names))
+    known = found >= 0
+    at = np.searchsorted(id_col, found[known])
+    df, cf = _numbers(old["df"], copy=True), _numbers(old["cf"], copy=True)
+    df[at] += _numbers(delta["df"])[known]
+    cf[at] += _numbers(delta["cf"])[known]
+    fresh = sorted(np.flatnonzero(~known).tolist(), key=names.__getitem__)
+    first = int(id_col[-1]) + 1 if len(id_col) else 0
+    new_ids = np.arange(first, first + len(fresh), dtype=np.int64)
+    terms = pa.Table.from_arrays([
+        pa.array(np.concatenate([id_col, new_ids]), pa.int32()),
+        pa.concat_arrays([*old["term"].chunks, pa.array([names[i] for i in fresh], pa.string())]),
+        pa.array(np.concatenate([df, _numbers(delta["df"])[fresh]]), pa.int32()),
+        pa.array(np.concatenate([cf, _numbers(delta["cf"])[fresh]]), pa.int64()),
+    ], schema=TERMS)
+    gone = at[df[at] <= 0]
+    if len(gone):
+        keep_rows = np.ones(terms.num_rows, dtype=bool)
+        keep_rows[gone] = False
+        terms = terms.filter(pa.array(keep_rows))
+    if len(fresh) or len(gone):
+        ids = dict(ids)
+        ids.update((names[i], int(n)) for i, n in zip(fresh, new_ids, strict=True))
+        for i in gone.tolist():
+            del ids[old["term"][i].as_py()]
+    keep(terms, "terms", ids)
+    return terms
 
 
-def postings_of(analyzed: pa.Table, terms: pa.Table) -> pa.Table:
-    """Postings of ``analyzed`` rows with ``terms``' ids, sorted for row-group pruning."""
+def postings_of(analyzed: pa.Table, terms: pa.Table, *, looked_up: bool = False) -> pa.Table:
+    """Postings of ``analyzed`` rows with ``terms``' ids, sorted for row-group pruning.
+    ``looked_up``: find each row's term in ``terms``' kept lookup (``ra.pipeline.lookups``)
+    rather than hashing every term (an update's few rows)."""
     import pyarrow.compute as pc
 
-    at = pc.index_in(analyzed["term"], value_set=terms["term"])
-    table = pa.table({"term_id": terms["term_id"].take(at), "ord": analyzed["ord"],
+    if looked_up:
+        from ra.pipeline.lookups import term_ids
+
+        ids = term_ids(terms)
+        term_id = pa.array([ids.get(t) for t in analyzed["term"].to_pylist()], pa.int32())
+    else:
+        term_id = terms["term_id"].take(pc.index_in(analyzed["term"], value_set=terms["term"]))
+    table = pa.table({"term_id": term_id, "ord": analyzed["ord"],
                       "field": analyzed["field"], "tf": analyzed["tf"],
                       "positions": analyzed["positions"]})
     return table.sort_by(POSTINGS_ORDER).cast(POSTINGS)
@@ -138,40 +173,64 @@ def updated_words(old: pa.Table, removed: pa.Table, added: pa.Table,
                   terms: pa.Table) -> pa.Table:
     """``old`` words with the frequencies of ``removed`` surface rows subtracted and those
     of ``added`` added; words no longer present are dropped, new ones take their term's
-    id. A word always stems to the same term, so the word alone is the key."""
+    id and their place in word order. A word always stems to the same term, so the word
+    alone is the key; it is found by bisecting the sorted words (``ra.pipeline.lookups``)."""
+    import numpy as np
     import pyarrow.compute as pc
+
+    from ra.pipeline.lookups import keep, term_ids, word_list
 
     delta = pa.concat_tables([
         pa.table({"word": t["word"], "term": t["term"],
-                  "freq": pc.multiply(t["freq"].cast(pa.int64()), sign)})
+                  "freq": pc.multiply(t["freq"].cast(pa.int64()), int64(sign))})
         for sign, t in ((-1, removed), (1, added))
     ]).group_by(["word", "term"]).aggregate([("freq", "sum")])
-    known = pc.is_in(delta["word"], value_set=old["word"])
-    freq = _plus(old["freq"], old["word"], delta["word"], delta["freq_sum"])
-    fresh = delta.filter(pc.invert(known))
-    term_at = pc.index_in(fresh["term"], value_set=terms["term"])
-    fresh = fresh.filter(pc.is_valid(term_at))  # as the join of ``words_of``
-    ids = terms["term_id"].take(term_at.filter(pc.is_valid(term_at)))
-    words = pa.concat_tables([
-        pa.table({"word": old["word"], "term": old["term"], "term_id": old["term_id"],
-                  "freq": freq}).cast(WORDS),
-        pa.table({"word": fresh["word"], "term": fresh["term"], "term_id": ids,
-                  "freq": fresh["freq_sum"]}).cast(WORDS),
-    ])
-    words = words.filter(pc.greater(words["freq"], 0))
-    return words.sort_by("word") if fresh.num_rows else words
+    words = word_list(old)
+    names, stems = delta["word"].to_pylist(), delta["term"].to_pylist()
+    change = _numbers(delta["freq_sum"])
+    at = np.array([bisect_left(words, w) for w in names], dtype=np.int64)
+    known = np.array([a < len(words) and words[a] == w for a, w in zip(at, names, strict=True)],
+                     dtype=bool)
+    freq = _numbers(old["freq"], copy=True)
+    freq[at[known]] += change[known]
+    gone = at[known][freq[at[known]] <= 0]
+    ids = term_ids(terms)
+    fresh = sorted((names[i], i) for i in np.flatnonzero(~known).tolist()
+                   if stems[i] in ids)  # as the join of ``words_of``
+    table = old.set_column(old.schema.get_field_index("freq"), WORDS.field("freq"),
+                           pa.array(freq, pa.int64()))
+    if not fresh and not len(gone):
+        keep(table, "words", words)
+        return table
+    rows = [i for _, i in fresh]
+    new = pa.Table.from_arrays([
+        pa.array([names[i] for i in rows], pa.string()),
+        pa.array([stems[i] for i in rows], pa.string()),
+        pa.array([ids[stems[i]] for i in rows], pa.int32()),
+        pa.array(change[rows], pa.int64())], schema=WORDS)
+    where = [bisect_left(words, names[i]) for i in rows]
+    order = np.insert(np.arange(len(words)), where, np.arange(len(words), len(words) + len(rows)))
+    alive = np.concatenate([freq > 0, np.ones(len(rows), dtype=bool)])[order]
+    table = pa.concat_tables([table, new]).take(pa.array(order[alive]))
+    if len(rows) + len(gone) > LIST_EDITS:
+        listed = table["word"].to_pylist()
+    else:  # a few changes: made to a copy of the list
+        listed = list(words)
+        for i in reversed(rows):
+            listed.insert(bisect_left(listed, names[i]), names[i])
+        for i in sorted(gone.tolist(), reverse=True):
+            del listed[bisect_left(listed, words[i])]
+    keep(table, "words", listed)
+    return table
 
 
-def _plus(values: pa.ChunkedArray, keys: pa.ChunkedArray, delta_keys: pa.ChunkedArray,
-          delta: pa.ChunkedArray) -> pa.ChunkedArray:
-    """``values`` (int64) plus ``delta`` where ``keys`` equal ``delta_keys`` (distinct),
-    plus 0 elsewhere. Arrow compute only: NumPy is not a dependency of ra (pyarrow does
-    not need it, and ``to_numpy`` fails without it)."""
-    import pyarrow.compute as pc
+def _numbers(column, *, copy: bool = False):
+    """An integer column (ChunkedArray or Array) as an int64 NumPy array; ``copy``: one
+    that may be changed."""
+    import numpy as np
 
-    extra = pc.fill_null(delta.cast(pa.int64()).take(pc.index_in(keys, value_set=delta_keys)),
-                         0)
-    return pc.add(values.cast(pa.int64()), extra)
+    return column.to_numpy().astype(np.int64, copy=copy)
+
 
 
 def postings(analyzed: pa.Table, surface: pa.Table) -> tuple[pa.Table, pa.Table, pa.Table]:
@@ -191,7 +250,7 @@ def field_chunks(lengths: pa.Table) -> dict[str, int]:
     """How many ``lengths`` rows hold at least one token in each field."""
     import pyarrow.compute as pc
 
-    return {f: int(pc.sum(pc.greater(lengths[f], 0)).as_py() or 0) for f in FIELDS}
+    return {f: int(pc.sum(pc.greater(lengths[f], int64(0))).as_py() or 0) for f in FIELDS}
 
 
 def indexed_chunks(lengths: pa.Table) -> int:
@@ -202,7 +261,7 @@ def indexed_chunks(lengths: pa.Table) -> int:
     total = lengths[FIELDS[0]]
     for f in FIELDS[1:]:
         total = pc.add(total, lengths[f])
-    return int(pc.sum(pc.greater(total, 0)).as_py() or 0)
+    return int(pc.sum(pc.greater(total, int64(0))).as_py() or 0)
 
 
 def statistics(chunks: int, sums: dict[str, int], present: dict[str, int]) -> dict:

@@ -35,6 +35,7 @@ from ra.pipeline.compact import text_bytes, write_compact, write_store
 from ra.pipeline.discover import Discovery, FoundFile, discover, read_document
 from ra.pipeline.impacts import parameters
 from ra.pipeline.links import links_table
+from ra.pipeline.lookups import forget as forget_lookups
 from ra.pipeline.partitions import (
     PART_FILES,
     SPILLED,
@@ -57,6 +58,7 @@ from ra.pipeline.postings import (
     terms_of_counts,
     words_of,
 )
+from ra.pipeline.typed import int64
 from ra.store import generations
 from ra.store.layout import PARTITIONED, config_hash, part_name
 from ra.text.markup import is_markdown, plain_text_aside, set_code_aside
@@ -208,7 +210,7 @@ def oversized(chunks: pa.Table, limit: int) -> list[tuple[str, int]]:
     """``(id, chars)`` of chunks whose own text (heading and body, without subsections,
     which are chunks of their own) is over ``max_chunk_size`` characters."""
     own = pc.add(pc.utf8_length(chunks["heading"]), pc.utf8_length(chunks["body"]))
-    big = pc.greater(own, limit)
+    big = pc.greater(own, int64(limit))
     return list(zip(chunks["id"].filter(big).to_pylist(), own.filter(big).to_pylist(),
                     strict=True))
 
@@ -291,6 +293,7 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
     a partition while this process writes the chunk store)."""
     t0 = time.perf_counter()
     forget_written()
+    forget_lookups()
 
     def analyzed() -> Iterator[pa.Table]:
         for p in parts:
@@ -338,7 +341,8 @@ def write_generation(out: Path, config, found: Discovery, parts: list[Part],
                             "compact": time.perf_counter() - t2}
     report.seconds = time.perf_counter() - (t0 if started is None else started)
     finish_manifest(out, config, report, fingerprints_of(found.files),
-                    fingerprints_of(found.binary), {p.id: p.keys() for p in parts}, stats,
+                    fingerprints_of(found.binary), sorted(p.id for p in parts),
+                    {k: p.id for p in parts for k in p.keys()}, stats,
                     next_ord=chunks.num_rows, update={"kind": "full"}, compact=compact)
     return report
 
@@ -353,16 +357,17 @@ def write_postings(out: Path, pid: int, terms: pa.Table) -> int:
 
 
 def finish_manifest(out: Path, config, report: BuildReport, files: dict, binary: dict,
-                    partitions: dict[int, list[str]], stats: dict, *, next_ord: int,
+                    partitions: list[int], where: dict[str, int], stats: dict, *, next_ord: int,
                     update: dict, digest: str | None = None,
                     compact: dict | None = None) -> dict:
     """Write the manifest and the per-file record; ``files`` and ``binary`` map
-    ``tree:path`` to ``(size, mtime_ns, ctime_ns)``; ``digest`` is their fingerprint digest when
+    ``tree:path`` to ``(size, mtime_ns, ctime_ns)``, ``where`` each indexed file to its
+    partition, one of ``partitions``; ``digest`` is their fingerprint digest when
     the caller has it. With ``[semantic] enabled`` the generation also gets every chunk
     vector it can have without embedding (``ra.pipeline.vectors.carry``)."""
     manifest = write_manifest(
         out, config_hash=config_hash(config), stats=stats, files=files, binary=binary,
-        partitions=partitions, next_ord=next_ord, digest=digest, compact=compact,
+        partitions=partitions, where=where, next_ord=next_ord, digest=digest, compact=compact,
         counts={"files": report.files, "chunks": report.chunks, "terms": report.terms,
                 "postings": report.postings},
         problems=report.problems, update=update, seconds=report.seconds,

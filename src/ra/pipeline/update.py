@@ -23,6 +23,7 @@ the global term and word tables, and the per-file record (``fingerprints.json``)
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,8 +31,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ra.pipeline import typed
 from ra.pipeline.compact import carry_compact
 from ra.pipeline.discover import Discovery, FoundFile, Scan, found_file
+from ra.pipeline.lookups import term_ids, word_list
 from ra.pipeline.partitions import (
     PART_FILES,
     Part,
@@ -61,7 +64,8 @@ class Delta:
     """What an incremental update changed in its base, for a long-lived reader of the
     base carried over to it in the same process (``ra.index.successor``): found here
     while the tables are in memory, it spares the successor the queries that would find
-    it again in the files (about 25 ms of a one-file edit on cpp-docs)."""
+    it again in the files (about 25 ms of a one-file edit on cpp-docs), and the reading
+    back of the new chunks."""
 
     base: str  # the folder name of the generation it follows
     gone: tuple[int, ...]  # ords of the chunks removed (a changed file's old chunks)
@@ -69,6 +73,7 @@ class Delta:
     terms: tuple[tuple[str, int, int], ...]  # (term, term_id, df) of those still present
     words: tuple[str, ...]  # surface words of the files removed and indexed
     present: tuple[tuple[str, int], ...]  # (word, term_id) of those still present
+    chunks: pa.Table  # the new chunk rows (whole documents, numbered from the base's next_ord)
 
 
 #: The delta of the newest generation this process wrote by an update, by generation id.
@@ -84,22 +89,32 @@ def take_delta(generation: Path, base: str) -> Delta | None:
 
 def _delta(base: str, gone: pa.ChunkedArray, old_terms: pa.Table, terms: pa.Table,
            words: pa.Table, analyzed: tuple[pa.Table, pa.Table],
-           surface: tuple[pa.Table, pa.Table]) -> Delta:
-    """``analyzed`` and ``surface``: the rows that left and those that came."""
-    changed = pc.unique(pa.chunked_array(
-        [c for t in analyzed for c in t["term"].cast(pa.string()).chunks], pa.string()))
-    before = old_terms["term_id"].filter(pc.is_in(old_terms["term"], value_set=changed))
-    now = terms.filter(pc.is_in(terms["term"], value_set=changed))
-    surface = pc.unique(pa.chunked_array(
-        [c for t in surface for c in t["word"].cast(pa.string()).chunks], pa.string()))
-    present = words.filter(pc.is_in(words["word"], value_set=surface))
+           surface: tuple[pa.Table, pa.Table], chunks: pa.Table) -> Delta:
+    """``analyzed`` and ``surface``: the rows that left and those that came. Their terms
+    and words are looked up where the update kept them (``ra.pipeline.lookups``)."""
+    import numpy as np
+
+    def distinct(tables: tuple[pa.Table, pa.Table], name: str) -> list[str]:
+        return sorted(pc.unique(pa.chunked_array(
+            [c for t in tables for c in t[name].cast(pa.string()).chunks], pa.string())
+        ).to_pylist())
+
+    changed, surface_words = distinct(analyzed, "term"), distinct(surface, "word")
+    before, now = term_ids(old_terms), term_ids(terms)
+    present_terms = sorted((now[t], t) for t in changed if t in now)
+    df = terms["df"].to_numpy()[np.searchsorted(terms["term_id"].to_numpy(),
+                                                [i for i, _ in present_terms])]
+    listed, word_term = word_list(words), words["term_id"].to_numpy()
+    at = [bisect_left(listed, w) for w in surface_words]
     return Delta(
         base, tuple(gone.to_pylist()),
-        tuple(sorted({*before.to_pylist(), *now["term_id"].to_pylist()})),
-        tuple(zip(now["term"].to_pylist(), now["term_id"].to_pylist(),
-                  now["df"].to_pylist(), strict=True)),
-        tuple(surface.to_pylist()),
-        tuple(zip(present["word"].to_pylist(), present["term_id"].to_pylist(), strict=True)))
+        tuple(sorted({*(before[t] for t in changed if t in before),
+                      *(i for i, _ in present_terms)})),
+        tuple((t, i, int(d)) for (i, t), d in zip(present_terms, df, strict=True)),
+        tuple(surface_words),
+        tuple((w, int(word_term[a])) for w, a in zip(surface_words, at, strict=True)
+              if a < len(listed) and listed[a] == w),
+        chunks)
 
 
 @dataclass
@@ -140,7 +155,7 @@ def changes_since(record: generations.FileRecord, trees, scan: Scan, added: list
 
 
 def _keys(table: pa.Table) -> pa.Array:
-    return pc.binary_join_element_wise(table["tree"], table["path"], ":")
+    return pc.binary_join_element_wise(table["tree"], table["path"], typed.string(":"))
 
 
 def _without(part: Part, gone: list[str]) -> tuple[Part, Part]:
@@ -217,18 +232,20 @@ def update_into(out: Path, prev: Path, config, changes: Changes) -> BuildReport:
     words = updated_words(read_table(prev / "words.parquet"), *surface, terms)
     _DELTAS.clear()
     _DELTAS[generations.generation_id(out)] = _delta(
-        prev.name, _cat(dropped, "chunks")["ord"], old_terms, terms, words, analyzed, surface)
+        prev.name, _cat(dropped, "chunks")["ord"], old_terms, terms, words, analyzed, surface,
+        new.chunks)
     t_terms = time.perf_counter()
     with Writer() as writer:  # the global tables are written while the postings are made
         write_globals(out, terms, words, keep=True, writer=writer)
-        written = _write_parts(out, prev, where, kept_parts, added_rows, terms, writer)
+        ids, placed = _write_parts(out, prev, where, changes.gone + fresh_keys, kept_parts,
+                                   added_rows, terms, writer)
         compact = carry_compact(prev, out, manifest.get("compact"), touched)
     report = _report(manifest, changes, terms, new, dropped, added_rows,
                      _problems(manifest, changes, problems), config)
     report.stage_seconds = {"chunk+analyze": t_proc - start, "read": t_read - t_proc,
                             "terms": t_terms - t_read, "write": time.perf_counter() - t_terms}
     report.seconds = time.perf_counter() - start
-    finish_manifest(out, config, report, changes.files, changes.binary, written,
+    finish_manifest(out, config, report, changes.files, changes.binary, ids, placed,
                     _stats(manifest, dropped, added_rows),
                     next_ord=manifest["next_ord"] + new.chunks.num_rows,
                     update={"kind": "incremental", "base": prev.name, **changes.counts,
@@ -266,7 +283,7 @@ def rehearse(prev: Path) -> None:
 
 def _postings_with(part: Part, analyzed: pa.Table, terms: pa.Table) -> pa.Table:
     """The postings of ``part`` plus those of the new rows ``analyzed``, in term order."""
-    both = pa.concat_tables([part.postings, postings_of(analyzed, terms)])
+    both = pa.concat_tables([part.postings, postings_of(analyzed, terms, looked_up=True)])
     return both.sort_by(POSTINGS_ORDER)
 
 
@@ -287,34 +304,40 @@ def _cat(parts: list[Part], name: str) -> pa.Table:
     return pa.concat_tables(tables) if tables else getattr(Part.empty(0), name)
 
 
-def _write_parts(out: Path, prev: Path, where: dict[str, int], rewritten: list[Part],
-                 added: list[Part], terms: pa.Table, writer: Writer) -> dict[int, list[str]]:
-    """Write the rewritten partitions (empty ones disappear), link the rest; returns the
-    file keys of every partition of the new generation."""
+def _write_parts(out: Path, prev: Path, where: dict[str, int], changed: list[str],
+                 rewritten: list[Part], added: list[Part], terms: pa.Table,
+                 writer: Writer) -> tuple[list[int], dict[str, int]]:
+    """Write the rewritten partitions (empty ones disappear), link the rest; returns every
+    partition of the new generation and the one holding each of its files. ``where``:
+    the partition of every file before and of every new one, ``changed``: the files
+    whose rows left or came (only rewritten partitions hold them)."""
+    placed = dict(where)
+    for key in changed:
+        placed.pop(key, None)
     again = {p.id for p in rewritten}
-    partitions: dict[int, list[str]] = {}
-    for key, pid in where.items():
-        if pid not in again:
-            partitions.setdefault(pid, []).append(key)
-    link_parts(prev, out, sorted(partitions))
+    kept = sorted(set(placed.values()) - again)
+    link_parts(prev, out, kept)
     for part, mine in zip(rewritten, added, strict=True):
         if not part.files.num_rows:
             continue
         part.postings = _postings_with(part, mine.analyzed, terms)
         write_part(out, part, keep=True, writer=writer)
-        partitions[part.id] = part.keys()
-    if not partitions:
+        placed.update((key, part.id) for key in part.keys())
+        kept.append(part.id)
+    if not kept:
         write_part(out, Part.empty(0), writer=writer)  # keep every artifact folder readable
-        partitions[0] = []
-    return partitions
+        kept.append(0)
+    return sorted(kept), placed
 
 
 def _problems(manifest: dict, changes: Changes, new: list[str]) -> list[str]:
     """The problems a full build would report: discovery's now, those of the files
     indexed now, and those found before about unchanged files (decoding, frontmatter)."""
-    fresh = {f"{f.tree}:{f.path}" for f in changes.fresh}
-    unchanged = {k for k in changes.files if k not in fresh}
-    before = [p for p in manifest.get("problems", []) if _problem_key(p, unchanged)]
+    before = manifest.get("problems", [])
+    if before:  # most often none: no set of every file
+        fresh = {f"{f.tree}:{f.path}" for f in changes.fresh}
+        unchanged = {k for k in changes.files if k not in fresh}
+        before = [p for p in before if _problem_key(p, unchanged)]
     found = Discovery(skipped=changes.skipped).problems()
     return sorted(found + before + new)
 

