@@ -109,20 +109,28 @@ def test_workers_die_with_a_killed_writer_and_free_the_lock(tmp_path, sig, how):
     lock for ever: every later update waited on it. (On SIGINT the writer itself cancels
     the partitions not started and waits for the two under way, here 2 s each.)"""
     index_dir = tmp_path / "index"
+    pid = _signal_when_working(WORKING, [str(index_dir), how], "working", sig)
+    assert gone(pid) == []
+    assert lock_is_free(index_dir)
+
+
+def _signal_when_working(script: str, args: list[str], mark: str, sig) -> int:
+    """Run ``script`` in a session of its own until a worker prints ``mark`` (each
+    sleeps 2 s on SIGINT, which the writer waits for, else 120 s), send the writer
+    ``sig``, wait for it, kill it if it is still there; its pid."""
     job = "2" if sig == signal.SIGINT else "120"
-    proc = subprocess.Popen([sys.executable, "-c", WORKING, str(index_dir), how, job],
+    proc = subprocess.Popen([sys.executable, "-c", script, *args, job],
                             stdout=subprocess.PIPE, text=True, start_new_session=True)
     _started.append(proc.pid)
     try:
-        assert proc.stdout.readline().startswith("working")  # a worker runs
+        assert proc.stdout.readline().startswith(mark)  # a worker is at work
         assert len(session(proc.pid)) >= 3  # the writer and its two workers
         proc.send_signal(sig)
         proc.wait(timeout=NEXT_COMMAND_SECONDS)
     finally:
         proc.kill()
         proc.wait()
-    assert gone(proc.pid) == []
-    assert lock_is_free(index_dir)
+    return proc.pid
 
 
 POSTING = textwrap.dedent("""
@@ -149,19 +157,8 @@ def test_workers_writing_postings_die_with_a_killed_writer(tmp_path, sig):
     for i in range(FILES):
         (kb / "docs" / f"{i}.md").write_text(f"# Note {i}\n\nwords of note {i}\n")
     (kb / ".ra.toml").write_text('[tree.notes]\npath = "docs"\n')
-    job = "2" if sig == signal.SIGINT else "120"
-    proc = subprocess.Popen([sys.executable, "-c", POSTING, str(kb), job],
-                            stdout=subprocess.PIPE, text=True, start_new_session=True)
-    _started.append(proc.pid)
-    try:
-        assert proc.stdout.readline().startswith("posting")  # a worker writes postings
-        assert len(session(proc.pid)) >= 3  # the writer and its two workers
-        proc.send_signal(sig)
-        proc.wait(timeout=NEXT_COMMAND_SECONDS)
-    finally:
-        proc.kill()
-        proc.wait()
-    assert gone(proc.pid) == []
+    pid = _signal_when_working(POSTING, [str(kb)], "posting", sig)  # writing postings
+    assert gone(pid) == []
     index = kb / ".ra" / "index"
     assert lock_is_free(index)
     assert not [p for p in index.iterdir() if p.name.startswith("gen-")]
