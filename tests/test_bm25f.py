@@ -39,7 +39,7 @@ import pytest
 import ra.config.settings
 import ra.index.freshness
 from ra.index.reader import IndexReader
-from ra.pipeline.impacts import SCALE, impacts_sql
+from ra.pipeline.impacts import SCALE, exact_impacts, impacts_sql
 from ra.query.bm25f import (
     Filters,
     Sql,
@@ -1087,6 +1087,24 @@ def test_impacts_read_from_the_build_equal_those_computed_at_load(viewed, reside
     stored = viewed.query("SELECT term_id, ord, impact FROM impacts ORDER BY term_id, ord")
     assert len(stored) > 100 and stored == computed == resident.impact_arrays.rows()
 
+
+@pytest.mark.parametrize("weights", [Weights(), Weights(k1=2.0, b=0.3, boosts=(5.0, 1.0, 1.0,
+                                                                                1.0))])
+def test_impacts_computed_in_numpy_are_the_sqls_to_the_bit(resident, weights):
+    """``exact_impacts`` (what a reader carried over to an update computes) gives the
+    doubles of ``impacts_sql(exact=True)`` (what a reader loaded afresh computes), bit for
+    bit, from the postings in any order."""
+    import numpy as np
+
+    avg = resident.stats.avg_length
+    want = resident.con.execute(*impacts_sql("tf_postings", avg, weights, exact=True)
+                                ).fetchnumpy()
+    rows = resident.con.execute("SELECT term_id, ord, field, tf, len FROM tf_postings "
+                                "ORDER BY hash(ord, field)").fetchnumpy()
+    got = exact_impacts(rows, avg, weights)
+    assert len(want["ord"]) > 100
+    for name in ("term_id", "ord", "impact"):
+        assert np.array_equal(got[name], want[name]), name
 
 def test_top_sql_keeps_the_ties_with_the_last_best_row(viewed, resident):
     """Every chunk scoring at least the limit-th best comes back, so the caller can break

@@ -41,10 +41,10 @@ def _document(rng: random.Random, n: int, status: str | None) -> str:
     return f"{front}# {' '.join(rng.sample(WORDS, 2))} {n}\n\n" + "\n".join(sections)
 
 
-@pytest.fixture(scope="module")
-def reader(tmp_path_factory):
-    rng = random.Random(20261125)
-    home, root = tmp_path_factory.mktemp("arrays-home"), tmp_path_factory.mktemp("arrays")
+def _corpus(rng: random.Random, tmp_path_factory, name: str):
+    """``(root, home)`` of a knowledge base: a local tree of 60 documents and a global
+    one of 20, one in seven archived."""
+    home, root = tmp_path_factory.mktemp(f"{name}-home"), tmp_path_factory.mktemp(name)
     for folder, count in ((root / "docs", 60), (home / "notes", 20)):
         folder.mkdir()
         for n in range(count):
@@ -52,6 +52,13 @@ def reader(tmp_path_factory):
             (folder / f"{rng.choice(WORDS)}-{n}.md").write_text(_document(rng, n, status))
     (root / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
     (home / ".ra.toml").write_text(f'[tree.notes]\npath = "{home / "notes"}"\n')
+    return root, home
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory):
+    rng = random.Random(20261125)
+    root, home = _corpus(rng, tmp_path_factory, "arrays")
     with short_and_held(root, home) as (short, held, config):
         assert held.impacts(Weights()) and held.impact_arrays is not None
         assert short.impacts(Weights()) and short.impact_arrays is None
@@ -201,3 +208,79 @@ def test_build_counts_terms_takes_flags_by_ord_and_refuses_rows_out_of_order():
             build(wrong, terms=5, chunks=chunks, capacity=9)
     with pytest.raises(ValueError):  # more rows than counted
         build([batch([0, 1], [0, 1], [1, 1])], terms=5, chunks=chunks, capacity=1)
+
+
+# --- a reader carried over to an update --------------------------------------------------
+
+@pytest.fixture(scope="module")
+def patched(tmp_path_factory):
+    """A long-lived reader carried over to an incremental update (``ra.index.successor``),
+    which computes the impacts of the terms it is asked about (``TermImpacts``); its
+    formula (``bm25f_sql``) is what they must give. The update adds an archived document
+    and a global one, archives a third and edits a fourth, so the new chunks' flags
+    matter."""
+    from ra.index.freshness import refresh_index
+    from ra.index.successor import carry_over
+    from ra.store import generations
+
+    rng = random.Random(20261126)
+    root, home = _corpus(rng, tmp_path_factory, "patched")
+    with short_and_held(root, home) as (_, held, config):
+        assert held.impacts(Weights())
+        docs = sorted((root / "docs").glob("*.md"))
+        (root / "docs" / "new-archived.md").write_text(_document(rng, 100, "archived"))
+        (home / "notes" / "new-global.md").write_text(_document(rng, 101, None))
+        docs[0].write_text(_document(rng, 102, "archived"))
+        docs[1].write_text(_document(rng, 103, None))
+        assert refresh_index(config).startswith("indexed 4 changed files")
+        successor = carry_over(held, generations.open_current(config.index_dir))
+        assert successor is not None and successor.patched
+        try:
+            yield successor
+        finally:
+            successor.close()
+
+
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=query, fuzzy=st.booleans(), weights=st.sampled_from(WEIGHTS),
+       archived=st.booleans())
+def test_a_carried_over_reader_scores_what_its_formula_scores(patched, text, fuzzy, weights,
+                                                               archived):
+    """Its impacts, computed term by term under the statistics after the update, give
+    ``bm25f_sql``'s rows (every row: the operations differ in order, so a tie at a limit
+    could fall either way), global and archived chunks, new and old, included."""
+    from ra.index.impact_arrays import TermImpacts
+    from ra.query.bm25f import bm25f_sql
+
+    plan = plan_query(parse(text), patched, Analyzer("english"),
+                      PlanOptions(fuzzy=fuzzy, distance=1), text, rankable=True)
+    filters = Filters(include_archived=archived)
+    n = patched.stats.chunks
+    assert patched.impacts(weights) and isinstance(patched.impact_arrays, TermImpacts)
+    got = sorted(top_rows(plan, patched.impact_arrays, n, weights, filters, 10_000),
+                 key=lambda r: r[5])
+    exact = bm25f_sql(plan, n, patched.stats.avg_length, weights, filters, 10_000,
+                      metadata=False)
+    _assert_same(got, sorted(patched.query(exact.text, exact.params), key=lambda r: r[5]))
+
+
+def test_a_carried_over_reader_computes_a_terms_impacts_once(patched):
+    """Each term's impacts are computed when a query first needs them, those of one
+    query in one go, and held for the next queries (under other weights, afresh)."""
+    weights = replace(Weights(), k1=1.5)  # weights no query of this module used
+    plan = plan_query(parse("cache eviction OR socket"), patched, Analyzer("english"),
+                      PlanOptions(), "cache eviction OR socket")
+    assert patched.impacts(weights)
+    arrays, asked = patched.impact_arrays, []
+    real = arrays._compute
+    arrays._compute = lambda ids: asked.append(ids) or real(ids)
+    first = top_rows(plan, arrays, patched.stats.chunks, weights, Filters(), 10)
+    assert first and top_rows(plan, arrays, patched.stats.chunks, weights, Filters(),
+                              10) == first
+    assert asked == [sorted({a.term_id for c in plan.clauses for a in c.alts})]
+    assert patched.impacts(weights) and patched.impact_arrays is arrays
+    assert patched.impacts(Weights()) and patched.impact_arrays is not arrays
+    # computing takes the reader's lock, and only it: a query inside ``use()`` (which
+    # holds it) and one outside cannot each hold a lock the other waits for
+    assert arrays._lock is patched.lock

@@ -48,15 +48,14 @@ class ImpactArrays:
         low, high = int(self.starts[term_id]), int(self.starts[term_id + 1])
         return self.ords[low:high], self.impacts[low:high]
 
+    def load(self, term_ids: Iterable[int | None]) -> None:
+        """Nothing: every term's postings are held (``TermImpacts`` computes them)."""
+
     def scratch(self) -> tuple[np.ndarray, np.ndarray]:
         """This thread's by-ord work arrays ``(hit, slot)``: all False and all -1, as
         ``top_rows`` must leave them (it resets the entries it set). Allocating them per
         query cost more than the sums: every page of a fresh array is a page fault."""
-        held = getattr(self._local, "arrays", None)
-        if held is None:
-            held = (np.zeros(self.chunks, dtype=bool), np.full(self.chunks, -1, np.int32))
-            self._local.arrays = held
-        return held
+        return _scratch(self._local, self.chunks)
 
     def describe(self) -> str:
         return (f"{len(self.ords):,} impacts of {len(self.starts) - 1:,} terms held as "
@@ -67,6 +66,80 @@ class ImpactArrays:
         terms = np.repeat(np.arange(len(self.starts) - 1), np.diff(self.starts))
         return list(zip(terms.tolist(), self.ords.tolist(), self.impacts.tolist(),
                         strict=True))
+
+
+def _scratch(local: threading.local, size: int) -> tuple[np.ndarray, np.ndarray]:
+    held = getattr(local, "arrays", None)
+    if held is None:
+        held = (np.zeros(size, dtype=bool), np.full(size, -1, np.int32))
+        local.arrays = held
+    return held
+
+
+class TermImpacts:
+    """The impacts of the terms a reader is asked about, computed when first asked and
+    then held: what a reader carried over to an update (``ra.index.successor``) scores
+    plain queries with, the interface of ``ImpactArrays``. The build's impacts hold for
+    the averages before the update; these are computed exactly
+    (``impacts_sql(exact=True)``) from the reader's ``tf_postings`` under the averages
+    now, as a reader loaded afresh computes every term's, but only for the terms of the
+    queries it answers: one DuckDB query for those of a query not held yet, where the
+    formula (``bm25f_sql``) also joined every candidate with the chunks' metadata.
+
+    ``compute(term_ids)``: the rows ``term_id, ord, impact`` of those terms as NumPy
+    arrays, sorted by term and chunk; ``is_global`` and ``archived``: the chunk flags by
+    ord, over every ord the reader may hold; ``lock``: the reader's, which ``compute``
+    takes too (one lock, so that two threads cannot each hold one and wait for the
+    other)."""
+
+    def __init__(self, compute, is_global: np.ndarray, archived: np.ndarray,
+                 lock: threading.RLock) -> None:
+        self._compute = compute
+        self.is_global, self.archived = is_global, archived
+        self.any_archived = bool(archived.any())
+        self._held: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._lock = lock
+        self._local = threading.local()
+
+    @property
+    def chunks(self) -> int:
+        return len(self.is_global)
+
+    def load(self, term_ids: Iterable[int | None]) -> None:
+        """Compute the postings of those of ``term_ids`` not held yet, in one query."""
+        with self._lock:
+            missing = sorted({t for t in term_ids if t is not None and t not in self._held})
+            if not missing:
+                return
+            rows = self._compute(missing)
+            ids = np.asarray(rows["term_id"])
+            ords = np.asarray(rows["ord"]).astype(np.int32)
+            values = np.asarray(rows["impact"], dtype=np.float64)
+            for t, low, high in zip(missing, np.searchsorted(ids, missing, "left"),
+                                    np.searchsorted(ids, missing, "right"), strict=True):
+                self._held[t] = (ords[low:high], values[low:high])
+
+    def postings(self, term_id: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ords and impacts of ``term_id`` (empty for a term with no posting)."""
+        if term_id not in self._held:
+            self.load([term_id])
+        return self._held[term_id]
+
+    def scratch(self) -> tuple[np.ndarray, np.ndarray]:
+        return _scratch(self._local, self.chunks)
+
+    def describe(self) -> str:
+        return (f"impacts of {len(self._held):,} terms computed as queries asked for them "
+                "(a reader carried over to an update), held as arrays")
+
+
+def flags(ords: np.ndarray, is_global: np.ndarray, archived: np.ndarray,
+          size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(is_global, archived)`` by ord, ``size`` long, of the chunks ``ords``."""
+    by_ord = np.zeros(size, dtype=bool), np.zeros(size, dtype=bool)
+    by_ord[0][ords] = is_global
+    by_ord[1][ords] = archived
+    return by_ord
 
 
 def build(batches: Iterable[dict], terms: int, chunks: dict, capacity: int) -> ImpactArrays:

@@ -46,9 +46,11 @@ def carry_over(held: IndexReader, generation: generations.Generation) -> IndexRe
 
     Possible when ``generation`` is the incremental update (``ra.pipeline.update``) of the
     one ``held`` reads; ``held`` is closed then: its connection moves to the successor.
-    ``impacts`` were computed under the old length averages, so they are dropped and the
-    successor scores with ``bm25f_sql`` over ``tf_postings``: the same scores, a little
-    slower, until a reader loaded afresh replaces it (``ra.index.warm``).
+    ``impacts`` were computed under the old length averages, so they are dropped: the
+    successor computes those of the terms its plain queries ask about, when they first
+    do, under the averages now (``impact_arrays.TermImpacts``), and scores other queries
+    with ``bm25f_sql`` over ``tf_postings``: the same scores as a reader loaded afresh,
+    until one replaces it (``ra.index.warm``).
 
     None, and nothing changed, when this cannot be done: ``held`` is not in memory,
     another thread holds it, or ``generation`` follows another generation. A failure

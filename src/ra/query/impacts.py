@@ -99,6 +99,7 @@ def top_rows(plan: Plan, arrays, n_chunks: int, weights: Weights, filters: Filte
     where it has none."""
     import numpy as np
 
+    arrays.load(a.term_id for c in plan.clauses for a in c.alts)  # computed ones: at once
     alts = []
     for k, c in enumerate(plan.clauses):
         for a in c.alts:
