@@ -19,7 +19,7 @@ from conftest import partitioned_book
 from ra.config.settings import load_config
 from ra.errors import IndexStateError
 from ra.index.freshness import refresh_index
-from ra.index.reader import IndexReader
+from ra.index.reader import HELD, IndexReader
 from ra.index.relations import RELATIONS
 from ra.pipeline.impacts import parameters, record
 from ra.query.search import Searcher, SearchOptions
@@ -193,7 +193,8 @@ def test_a_long_lived_reader_loads_its_tables_from_the_compact_artifacts(project
             kind = reader.impact_arrays.impacts.dtype.name
             assert kind == ("uint16" if change is None else "float64")
             kinds = dict(reader.con.execute(
-                "SELECT table_name, 'table' FROM duckdb_tables() WHERE temporary").fetchall())
+                "SELECT table_name, 'table' FROM duckdb_tables() WHERE database_name = ?",
+                [HELD]).fetchall())
             assert {"tf_postings"} <= set(kinds)
             assert relations(reader) == partitioned(reader)
             assert got == without_compact(config)

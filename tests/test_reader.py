@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import ra.config.settings
 import ra.index.freshness
 from conftest import short_and_held
-from ra.index.reader import IndexReader
+from ra.index.reader import HELD, IndexReader
 from ra.index.vocabulary import SurfaceIndex, anchors
 from ra.query.bm25f import bm25f_sql
 from ra.query.fuzzy import closest, expand
@@ -104,6 +104,25 @@ def test_the_long_lived_reader_holds_its_relations_in_memory(pair):
         assert relation not in tables(reader.reader)
     store = resident.reader._store
     assert resident.reader.query("SELECT count(*) FROM meta")[0][0] == len(store) > 0
+
+
+def test_held_relations_are_compressed_tables_of_their_own_database(pair):
+    """The relations a long-lived reader holds live in an attached in-memory database
+    that DuckDB compresses (a temporary table is never compressed: 118 MB against 27 for
+    ``meta`` and ``tf_postings`` on cpp-docs), are found by their bare names, and take
+    an update's patches (``successor`` deletes and inserts by those names)."""
+    _, resident = pair
+    with IndexReader.open(resident.config.index_dir) as reader:
+        reader.keep_vocabulary = True
+        reader.hold("meta", "field_lengths", "tf_postings")
+        where = dict(reader.query("SELECT table_name, database_name FROM duckdb_tables()"))
+        assert {where[n] for n in ("meta", "field_lengths", "tf_postings")} == {HELD}
+        compressions = {c for (c,) in reader.query(
+            f"SELECT DISTINCT compression FROM pragma_storage_info('{HELD}.tf_postings')")}
+        assert compressions - {"Uncompressed"}, compressions
+        before = reader.query("SELECT count(*) FROM meta")[0][0]
+        reader.query("DELETE FROM meta WHERE ord = (SELECT min(ord) FROM meta)")
+        assert reader.query("SELECT count(*) FROM meta")[0][0] == before - 1
 
 
 def test_a_long_lived_reader_loads_its_relations_on_first_need(pair):

@@ -169,7 +169,8 @@ def store_rows(chunks):
 def register_store(con, store: ChunkStore) -> None:
     """Make ``texts`` a view over ``store``'s Arrow table: DuckDB reads the few texts a
     query asks for from its (memory-mapped) buffers. ``meta`` becomes a table of DuckDB's
-    own when a query needs it (``RESIDENT``): as a view over the same buffers it cost
+    own (compressed: ``IndexReader._materialise``) when a query needs it (``RESIDENT``):
+    as a view over the same buffers it cost
     every query that joins it a conversion of the columns it reads (``ra context`` on
     cpp-docs: 26.4 ms of SQL against 18.4, about 100 MB less memory)."""
     con.register(STORE_VIEW, store.table())
