@@ -31,7 +31,9 @@ import pytest
 
 import ra.config.settings
 import ra.index.freshness
+import ra.query.search as search_module
 from conftest import CORPORA
+from ra.index.reader import IndexReader
 from ra.query.search import Searcher, SearchOptions
 
 DEPTH = 10  # ranks counted for MRR
@@ -421,6 +423,30 @@ def test_negated_words_are_absent_from_rust_book_results(rust_book, query, word)
     assert results
     for r in results:
         assert word not in r.content.lower().split(), r.id
+
+
+@pytest.mark.parametrize("query", ["ownership -reference", "mutex -async", "error -panic",
+                                   "trait -generic", "closure -iterator", "vector -string"])
+def test_the_excluded_chunks_of_the_answers_documents_rank_as_all_of_them(rust_book, query,
+                                                                         monkeypatch):
+    """``bm25f_sql`` lists the chunks holding an excluded word only in the documents of
+    its rows, where ranking looks (an answer's ancestors are of its document): the
+    results are those of the whole list, aggregation included."""
+    short = rust_book.searcher
+    with IndexReader.open(short.config.index_dir) as reader:  # and a long-lived one's
+        reader.keep_vocabulary = True
+        searchers = (short, Searcher(reader, short.config))
+
+        def results():
+            return [[(r.id, r.score, r.content)
+                     for r in s.search([query], SearchOptions()).queries[0].results]
+                    for s in searchers]
+
+        fewer = results()
+        every = search_module.bm25f_sql
+        monkeypatch.setattr(search_module, "bm25f_sql",
+                            lambda *a, **k: every(*a, **{**k, "every_tainted": True}))
+        assert all(fewer) and fewer == results()
 
 
 def test_negated_words_are_absent_from_tldr_results(tldr):

@@ -137,10 +137,11 @@ def alternative_idf(n_chunks: int, clause: Clause, alt: Alt) -> float:
 
 def bm25f_sql(plan: Plan, n_chunks: int, avg_length: dict[str, float], weights: Weights,
               filters: Filters, limit: int, *, ancestors: bool = False,
-              metadata: bool = True) -> Sql:
+              metadata: bool = True, every_tainted: bool = False) -> Sql:
     """The scoring query of ``plan``: rows ``(score, matched, complete, total, tainted,
     *META_COLUMNS)``, best first; ``tainted`` lists the chunks that hold a word the query
-    excludes (no result may contain one, see ``top_negations``). With ``ancestors``, the
+    excludes (no result may contain one, see ``top_negations``) in the documents of the
+    rows, or in every document with ``every_tainted``. With ``ancestors``, the
     rows of every ancestor of those chunks (and of any chunk tied with the last of them)
     follow, with NULL in the first five columns, so ranking climbs the chunk tree without
     asking again (all rows' metadata comes from one pass over ``meta``).
@@ -190,7 +191,16 @@ def bm25f_sql(plan: Plan, n_chunks: int, avg_length: dict[str, float], weights: 
     lim = sql.bind(int(limit))
     near = ("SELECT * FROM ranked WHERE score >= (SELECT min(score) FROM (SELECT score "
             f"FROM ranked ORDER BY score DESC LIMIT {lim}))")
-    listed = "(SELECT list(ord) FROM tainted)" if tainted else "NULL::INTEGER[]"
+    # the tainted chunks of the answers' documents only: ranking asks whether an answer
+    # or one of its ancestors holds one (``Searcher._rank``), and every ancestor is of its
+    # document (cpp-docs, 'template -class': the whole list, 63,841 ords in each of 101
+    # rows, took 0.85 of the query's 0.99 s); all of them with ``every_tainted``, for
+    # answers fused with chunks of other documents ([semantic])
+    listed = "NULL::INTEGER[]"
+    if tainted:
+        listed = ("(SELECT list(ord) FROM tainted)" if every_tainted else
+                  "(SELECT list(x.ord) FROM tainted x JOIN meta xm ON xm.ord = x.ord "
+                  "WHERE xm.doc_ord IN (SELECT doc_ord FROM near))")
     cols = ", ".join("m." + c for c in META_COLUMNS)
     if not metadata:
         if ancestors:

@@ -336,7 +336,7 @@ class Searcher:
         else:
             sql = top_sql(plan, stats.chunks, weights, filters, limit) if top else bm25f_sql(
                 plan, stats.chunks, stats.avg_length, weights, filters, limit,
-                ancestors=not resident, metadata=False)
+                ancestors=not resident, metadata=False, every_tainted=self._meaning_on(o))
             found = self.reader.query(sql.text, sql.params)
         scored = [r for r in found if r[0] is not None]
         metas = self.reader.lineage([r[5] for r in scored], None if resident or top else

@@ -9,7 +9,7 @@ totals AS (SELECT bool_or(ok) AS any_ok, count(*) FILTER (WHERE ok) AS n_ok, cou
 ranked AS MATERIALIZED (SELECT c.ord, c.doc_ord, CASE WHEN t.any_ok THEN c.score ELSE c.score * pow(c.matched / $p20, $p21) END AS score, c.matched, t.any_ok AS complete, CASE WHEN t.any_ok THEN t.n_ok ELSE t.n_partial END AS total FROM cand c, totals t WHERE CASE WHEN t.any_ok THEN c.ok ELSE c.neg_ok AND c.matched > 0 END),
 near AS MATERIALIZED (SELECT * FROM ranked WHERE score >= (SELECT min(score) FROM (SELECT score FROM ranked ORDER BY score DESC LIMIT $p22))),
 lineage AS (SELECT ord, score, matched, complete, total FROM near UNION ALL SELECT DISTINCT a.ord, NULL, NULL, NULL, NULL FROM near t JOIN meta a ON a.doc_ord = t.doc_ord AND a.ord < t.ord AND t.ord <= a.ord + a.descendants)
-SELECT t.score, t.matched, t.complete, t.total, CASE WHEN t.score IS NOT NULL THEN (SELECT list(ord) FROM tainted) END AS tainted, m.ord, m.id, m.doc_id, m.parent_id, m.tree, m.path, m.depth, m.sibling_count, m.descendants, m.title, m.breadcrumb, m.is_global, m.tokens, m.line, m.mtime_ns
+SELECT t.score, t.matched, t.complete, t.total, CASE WHEN t.score IS NOT NULL THEN (SELECT list(x.ord) FROM tainted x JOIN meta xm ON xm.ord = x.ord WHERE xm.doc_ord IN (SELECT doc_ord FROM near)) END AS tainted, m.ord, m.id, m.doc_id, m.parent_id, m.tree, m.path, m.depth, m.sibling_count, m.descendants, m.title, m.breadcrumb, m.is_global, m.tokens, m.line, m.mtime_ns
 FROM lineage t JOIN meta m ON m.ord = t.ord
 QUALIFY t.score IS NULL OR row_number() OVER (PARTITION BY t.score IS NULL ORDER BY t.score DESC, m.id) <= $p22
 ORDER BY t.score DESC NULLS LAST, m.id

@@ -8,6 +8,6 @@ cand AS MATERIALIZED (SELECT pc.ord, m.doc_ord, (coalesce(c0, 0) + coalesce(c1, 
 totals AS (SELECT bool_or(ok) AS any_ok, count(*) FILTER (WHERE ok) AS n_ok, count(*) FILTER (WHERE neg_ok AND matched > 0) AS n_partial FROM cand),
 ranked AS MATERIALIZED (SELECT c.ord, c.doc_ord, CASE WHEN t.any_ok THEN c.score ELSE c.score * pow(c.matched / $p20, $p21) END AS score, c.matched, t.any_ok AS complete, CASE WHEN t.any_ok THEN t.n_ok ELSE t.n_partial END AS total FROM cand c, totals t WHERE CASE WHEN t.any_ok THEN c.ok ELSE c.neg_ok AND c.matched > 0 END),
 near AS (SELECT * FROM ranked WHERE score >= (SELECT min(score) FROM (SELECT score FROM ranked ORDER BY score DESC LIMIT $p22)))
-SELECT t.score, t.matched, t.complete, t.total, (SELECT list(ord) FROM tainted) AS tainted, m.ord, m.id, m.doc_id, m.parent_id, m.tree, m.path, m.depth, m.sibling_count, m.descendants, m.title, m.breadcrumb, m.is_global, m.tokens, m.line, m.mtime_ns
+SELECT t.score, t.matched, t.complete, t.total, (SELECT list(x.ord) FROM tainted x JOIN meta xm ON xm.ord = x.ord WHERE xm.doc_ord IN (SELECT doc_ord FROM near)) AS tainted, m.ord, m.id, m.doc_id, m.parent_id, m.tree, m.path, m.depth, m.sibling_count, m.descendants, m.title, m.breadcrumb, m.is_global, m.tokens, m.line, m.mtime_ns
 FROM near t JOIN meta m ON m.ord = t.ord
 ORDER BY t.score DESC, m.id LIMIT $p22
