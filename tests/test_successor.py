@@ -10,7 +10,9 @@ partitions and links the others.
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 from pathlib import Path
 
 import pytest
@@ -177,6 +179,29 @@ def test_successors_chain_over_several_updates(project):
     finally:
         reader.close()
         fresh.close()
+
+
+def test_a_closed_successor_lets_go_of_its_memory_without_the_cyclic_collector(project):
+    """A successor scoring with ``TermImpacts`` is in a reference cycle (the impacts call
+    back into it); closing it must still free its vocabulary, chunk store and impacts at
+    once, or a daemon grows by a vocabulary an edit until the collector runs (cpp-docs:
+    287 -> 901 MB after five edits)."""
+    config = load_config(project)
+    reader = warm_reader(config)
+    edit_one(project / "docs")
+    refresh_index(config)
+    successor = carry_over(reader, generations.open_current(config.index_dir))
+    Searcher(successor, config).search(["ownership zebra"])
+    assert isinstance(successor.impact_arrays, TermImpacts)
+    held = [weakref.ref(x) for x in (successor._vocab, successor._store,
+                                     successor.impact_arrays)]
+    gc.disable()
+    try:
+        successor.close()
+        del reader
+        assert [r() for r in held] == [None, None, None]
+    finally:
+        gc.enable()
 
 
 def test_no_successor_for_a_generation_that_does_not_follow_this_one(project):

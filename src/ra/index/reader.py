@@ -238,10 +238,19 @@ class IndexReader:
         self._vocab = SurfaceIndex(words)
 
     def close(self) -> None:
+        """Close the connection and unpin the generation, and let go of what the reader
+        holds in memory (rebinding, not clearing: a successor shares some of it). A
+        reader carried over to an update is in a reference cycle (its ``TermImpacts``
+        calls back into it), which only the cyclic collector frees, late: a daemon
+        editing cpp-docs grew some 30 MB an edit until it ran (287 -> 901 MB after 5)."""
         try:
             self.con.close()
         finally:
             self.generation.close()
+            self._vocab = self._store = self.impact_arrays = self.semantic = None
+            self._terms, self._term_info, self._near = {}, {}, {}
+            self._meta_by_id, self._by_ord, self._lineage = {}, {}, set()
+            self._impacts, self.keep_vocabulary = None, False
 
     def __enter__(self) -> IndexReader:
         return self
