@@ -23,10 +23,12 @@ Per corpus, in a temporary folder holding a copy of the corpus (never written in
 5. start-up: ``ra --help`` and ``ra search`` wall time and ``-X importtime`` totals, with
    the root packages that cost most;
 6. ``ra context`` on a 2,016-line C++ file, cold process and warm in-process
-   (``benchmarks.context_speed``).
+   (``benchmarks.context_speed``);
+7. the memory of a long-lived process (``_child_daemon_memory``: what ``ra daemon`` and
+   ``ra mcp`` hold) once warm, after plain and other queries, and after each of a few edits.
 
 Every ratio is ra ÷ peer from the same run. The child entry points are
-``python -m benchmarks.speed build|latency|update|incremental|refresh ...``.
+``python -m benchmarks.speed build|latency|update|incremental|refresh|warm|daemon ...``.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ PEERS = ("tantivy", "bm25s", "sqlite-fts5")
 TREE = "corpus"
 LIMIT = 5  # results per query: ra's default_limit
 EDIT_LINE = "\nA line appended by the ra benchmark (incremental update probe).\n"
+DAEMON_EDITS = 5  # edits a long-lived process indexes in ``_child_daemon_memory``
 
 
 # --- child processes -------------------------------------------------------------------
@@ -194,6 +197,64 @@ def _child_warm(ra_folder: str, query: str) -> dict:
     return out
 
 
+def _child_daemon_memory(ra_folder: str, edit: str, queries_file: str) -> dict:
+    """What a long-lived process holds (``ra.index.warm.WarmIndex``, as ``ra daemon`` and
+    ``ra mcp`` keep it, the writer prepared): RSS once warm, after the agent queries,
+    after queries that are not plain (a negation and a phrase of each of 20 of them), and
+    after each of ``DAEMON_EDITS`` edits of ``edit`` (each searched for, then the reader
+    reloaded); and the peak."""
+    from ra.config.settings import load_config
+    from ra.index.warm import WarmIndex
+    from ra.query.search import Searcher, SearchOptions
+
+    queries = json.loads(Path(queries_file).read_text())
+    index = WarmIndex(load_config(Path(ra_folder)), cwd=Path(ra_folder)).start()
+
+    def search(query: str) -> int:
+        with index.use() as reader:
+            return len(Searcher(reader, index.config).search([query], SearchOptions())
+                       .queries[0].results)
+
+    def settled() -> None:  # warm, writer prepared, no reload pending
+        index.wait_warm(300)
+        deadline = time.monotonic() + 300
+        while index._warming is not None or getattr(index._reader, "patched", True):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the daemon's reader did not settle in 300 s")
+            time.sleep(0.1)
+
+    try:
+        settled()
+        out = {"warm_mb": current_rss_mb()}
+        for q in queries:
+            search(q)
+        out["plain_mb"] = current_rss_mb()
+        for q in [q for q in queries if len(q.split()) > 1][:20]:
+            words = q.split()
+            search(f"{' '.join(words[:-1])} -{words[-1]}")
+            search(f'"{q}"')
+        out["other_mb"] = current_rss_mb()
+        after = []
+        for i in range(DAEMON_EDITS):
+            with open(edit, "a", encoding="utf-8") as f:
+                f.write(f"\nA section the ra benchmark added: zqxbench{i}.\n")
+            if not search(f"zqxbench{i}"):
+                raise RuntimeError(f"edit {i} was not found after the update")
+            settled()
+            after.append(current_rss_mb())
+        out["edits_mb"] = after
+        out["peak_rss_mb"] = peak_rss_mb()
+        return out
+    finally:
+        index.close()
+
+
+def _daemon_memory(folder: Path, root: Path, edit: Path) -> dict:
+    progress(f"daemon memory: warm, queries, {DAEMON_EDITS} edits")
+    return child_json(["-m", "benchmarks.speed", "daemon", str(folder), str(edit),
+                       str(root / "queries.json")])
+
+
 def _warm_reader(folder: Path, query: str, runs: int = 3) -> dict:
     """``_child_warm`` in ``runs`` fresh processes: the median of each figure."""
     progress(f"warm reader: open and memory ({runs} processes)")
@@ -303,7 +364,7 @@ def _child_update(name: str, index: str, chunks_path: str, doc_id: str, query: s
 
 
 CHILDREN = {"build": _child_build, "latency": _child_latency, "context": context_speed.child,
-            "warm": _child_warm,
+            "warm": _child_warm, "daemon": _child_daemon_memory,
             "incremental": _child_incremental, "refresh": _child_refresh,
             "update": _child_update}
 
@@ -344,6 +405,7 @@ def measure_corpus(corpus: Path, *, e2e_runs: int) -> dict:
         result["warm_reader"] = _warm_reader(folder, queries[0])
         result["process"] = _processes(folder, root, queries[:e2e_runs])
         result["incremental"] = _incremental(folder, root, copy, queries[0])
+        result["daemon_memory"] = _daemon_memory(folder, root, _edit_file(copy))
         result["context"] = context_speed.measure(folder, e2e_runs)
         result["mcp"] = mcp.measure(folder, queries)
     return result
@@ -488,11 +550,16 @@ def settle(folder: Path, env: dict, args: list[str], seconds: float = 10.0) -> N
     timed_process([ra_command(), *args], folder, env)
 
 
-def _incremental(folder: Path, root: Path, copy: Path, query: str) -> dict:
-    """Edit one file; time ra's refresh + search and each peer's update + search."""
+def _edit_file(copy: Path) -> Path:
+    """The file the benchmark edits: the middle one of the corpus's markdown files."""
     files = sorted(p for p in copy.rglob("*.md") if not any(
         part.startswith(".") for part in p.relative_to(copy).parts))
-    edit = files[len(files) // 2]
+    return files[len(files) // 2]
+
+
+def _incremental(folder: Path, root: Path, copy: Path, query: str) -> dict:
+    """Edit one file; time ra's refresh + search and each peer's update + search."""
+    edit = _edit_file(copy)
     doc_id = f"{TREE}:{edit.relative_to(copy).as_posix()}"
     progress(f"incremental: editing {doc_id}")
     ra = child_json(["-m", "benchmarks.speed", "incremental", str(folder), str(edit), query])
@@ -600,7 +667,8 @@ def _mb(n: float) -> float:
 
 def tables(result: dict) -> list[Table]:
     return [_build_table(result), _stage_table(result), _artifact_table(result),
-            _latency_table(result), _warm_reader_table(result), _phase_table(result),
+            _latency_table(result), _warm_reader_table(result), _daemon_table(result),
+            _phase_table(result),
             _process_table(result),
             _incremental_table(result), _startup_table(result),
             context_speed.table(result), mcp.table(result)]
@@ -682,6 +750,24 @@ def _warm_reader_table(result: dict) -> Table:
         if w:
             t.rows.append([c["corpus"], w["rss_mb"], w["rss_before_mb"], w["peak_rss_mb"],
                            w["open_ms"]])
+    return t
+
+
+def _daemon_table(result: dict) -> Table:
+    t = Table("ra's long-lived process: memory",
+              ["corpus", "warm MB", "after 100 queries MB", "after 40 other queries MB",
+               f"after each of {DAEMON_EDITS} edits MB", "peak RSS MB"],
+              note="A WarmIndex as `ra daemon` and `ra mcp` hold it (the writer prepared for "
+                   "the first edit), in a fresh process: RSS once warm; after the 100 "
+                   "agent queries (plain: scored from the impact arrays); after a negation "
+                   "and a phrase of 20 of them (DuckDB scores those, over the relations "
+                   "it then holds); after each edit of one file, searched for and the "
+                   "reader reloaded. The warm reader above is the reader alone.")
+    for c in result["corpora"]:
+        d = c.get("daemon_memory")
+        if d:
+            t.rows.append([c["corpus"], d["warm_mb"], d["plain_mb"], d["other_mb"],
+                           ", ".join(f"{m:g}" for m in d["edits_mb"]), d["peak_rss_mb"]])
     return t
 
 
