@@ -156,10 +156,8 @@ def build(batches: Iterable[dict], terms: int, chunks: dict, capacity: int) -> I
     size = int(held.max()) + 1 if len(held) else 0
     known = np.zeros(size, dtype=bool)
     known[held] = True
-    flags = {}
-    for name in ("is_global", "archived"):
-        flags[name] = np.zeros(size, dtype=bool)
-        flags[name][held] = np.asarray(chunks[name], dtype=bool)
+    is_global, archived = flags(held, np.asarray(chunks["is_global"], dtype=bool),
+                                np.asarray(chunks["archived"], dtype=bool), size)
     counts = np.zeros(terms, dtype=np.int64)
     ords = np.empty(capacity, dtype=np.int32)
     impacts = None
@@ -192,8 +190,7 @@ def build(batches: Iterable[dict], terms: int, chunks: dict, capacity: int) -> I
         ords, impacts = ords[:at].copy(), impacts[:at].copy()
     starts = np.zeros(terms + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
-    return ImpactArrays(starts, ords, impacts, flags["is_global"], flags["archived"],
-                        bool(flags["archived"].any()))
+    return ImpactArrays(starts, ords, impacts, is_global, archived, bool(archived.any()))
 
 
 def read_file(con, path: str) -> tuple[Iterable[dict], int]:
