@@ -32,10 +32,9 @@ up in NumPy (a short-lived reader reads them as the view ``impacts``, which
 configured weights, see ``impacts``). A plain search then asks DuckDB nothing, any other
 one question: the best chunks. That costs memory of some 6 bytes per posting, 4 more
 once ``tf_postings`` is held (compressed: ``HELD``), and the pages of the mapped file a
-search touches; phrase
-queries still read positions from ``postings``. After an incremental
-update such a reader is carried over to the new generation by patching its memory
-(``successor``) rather than loaded again.
+search touches; phrase queries still read positions from ``postings``. After an
+incremental update such a reader is carried over to the new generation by patching its
+memory (``successor``) rather than loaded again.
 """
 
 from __future__ import annotations

@@ -170,9 +170,9 @@ def register_store(con, store: ChunkStore) -> None:
     """Make ``texts`` a view over ``store``'s Arrow table: DuckDB reads the few texts a
     query asks for from its (memory-mapped) buffers. ``meta`` becomes a table of DuckDB's
     own (compressed: ``IndexReader._materialise``) when a query needs it (``RESIDENT``):
-    as a view over the same buffers it cost
-    every query that joins it a conversion of the columns it reads (``ra context`` on
-    cpp-docs: 26.4 ms of SQL against 18.4, about 100 MB less memory)."""
+    as a view over the same buffers it cost every query that joins it a conversion of the
+    columns it reads (``ra context`` on cpp-docs: 26.4 ms of SQL against 18.4, about 100
+    MB less memory)."""
     con.register(STORE_VIEW, store.table())
     con.execute(f"CREATE OR REPLACE TEMP VIEW texts AS SELECT ord, text FROM {STORE_VIEW}")
 
