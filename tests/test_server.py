@@ -469,11 +469,16 @@ def test_transport_security_guards_against_dns_rebinding():
     assert not transport_security("0.0.0.0").enable_dns_rebinding_protection
 
 
+def _python(code: str, **options) -> subprocess.CompletedProcess:
+    """``python -c code`` in a process of its own, its output captured as text."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, **options)
+
+
 def test_the_cli_imports_the_sdk_only_for_ra_mcp():
     code = ("import sys; from ra.cli.app import main; main(['--help']); "
             "print('mcp' in sys.modules, 'ra.serve.mcp' in sys.modules, file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60)
+    done = _python(code)
     assert done.stderr.strip().endswith("False False")
 
 
@@ -490,8 +495,7 @@ def test_ra_mcp_opens_the_index_before_importing_the_sdk(project):
             "sys.meta_path.insert(0, Spy())\n"
             "from ra.cli.app import main\n"
             "sys.exit(main(['mcp']))\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=project, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=60)
+    done = _python(code, cwd=project, stdin=subprocess.DEVNULL)
     assert done.stderr.splitlines()[0] == "warm", done.stderr
 
 
@@ -565,8 +569,7 @@ def test_stdio_claims_the_standard_descriptors_and_gives_them_back():
             "print('after', flush=True)\n"
             "assert os.get_blocking(0) and os.get_blocking(1)\n"
             "assert os.read(0, 10) == b'input'\n")
-    done = subprocess.run([sys.executable, "-c", code], input="input", capture_output=True,
-                          text=True, timeout=60)
+    done = _python(code, input="input")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "wire\nafter\n" and "stray" in done.stderr
     no_stderr = ("import os\n"
@@ -575,13 +578,10 @@ def test_stdio_claims_the_standard_descriptors_and_gives_them_back():
                  "with claimed() as (rfd, wfd):\n"
                  "    os.write(1, b'stray')\n"
                  "    os.write(wfd, b'wire')\n")
-    done = subprocess.run([sys.executable, "-c", no_stderr], input="", capture_output=True,
-                          text=True, timeout=60)
+    done = _python(no_stderr, input="")
     assert (done.returncode, done.stdout) == (0, "wire")
     with open(__file__) as regular:  # a file, /dev/null, a terminal: the SDK's transport
-        done = subprocess.run([sys.executable, "-c", "from ra.serve.stdio import pipes; "
-                               "print(pipes())"], stdin=regular, capture_output=True,
-                              text=True, timeout=60)
+        done = _python("from ra.serve.stdio import pipes; print(pipes())", stdin=regular)
     assert done.stdout == "False\n"
 
 
