@@ -143,8 +143,7 @@ def child(ra_folder: str, file: str, runs: str = str(WARM_RUNS)) -> dict:
     folder = Path(ra_folder)
     os.chdir(folder)
     config = load_config(folder)
-    reader = IndexReader.open(config.index_dir)
-    reader.keep_vocabulary = True
+    reader = IndexReader.open(config.index_dir, keep_vocabulary=True)
     t = time.perf_counter()
     context_search(reader, config, [file])
     first = (time.perf_counter() - t) * 1000

@@ -60,8 +60,7 @@ def in_process(folder: Path, queries: list[str], *, fuzzy: bool = True,
     reader, _ = open_index(config)
     if server:  # as the MCP server holds it: vocabulary in memory
         reader.close()
-        reader = IndexReader.open(config.index_dir)
-        reader.keep_vocabulary = True
+        reader = IndexReader.open(config.index_dir, keep_vocabulary=True)
     searcher = Searcher(reader, config)
     opts = SearchOptions(fuzzy=fuzzy)
     for q in queries[:10]:  # warm caches

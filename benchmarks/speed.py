@@ -176,9 +176,9 @@ def current_rss_mb() -> float:
 def _child_warm(ra_folder: str, query: str) -> dict:
     """ra's warm reader (what the MCP server and the daemon hold): the time from opening
     it to the end of its first search (the search loads the index in memory), and the
-    process's resident memory then, beside that of the same imports with no reader."""
-    import duckdb  # noqa: F401  (imported by any reader: counted in both figures)
-    import pyarrow.compute  # noqa: F401
+    process's resident memory then, beside that of the same imports with no reader (a
+    long-lived reader serves a plain search without DuckDB, which it does not import)."""
+    import pyarrow.compute  # noqa: F401  (imported by any reader: counted in both figures)
 
     from ra.config.settings import load_config
     from ra.index.reader import IndexReader
@@ -187,8 +187,7 @@ def _child_warm(ra_folder: str, query: str) -> dict:
     config = load_config(Path(ra_folder))
     before = current_rss_mb()
     t = time.perf_counter()
-    reader = IndexReader.open(config.index_dir)
-    reader.keep_vocabulary = True
+    reader = IndexReader.open(config.index_dir, keep_vocabulary=True)
     Searcher(reader, config).search([query], SearchOptions())
     ready = time.perf_counter()
     out = {"open_ms": round((ready - t) * 1000, 1), "rss_mb": current_rss_mb(),
@@ -270,8 +269,7 @@ def ra_phases(folder: Path, queries: list[str]) -> dict[str, float]:
     from ra.query.search import Searcher, SearchOptions
 
     config = load_config(folder)
-    reader = IndexReader.open(config.index_dir)
-    reader.keep_vocabulary = True
+    reader = IndexReader.open(config.index_dir, keep_vocabulary=True)
     searcher = Searcher(reader, config)
     phases: dict[str, list[float]] = {}
     for q in queries[:10] + queries:
@@ -742,9 +740,9 @@ def _warm_reader_table(result: dict) -> Table:
                "time to open ms"],
               note="What the MCP server and `ra daemon` hold: an IndexReader with the index "
                    "in memory, opened in a fresh process and ready when its first search "
-                   "returns (that search loads it); RSS then, beside the process's RSS "
-                   "with the same imports (duckdb, pyarrow) and no reader. Median of 3 "
-                   "processes.")
+                   "returns (that search, a plain one, loads it without DuckDB); RSS "
+                   "then, beside the process's RSS with the same imports (ra, pyarrow) "
+                   "and no reader. Median of 3 processes.")
     for c in result["corpora"]:
         w = c.get("warm_reader")
         if w:

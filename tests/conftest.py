@@ -94,8 +94,7 @@ def short_and_held(root: Path, home: Path) -> Iterator:
         mp.setenv("HOME", str(home))
         config = load_config(root, home=home)
         short, _ = open_index(config)
-    held = IndexReader.open(config.index_dir)
-    held.keep_vocabulary = True
+    held = IndexReader.open(config.index_dir, keep_vocabulary=True)  # as WarmIndex opens it
     try:
         assert held.generation.path == short.generation.path
         yield short, held, config

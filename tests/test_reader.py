@@ -15,6 +15,7 @@ The corpus is test_search's.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from dataclasses import replace
@@ -386,6 +387,44 @@ def test_search_imports_duckdb_only(tmp_path):
     subprocess.run([sys.executable, "-c", "from ra.cli.app import main; main(['update'])"],
                    cwd=tmp_path, check=True, capture_output=True)
     assert _imports(tmp_path, "search", "--list", "alpha") == {"duckdb"}
+
+
+SERVE_PLAIN = (
+    "import json, sys\n"
+    "from pathlib import Path\n"
+    "from ra.config.settings import load_config\n"
+    "from ra.index.reader import IndexReader\n"
+    "from ra.query.search import Searcher, SearchOptions\n"
+    "config = load_config(Path(sys.argv[1]), home=Path(sys.argv[2]))\n"
+    "reader = IndexReader.open(config.index_dir, keep_vocabulary=True)\n"
+    "searcher = Searcher(reader, config)\n"
+    "def ids(q):\n"
+    "    return [r.id for r in searcher.search([q], SearchOptions()).queries[0].results]\n"
+    "plain = {q: ids(q) for q in sys.argv[3:]}\n"
+    "before = 'duckdb' in sys.modules\n"
+    "negation = ids('mutex -panic')\n"
+    "print(json.dumps([plain, before, 'duckdb' in sys.modules, negation]))\n"
+)
+
+
+def test_a_long_lived_reader_serves_plain_queries_without_duckdb(pair, tmp_path):
+    """A reader opened long-lived (``keep_vocabulary``, as ``WarmIndex`` opens it) loads
+    its vocabulary, chunks and impacts with pyarrow: a process serving plain queries,
+    typos included, never imports DuckDB; the first query that needs it connects, and
+    every answer is the short-lived reader's."""
+    short, _ = pair
+    plain = ["mutex", "lock poisoning", "thraeds", "mutxe lock", "rust threads"]
+    config = short.config
+    out = subprocess.run([sys.executable, "-c", SERVE_PLAIN, str(config.root), str(tmp_path),
+                          *plain], check=True, capture_output=True, text=True).stdout
+    answers, imported_first, imported_then, negation = json.loads(out)
+    assert not imported_first and imported_then
+
+    def ids(q):
+        return [r.id for r in short.search([q], SearchOptions()).queries[0].results]
+
+    assert answers == {q: ids(q) for q in plain}
+    assert all(answers.values()) and negation == ids("mutex -panic") != []
 
 
 def test_a_search_with_an_unchanged_index_does_not_reindex(pair):

@@ -30,7 +30,9 @@ BM25F weight in each chunk (``ra.pipeline.impacts``), from the generation's
 up in NumPy (a short-lived reader reads them as the view ``impacts``, which
 ``ra.query.impacts.top_sql`` adds up in DuckDB; both only when they hold for the
 configured weights, see ``impacts``). A plain search then asks DuckDB nothing, any other
-one question: the best chunks. That costs memory of some 6 bytes per posting, 4 more
+one question: the best chunks. Such a reader loads the vocabulary, the store and the
+impacts with pyarrow and connects to DuckDB only when a query first needs it (``con``):
+a process that serves plain queries alone never imports it. That costs memory of some 6 bytes per posting, 4 more
 once ``tf_postings`` is held (compressed: ``HELD``), and the pages of the mapped file a
 search touches; phrase queries still read positions from ``postings``. After an
 incremental update such a reader is carried over to the new generation by patching its
@@ -84,13 +86,27 @@ def _stats_of(manifest: dict) -> Stats:
                  {f: float(stats.get("avg_length", {}).get(f, 0.0)) for f in FIELDS})
 
 
+def _release_unused() -> None:
+    """Hand the memory pyarrow's pool freed back to the system (a long-lived reader's
+    loads: it keeps none of it)."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
+def _in_memory(con, store: ChunkStore) -> None:
+    """Set ``con`` up for a long-lived reader holding ``store``: its ``texts`` over the
+    store, and one thread, as in-memory queries are small (a second only adds
+    scheduling: p50 and p95 both about 10% lower with one, measured on cpp-docs)."""
+    con.execute("SET threads = 1")
+    register_store(con, store)
+
+
 class IndexReader:
     """A pinned generation plus a DuckDB connection over its artifacts."""
 
     def __init__(self, generation: generations.Generation, *,
                  keep_vocabulary: bool = False) -> None:
-        import duckdb
-
         self.generation = generation
         self.keep_vocabulary = keep_vocabulary
         self.manifest = generation.manifest
@@ -101,14 +117,7 @@ class IndexReader:
         except IndexStateError:
             generation.close()
             raise
-        self.con = duckdb.connect(config={"threads": 2})
-        self.con.execute("SET enable_progress_bar = false")  # never draw on stdout
-        try:
-            self._create_views()
-        except duckdb.Error as exc:
-            self.close()
-            raise IndexStateError(f"index generation {generation.path.name} is damaged: "
-                                  f"{exc}") from None
+        self._con = None  # the DuckDB connection (``con``)
         # A short-lived reader caches the metadata its queries brought; a long-lived one
         # holds every chunk's in ``_store``.
         self._meta_by_id: dict[str, ChunkMeta | None] = {}
@@ -124,17 +133,55 @@ class IndexReader:
         self._held: set[str] = set()  # the relations of RESIDENT a long-lived reader loaded
         self.patched = False  # tables patched by ``successor``: no ``impacts``
         self.semantic = None  # the vector relations' state (``ra.query.semantic_sql``)
+        if not keep_vocabulary:  # a damaged generation is reported at once
+            self._con = self._connect()
+
+    @property
+    def con(self):
+        """The DuckDB connection over the generation's artifacts. A reader opened
+        long-lived (``keep_vocabulary``) connects when a query first needs DuckDB: it
+        loads its vocabulary, chunks and impacts with pyarrow and answers plain queries
+        from them, so a process that only serves those never starts DuckDB (cpp-docs: 30
+        MB of DuckDB's code and memory less, warm reader 232 -> 196 MB)."""
+        if self._con is None:
+            with self.lock:
+                if self._con is None:
+                    self._con = self._connect()
+        return self._con
+
+    @con.setter
+    def con(self, value) -> None:
+        self._con = value
+
+    def _connect(self):
+        import duckdb
+
+        con = duckdb.connect(config={"threads": 2})
+        try:
+            con.execute("SET enable_progress_bar = false")  # never draw on stdout
+            # A generation's files never change, so their Parquet footers can be cached.
+            con.execute("SET parquet_metadata_cache = true")
+            create_views(con, self.generation)
+            if self._store is not None:
+                _in_memory(con, self._store)
+        except duckdb.Error as exc:
+            con.close()
+            if self._con is None and not self.keep_vocabulary:
+                self.generation.close()
+            raise IndexStateError(f"index generation {self.generation.path.name} is "
+                                  f"damaged: {exc}") from None
+        return con
+
+    def interrupt(self) -> None:
+        """Interrupt the query DuckDB is running, if it was ever asked one."""
+        if self._con is not None:
+            self._con.interrupt()
 
     @classmethod
-    def open(cls, index_dir: Path) -> IndexReader | None:
+    def open(cls, index_dir: Path, *, keep_vocabulary: bool = False) -> IndexReader | None:
         """The reader of the current generation, or None when none is published."""
         gen = generations.open_current(index_dir)
-        return None if gen is None else cls(gen)
-
-    def _create_views(self) -> None:
-        # A generation's files never change, so their Parquet footers can be cached.
-        self.con.execute("SET parquet_metadata_cache = true")
-        create_views(self.con, self.generation)
+        return None if gen is None else cls(gen, keep_vocabulary=keep_vocabulary)
 
     def _resident(self):
         """The in-memory vocabulary, loading it and the search relations on first use
@@ -146,11 +193,10 @@ class IndexReader:
         return self._vocab
 
     def _load_resident(self) -> None:
-        # In-memory queries are small: a second thread only adds scheduling (p50 and p95
-        # both about 10% lower with one, measured on cpp-docs).
-        self.con.execute("SET threads = 1")
-        self._store = self._load_store(compact_relations(self.generation))
-        register_store(self.con, self._store)
+        store = self._load_store(compact_relations(self.generation))
+        if self._con is not None:
+            _in_memory(self._con, store)
+        self._store = store
         self._load_vocabulary()
 
     def hold(self, *names: str) -> None:
@@ -230,11 +276,28 @@ class IndexReader:
     def _load_vocabulary(self) -> None:
         from ra.index.vocabulary import SurfaceIndex
 
-        terms = self.con.execute("SELECT term, term_id, df FROM terms").fetchall()
-        words = self.con.execute("SELECT word, term_id FROM words").fetchall()
-        self._terms = {t: (i, df) for t, i, df in terms}
-        self._term_info = {i: (t, df) for t, i, df in terms}
-        self._vocab = SurfaceIndex(words)
+        terms = self._columns("terms", "term", "term_id", "df")
+        words = self._columns("words", "word", "term_id")
+        self._terms = {t: (i, df) for t, i, df in zip(*terms)}
+        self._term_info = {i: (t, df) for t, i, df in zip(*terms)}
+        self._vocab = SurfaceIndex(zip(*words))
+
+    def _columns(self, artifact: str, *names: str) -> list[list]:
+        """The columns ``names`` of the generation's (unpartitioned) ``artifact``, as
+        lists, read by pyarrow, whose memory then goes back to the system."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        path = self.generation.path / artifact_path(artifact)
+        try:
+            table = pq.read_table(path, columns=list(names), memory_map=True)
+        except (OSError, pa.ArrowException) as exc:
+            raise IndexStateError(f"index generation {self.generation.path.name} is "
+                                  f"damaged: {path.name}: {exc}; run `ra update`") from None
+        columns = [table.column(name).to_pylist() for name in names]
+        del table
+        _release_unused()
+        return columns
 
     def close(self) -> None:
         """Close the connection and unpin the generation, and let go of what the reader
@@ -243,7 +306,8 @@ class IndexReader:
         calls back into it), which only the cyclic collector frees, late: a daemon
         editing cpp-docs grew some 30 MB an edit until it ran (287 -> 901 MB after 5)."""
         try:
-            self.con.close()
+            if self._con is not None:
+                self._con.close()
         finally:
             self.generation.close()
             self._vocab = self._store = self.impact_arrays = self.semantic = None
@@ -475,27 +539,29 @@ class IndexReader:
         the memory of the sort."""
         flags = ("m.is_global, m.status IS NOT DISTINCT FROM 'archived' AS archived "
                  "FROM {} i JOIN meta m ON m.ord = i.ord")
-        path = quote(self.generation.path / artifact_path("hot_impacts"))
-        rows = f"SELECT i.term_id, i.ord, i.impact, {flags.format(f'read_parquet({path})')}"
+        path = self.generation.path / artifact_path("hot_impacts")
         if self._resident() is None:
+            rows = f"SELECT i.term_id, i.ord, i.impact, {flags.format(f'read_parquet({quote(path)})')}"
             self.con.execute(f"CREATE TEMP VIEW impacts AS {rows}")
             return
 
         from ra.index.impact_arrays import build, read_file
 
         end = max(self._term_info, default=-1) + 1
-        # ``meta`` and ``tf_postings`` as held, else their views, which read the compact
-        # files (and the stale partitions'): not loaded for this (100 MB more on
-        # cpp-docs, and no faster); by name, not through ``query``, which would load them
-        chunks = self.con.execute("SELECT ord, is_global, status IS NOT DISTINCT FROM "
-                                  "'archived' AS archived FROM meta").fetchnumpy()
+        # the chunks the reader holds, as ``meta`` has them, from its store: neither
+        # ``meta`` nor ``tf_postings`` is loaded for this (100 MB more on cpp-docs, and
+        # no faster)
+        chunks = self._chunk_flags()
         if computed is None:
-            batches, capacity = read_file(self.con, path)
+            batches, capacity = read_file(path)
             self.impact_arrays = build(batches, end, chunks, capacity)
+            _release_unused()
             return
         step = max(1, -(-end // NORM_BATCHES))
         # a pass over every posting, not a search: both cores (cpp-docs, one edit after
-        # the build: 1.03 -> 0.70 s)
+        # the build: 1.03 -> 0.70 s); ``tf_postings`` as held, else its view, which reads
+        # the compact files (and the stale partitions'), by name, not through ``query``,
+        # which would load it
         self.con.execute("SET threads = 2")
         try:
             capacity = self.con.execute("SELECT count(*) FROM tf_postings").fetchone()[0]
@@ -506,6 +572,18 @@ class IndexReader:
         finally:
             self.con.execute("SET threads = 1")
 
+    def _chunk_flags(self) -> dict:
+        """The arrays ``ord``, ``is_global`` and ``archived`` (status 'archived') of the
+        chunks a long-lived reader holds, from its store."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        held = self._store.table()
+        archived = pc.fill_null(pc.equal(held["status"], pa.scalar("archived", pa.string())),
+                                pa.scalar(False, pa.bool_()))
+        return {"ord": held["ord"].to_numpy(), "is_global": held["is_global"].to_numpy(),
+                "archived": archived.to_numpy()}
+
     def _term_impacts(self, weights) -> bool:
         """``impacts`` of a reader carried over to an update (``patched``): computed term
         by term as queries ask for them (``impact_arrays.TermImpacts``), under these
@@ -515,17 +593,11 @@ class IndexReader:
         key = (tuple(weights.boosts), weights.b, weights.k1)
         with self.lock:
             if self._impacts != key:
-                import pyarrow as pa
-                import pyarrow.compute as pc
-
-                held = self._store.table()
-                archived = pc.fill_null(pc.equal(held["status"], pa.scalar("archived",
-                                                                           pa.string())),
-                                        pa.scalar(False, pa.bool_()))
+                chunks = self._chunk_flags()
                 self.impact_arrays = TermImpacts(
                     partial(self._impacts_of, weights),
-                    *flags(held["ord"].to_numpy(), held["is_global"].to_numpy(),
-                           archived.to_numpy(), int(self.manifest["next_ord"])), self.lock)
+                    *flags(chunks["ord"], chunks["is_global"], chunks["archived"],
+                           int(self.manifest["next_ord"])), self.lock)
                 self._impacts = key
         return True
 

@@ -105,7 +105,7 @@ class _Warming:
         self.woken.set()
         if self.reader is not None:
             with contextlib.suppress(Exception):
-                self.reader.con.interrupt()
+                self.reader.interrupt()
 
 
 class WarmIndex:
@@ -449,10 +449,9 @@ class WarmIndex:
             if job.delay and job.woken.wait(job.delay):
                 return  # cancelled while waiting
             _tidy(job.path.parent)
-            reader = IndexReader.open(job.path.parent)
+            reader = IndexReader.open(job.path.parent, keep_vocabulary=True)
             if reader is None or reader.generation.path != job.path:
                 return  # published over meanwhile: that generation's reader warms itself
-            reader.keep_vocabulary = True
             with self._lock:
                 if job.cancelled:
                     return
