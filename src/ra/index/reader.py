@@ -32,11 +32,11 @@ up in NumPy (a short-lived reader reads them as the view ``impacts``, which
 configured weights, see ``impacts``). A plain search then asks DuckDB nothing, any other
 one question: the best chunks. Such a reader loads the vocabulary, the store and the
 impacts with pyarrow and connects to DuckDB only when a query first needs it (``con``):
-a process that serves plain queries alone never imports it. That costs memory of some 6 bytes per posting, 4 more
-once ``tf_postings`` is held (compressed: ``HELD``), and the pages of the mapped file a
-search touches; phrase queries still read positions from ``postings``. After an
-incremental update such a reader is carried over to the new generation by patching its
-memory (``successor``) rather than loaded again.
+a process that serves plain queries alone never imports it. That costs memory of some
+6 bytes per posting, 4 more once ``tf_postings`` is held (compressed: ``HELD``), and the
+pages of the mapped file a search touches; phrase queries still read positions from
+``postings``. After an incremental update such a reader is carried over to the new
+generation by patching its memory (``successor``) rather than loaded again.
 """
 
 from __future__ import annotations
@@ -278,9 +278,9 @@ class IndexReader:
 
         terms = self._columns("terms", "term", "term_id", "df")
         words = self._columns("words", "word", "term_id")
-        self._terms = {t: (i, df) for t, i, df in zip(*terms)}
-        self._term_info = {i: (t, df) for t, i, df in zip(*terms)}
-        self._vocab = SurfaceIndex(zip(*words))
+        self._terms = {t: (i, df) for t, i, df in zip(*terms, strict=True)}
+        self._term_info = {i: (t, df) for t, i, df in zip(*terms, strict=True)}
+        self._vocab = SurfaceIndex(zip(*words, strict=True))
 
     def _columns(self, artifact: str, *names: str) -> list[list]:
         """The columns ``names`` of the generation's (unpartitioned) ``artifact``, as
@@ -541,8 +541,9 @@ class IndexReader:
                  "FROM {} i JOIN meta m ON m.ord = i.ord")
         path = self.generation.path / artifact_path("hot_impacts")
         if self._resident() is None:
-            rows = f"SELECT i.term_id, i.ord, i.impact, {flags.format(f'read_parquet({quote(path)})')}"
-            self.con.execute(f"CREATE TEMP VIEW impacts AS {rows}")
+            source = flags.format(f"read_parquet({quote(path)})")
+            self.con.execute(f"CREATE TEMP VIEW impacts AS SELECT i.term_id, i.ord, "
+                             f"i.impact, {source}")
             return
 
         from ra.index.impact_arrays import build, read_file
