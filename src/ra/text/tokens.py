@@ -29,8 +29,13 @@ def encoding():
     """The cl100k_base encoding built from the packaged rank file."""
     import tiktoken
 
-    return tiktoken.Encoding(name="cl100k_base", pat_str=_PATTERN,
-                             mergeable_ranks=ranks(), special_tokens=_SPECIAL)
+    encoder = tiktoken.Encoding(name="cl100k_base", pat_str=_PATTERN,
+                                mergeable_ranks=ranks(), special_tokens=_SPECIAL)
+    # tiktoken keeps the dictionary of ranks only to pickle the encoding (its Rust core
+    # holds its own copy), which ra never does: 17 MB that a process which counts once
+    # (the daemon and the MCP server prepare an update) would hold for as long as it lives
+    encoder._mergeable_ranks = None
+    return encoder
 
 
 def ranks() -> dict[bytes, int]:
