@@ -441,7 +441,7 @@ class WarmIndex:
         job.thread.start()
 
     def _warm(self, job: _Warming) -> None:
-        from ra.index.reader import IndexReader
+        from ra.index.reader import IndexReader, release_unused
         from ra.store.generations import read_fingerprints
 
         reader = None
@@ -471,7 +471,7 @@ class WarmIndex:
                     self._warmed.notify_all()
             _prepare_writer(job.path)
             read_fingerprints(job.path)  # kept: the first hinted check compares with it
-            _release_unused()  # after the rehearsal, or the update this reader follows
+            release_unused()  # after the rehearsal, or the update this reader follows
         except Exception as exc:  # cold readers go on answering
             if not job.cancelled:
                 log.warning("loading the index in memory failed: %s", exc)
@@ -525,11 +525,3 @@ def _prepare_writer(generation: Path | None = None) -> None:
         except Exception as exc:  # e.g. published over and removed meanwhile: harmless
             log.info("rehearsing an update: %s", exc)
 
-
-def _release_unused() -> None:
-    """Hand back to the system the memory pyarrow's pool holds on to once an update (or
-    its rehearsal) freed it, as a build does after each partition: a long-lived process
-    keeps none of it for the next update (cpp-docs: 32 of the rehearsal's 81 MB)."""
-    import pyarrow as pa
-
-    pa.default_memory_pool().release_unused()
