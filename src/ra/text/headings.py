@@ -24,6 +24,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ra.text.markup import heading_anchor
+from ra.text.mistletoe_import import load_core_tokens
 
 
 @dataclass(frozen=True)
@@ -231,6 +232,7 @@ def _mistletoe() -> SimpleNamespace:
     extensions); mistletoe's table reader would also swallow a heading line containing
     ``|`` that directly follows a table.
     """
+    load_core_tokens()  # before mistletoe imports it: half a second saved
     from mistletoe import block_token as bt
     from mistletoe import block_tokenizer, span_token, token
 
