@@ -204,6 +204,25 @@ def test_a_new_user_searches_right_after_init(tmp_path, monkeypatch, capsys, iso
     assert code == 0 and "docs:guides/tailwind.md#tailwind" in out, err
 
 
+def test_a_quarto_site_is_found_and_read_as_markdown(tmp_path, monkeypatch, capsys,
+                                                     isolated_home):
+    """Quarto (.qmd) and R Markdown (.Rmd) documents: ``ra init`` names their folder, the
+    default patterns take them, and they are chunked at their headings."""
+    _files(tmp_path, ["README.md", "docs/index.qmd", "docs/guide/callouts.qmd",
+                      "docs/guide/layout.qmd", "docs/guide/report.Rmd"])
+    (tmp_path / "docs/guide/callouts.qmd").write_text(
+        "---\ntitle: Callout Blocks\n---\n\n## Callout Types\n\n::: {.callout-note}\n"
+        "## Five kinds\n\nNote that there are five types of callouts.\n:::\n")
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "init")[0] == 0
+    assert 'path = "./docs"' in (tmp_path / ".ra.toml").read_text()
+    code, out, err = run(capsys, "search", "--list", "callouts five types")
+    assert code == 0 and out.startswith("docs:guide/callouts.qmd#callout-types"), (out, err)
+    assert "#five-kinds" not in out  # a callout's title, not a section
+    code, out, err = run(capsys, "search", "--list", "report")
+    assert code == 0 and "docs:guide/report.Rmd#report" in out, (out, err)
+
+
 def test_init_global(tmp_path, monkeypatch, capsys, isolated_home):
     monkeypatch.chdir(tmp_path)
     assert run(capsys, "init", "--global")[0] == 0

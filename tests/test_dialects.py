@@ -2,8 +2,8 @@
 
 The fixtures under ``tests/fixtures/dialects/`` are unmodified extracts of public
 documentation, one folder per dialect (mkdocs with Material and FastAPI, Docusaurus and
-MDX, Hugo, MyST, an Obsidian vault, Python-Markdown with MultiMarkdown metadata); their
-sources and licenses are in ``tests/fixtures/dialects/LICENSES.md``. For each dialect a
+MDX, Hugo, MyST, an Obsidian vault, Python-Markdown with MultiMarkdown metadata, Quarto);
+their sources and licenses are in ``tests/fixtures/dialects/LICENSES.md``. For each dialect a
 golden file under ``tests/golden/dialects/`` records every document's title, tags and
 problems, and one row per chunk: ``[id, parent_id, depth, title, breadcrumb]``, then the
 chunk's own text as ra indexes and quotes it (``strip_markdown`` of its body).
@@ -43,7 +43,7 @@ def documents(dialect: str) -> dict[str, object]:
     root = FIXTURES / dialect
     out = {}
     for path in sorted(root.rglob("*")):
-        if path.is_file() and path.suffix in (".md", ".mdx"):
+        if path.is_file() and path.suffix in (".md", ".mdx", ".qmd"):
             rel = path.relative_to(root).as_posix()
             text, problems = read_document(str(path))
             out[rel] = (parse_document(text, dialect, rel), problems)
@@ -65,7 +65,7 @@ def summary(dialect: str) -> dict:
 
 def test_every_dialect_has_fixtures_and_a_license_note():
     assert set(DIALECTS) >= {"docusaurus", "hugo", "mkdocs", "myst", "obsidian",
-                             "python-markdown"}
+                             "python-markdown", "quarto"}
     notes = (FIXTURES / "LICENSES.md").read_text()
     for dialect in DIALECTS:
         assert f"`{dialect}/" in notes, f"{dialect}: no attribution in LICENSES.md"

@@ -334,6 +334,8 @@ def test_chunk_at_headings_false_keeps_one_node_with_the_title():
 def test_markdown_suffixes():
     assert parse_document("# A\n\nx", "d", "A.MARKDOWN").kind == "markdown"
     assert parse_document("# A\n\nx", "d", "a.mdx").kind == "markdown"  # MDX (Docusaurus)
+    assert parse_document("# A\n\nx", "d", "a.qmd").kind == "markdown"  # Quarto
+    assert parse_document("# A\n\nx", "d", "a.Rmd").kind == "markdown"  # R Markdown
     assert parse_document("# A\n\nx", "d", "a.mdown").kind == "text"
 
 

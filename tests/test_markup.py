@@ -83,6 +83,13 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ("A &amp; B &lt;tag&gt;", "A & B <tag>"),
     ('<a id="old-heading-name"></a>Text', "old-heading-name Text"),  # a renamed section
     ("{* ../../docs_src/cors/tutorial001.py hl[2] *}\nText.", "Text."),
+    # pandoc fenced divs (Quarto): a callout shows its title, or its kind; other divs nothing
+    ("::: {.callout-warning}\nCareful.\n:::", "Warning Careful."),
+    ('::: {.callout-tip collapse="true" title="Short cut"}\nText.\n:::', "Short cut Text."),
+    ('::: {.callout-note subtitle="x"}\nText.\n:::', "Note Text."),  # not its title
+    ("::: callout-important\nText.\n:::", "Important Text."),
+    (":::: {.columns}\n::: {.column width=\"40%\"}\nLeft\n:::\n::::", "Left"),
+    ("::: {#fig-plots layout-ncol=2}\n![Plot](a.png)\n:::", "Plot"),
 ])
 def test_plain_text_shows_what_a_reader_sees(source, shown):
     assert strip_markdown(source) == shown
@@ -171,6 +178,53 @@ def test_multimarkdown_metadata(text, title):
 def test_mdx_is_markdown():
     doc = parse_document("import X from 'x';\n\n# Title\n\nText\n", "t", "page.mdx")
     assert doc.kind == "markdown" and doc.title == "Title"
+
+
+QUARTO = """---
+title: Profiles
+---
+
+## Profile groups
+
+Before.
+
+::: {.callout-warning}
+## `metadata-files` are not resolved
+
+Copy them instead.
+:::
+
+After the callout.
+
+::: callout-tip
+
+### A tip's title
+Tip.
+:::
+
+:::: {.columns}
+::: {.column}
+## A section in a column
+Text.
+:::
+::::
+"""
+
+
+def test_a_quarto_callout_heading_is_its_title_not_a_section():
+    doc = parse_document(QUARTO, "t", "profiles.qmd")
+    assert doc.kind == "markdown" and doc.title == "Profiles"
+    assert [(n.depth, n.title) for n in doc.nodes] == [
+        (0, "Profiles"), (2, "Profile groups"), (2, "A section in a column")]
+    groups = strip_markdown(doc.nodes[1].body)
+    assert groups.startswith("Before. Warning metadata-files are not resolved Copy them")
+    assert "After the callout. Tip A tip's title Tip." in groups
+
+
+def test_r_markdown_is_markdown():
+    doc = parse_document("---\ntitle: Report\n---\n\n# Data\n\n```{r}\nx <- 1\n```\n",
+                         "t", "analysis.Rmd")
+    assert doc.kind == "markdown" and [n.title for n in doc.nodes] == ["Report", "Data"]
 
 
 _MARKUP = ["%", "%%", "{/", "{/*", "*/}", "<!-", "<!--", "-->", "`", "``", "```", "~", "~~~",

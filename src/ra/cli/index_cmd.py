@@ -13,6 +13,7 @@ import typer
 from ra.cli import output
 from ra.cli.common import load, progress_bar, write_output
 from ra.query import render
+from ra.text import is_markdown
 
 
 def register(app: typer.Typer) -> None:
@@ -50,7 +51,8 @@ STARTER = """\
 
 [tree.docs]
 path = "./docs"
-# include = ["**/*.md", "**/*.markdown", "**/*.mdx", "**/*.txt"]   # the default
+# include = ["**/*.md", "**/*.markdown", "**/*.mdx", "**/*.qmd", "**/*.Rmd", "**/*.rmd",
+#            "**/*.txt"]   # the default
 # exclude = ["**/drafts/**"]
 
 # [settings]
@@ -122,7 +124,6 @@ def init(
 #: Folders ``ra init`` does not look into for notes: dependencies and build output.
 NOT_NOTES = frozenset({"node_modules", "bower_components", "vendor", "site-packages",
                        "venv", "__pycache__", "target", "build", "dist", "_build"})
-NOTE_SUFFIXES = (".md", ".markdown", ".mdx")
 #: The share of the markdown files in subfolders that a folder must hold for ``ra init``
 #: to name it rather than its parent.
 NOTES_SHARE = 0.8
@@ -141,7 +142,7 @@ def notes_folder(cwd: Path) -> tuple[str, int]:
     own: Counter[Path] = Counter()
     for top, folders, files in os.walk(cwd):
         folders[:] = [f for f in folders if not f.startswith(".") and f not in NOT_NOTES]
-        n = sum(1 for f in files if f.endswith(NOTE_SUFFIXES) and not f.startswith("."))
+        n = sum(1 for f in files if is_markdown(f) and not f.startswith("."))
         if n:
             rel = Path(top).relative_to(cwd)
             own[rel] = n

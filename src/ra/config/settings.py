@@ -45,7 +45,9 @@ __all__ = [
 ]
 
 CONFIG_NAME = ".ra.toml"
-DEFAULT_INCLUDE = ("**/*.md", "**/*.markdown", "**/*.mdx", "**/*.txt")
+#: markdown (``ra.text.MARKDOWN_SUFFIXES``: R Markdown is spelled .Rmd and .rmd) and text
+DEFAULT_INCLUDE = ("**/*.md", "**/*.markdown", "**/*.mdx", "**/*.qmd", "**/*.Rmd", "**/*.rmd",
+                   "**/*.txt")
 
 
 # --- the configuration objects ----------------------------------------------------------
@@ -468,7 +470,7 @@ def _merged_trees(parsed: _Parsed, home: Path | None,
 
 
 #: Files a tree may hold, relative to its folder: what ``_overlaps`` tries both trees on.
-_PROBES = ("x.md", "x.markdown", "x.mdx", "x.txt", "sub/x.md")
+_PROBES = ("x.md", "x.markdown", "x.mdx", "x.qmd", "x.Rmd", "x.txt", "sub/x.md")
 
 
 def _overlaps(trees: Sequence[Tree]) -> list[ConfigWarning]:

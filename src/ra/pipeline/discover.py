@@ -25,10 +25,11 @@ from itertools import chain
 from stat import S_ISREG
 
 from ra.config.globs import glob_set
+from ra.text import MARKDOWN_SUFFIXES
 
 Fingerprint = tuple[int, int, int]  # (size, mtime_ns, ctime_ns)
 SNIFF_BYTES = 8192
-TEXT_KINDS = {".md": "markdown", ".markdown": "markdown", ".mdx": "markdown"}
+TEXT_KINDS = dict.fromkeys(MARKDOWN_SUFFIXES, "markdown")
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class Discovery:
 
 
 def kind_of(path: str) -> str:
-    """``markdown`` for .md/.markdown, else ``text``."""
+    """``markdown`` for the ``MARKDOWN_SUFFIXES``, else ``text``."""
     return TEXT_KINDS.get(os.path.splitext(path)[1].lower(), "text")
 
 

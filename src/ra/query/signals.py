@@ -41,6 +41,7 @@ from ra.config.settings import MatchedRules, effective_trees
 from ra.errors import RaError
 from ra.query import ast
 from ra.query.bm25f import idf
+from ra.text import is_markdown
 from ra.text.analysis import split_words
 from ra.text.stopwords import STOPWORDS, for_file, is_stopword
 
@@ -124,10 +125,6 @@ def path_terms(path: str, *, min_length: int = 4,
                     and not is_stopword(word, stopwords)):
                 _collect(out, word, source, weight)
     return list(out.values())
-
-
-def is_markdown(path: str | Path) -> bool:
-    return str(path).lower().endswith((".md", ".markdown"))
 
 
 def markdown_pieces(text: str) -> list[tuple[str, str, float]]:

@@ -8,3 +8,13 @@
 
 No I/O beyond reading the packaged BPE file. May import: ``ra.config.settings``, ``ra.errors``.
 """
+
+#: File suffixes read as markdown (compared lowercased; everything else indexed is plain
+#: text): CommonMark's, MDX (Docusaurus, Astro), and Quarto's and R Markdown's documents,
+#: which are pandoc markdown with executable code cells.
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".qmd", ".rmd")
+
+
+def is_markdown(path: object) -> bool:
+    """Whether the file ``path`` (a name or a path) is read as markdown."""
+    return str(path).lower().endswith(MARKDOWN_SUFFIXES)

@@ -100,7 +100,26 @@ def scan_headings(lines: Lines) -> tuple[list[Found], list[str]]:
     except Exception as error:  # noqa: BLE001 - e.g. RecursionError on absurd nesting
         return [], [f"markdown: headings not found ({type(error).__name__})"]
     found.sort(key=lambda h: h.first)
-    return [h for i, h in enumerate(found) if i == 0 or h.first >= found[i - 1].stop], []
+    found = [h for i, h in enumerate(found) if i == 0 or h.first >= found[i - 1].stop]
+    if "callout" in lines.text:
+        found = [h for h in found if not _callout_title(lines, h)]
+    return found, []
+
+
+#: The opening line of a Quarto callout: a pandoc fenced div of class ``callout`` or
+#: ``callout-<kind>`` (``::: {.callout-tip collapse="true"}``, ``::: callout-note``)
+_CALLOUT_OPENER = re.compile(r" {0,3}:{3,}[ \t]*(?:\{[^{}\n]*(?<![^\s{])\.callout(?:-[\w-]+)?"
+                             r"(?![\w-])[^{}\n]*\}|callout(?:-[\w-]+)?)[ \t]*\r?\n?")
+
+
+def _callout_title(lines: Lines, heading: Found) -> bool:
+    """Whether ``heading`` is the first thing in a Quarto callout, which shows it as the
+    callout's title: it is not a section of the document (the text after the callout
+    stays in the section the callout is in), and its line is read as text."""
+    i = heading.first - 1
+    while i >= 0 and not lines.lines[i].strip():
+        i -= 1
+    return i >= 0 and _CALLOUT_OPENER.fullmatch(lines.lines[i]) is not None
 
 
 def _collect(buffer: Iterable, m: SimpleNamespace, lines: Lines, out: list[Found],

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import unquote
 
+from ra.text import MARKDOWN_SUFFIXES
 from ra.text.document import Document, slugify
 from ra.text.markup import (
     LINK_TEXT,
@@ -39,9 +40,11 @@ from ra.text.markup import (
     set_code_aside_before,
 )
 
-MARKDOWN = (".md", ".mdx", ".markdown")
+#: The markdown files a link without a suffix (or to an ``.html`` page) may name, as their
+#: names are spelled (R Markdown's is ``.Rmd``), preferred first
+MARKDOWN = (".md", ".mdx", ".markdown", ".qmd", ".Rmd")
 _PAGE = (".html", ".htm")
-_INDEX = ("index.md", "README.md", "_index.md", "index.mdx")  # a folder's page
+_INDEX = ("index.md", "README.md", "_index.md", "index.mdx", "index.qmd")  # a folder's page
 _MEDIA = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|pdf|mp[34]|webm|mov|ogg|wav|zip)$", re.I)
 
 
@@ -204,7 +207,7 @@ def _wiki_target(source_path: str, target: str) -> Target:
         return Target(False, (source_path,), None, anchors)
     if "/" in name:  # a path from the vault's root
         return Target(False, _candidates(posixpath.normpath(name.lstrip("/"))), None, anchors)
-    stem = name[: -len(s)] if (s := _suffix(name)) in MARKDOWN else name
+    stem = name[: -len(s)] if (s := _suffix(name)) in MARKDOWN_SUFFIXES else name
     return Target(False, (), stem.lower(), anchors)
 
 

@@ -7,8 +7,9 @@ mkdocs, pandoc, kramdown, Hugo, Docusaurus), admonitions and content tabs (mkdoc
 ``export`` lines, JSX components, ``:::note`` admonitions, ``{/* comments */}``), Hugo
 shortcodes (``{{< … >}}``, ``{{% … %}}``), MyST/Sphinx directives and roles
 (```` ```{note} ````, ``:::{tip}``, ``{ref}`label```, ``(target)=``), Obsidian
-(``[[target|alias]]``, ``> [!note]`` callouts, inline ``#tags``, ``%%comments%%``), and
-plain HTML (comments, tags, entities), GFM tables and footnotes.
+(``[[target|alias]]``, ``> [!note]`` callouts, inline ``#tags``, ``%%comments%%``), pandoc
+fenced divs (Quarto's ``::: {.callout-tip}``, ``::: {.columns}``), and plain HTML
+(comments, tags, entities), GFM tables and footnotes.
 
 :func:`plain_text` turns such a text into what a reader of the rendered page sees, so
 that ra indexes and quotes words, not markup: a heading's ``{ #use-corsmiddleware }``
@@ -40,12 +41,7 @@ import re
 from collections.abc import Callable
 from functools import cache
 
-#: File suffixes read as markdown (everything else indexed is plain text).
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
-
-
-def is_markdown(path: str) -> bool:
-    return path.lower().endswith(MARKDOWN_SUFFIXES)
+from ra.text import MARKDOWN_SUFFIXES, is_markdown  # noqa: F401 - ra.text.markup's API
 
 # --------------------------------------------------------------------------- headings
 
@@ -257,9 +253,25 @@ def _title(kind: str | None, title: str | None, named: bool = True) -> str:
     directive only when the kind is an admonition's, ``named``)."""
     if title is not None:
         return title.strip().strip("\"'")
-    if not named and (kind or "").lower() not in ADMONITIONS:
+    kind = (kind or "").removeprefix("callout-")  # Quarto's ``::: callout-tip``
+    if not named and kind.lower() not in ADMONITIONS:
         return ""
-    return (kind or "").replace("-", " ").replace("_", " ").strip().capitalize()
+    return kind.replace("-", " ").replace("_", " ").strip().capitalize()
+
+
+_CALLOUT = re.compile(r"(?<![^\s])\.callout-([\w-]+)")
+_TITLE_ATTR = re.compile(r"(?<![\w-])title=(?:\"([^\"]*)\"|'([^']*)')")
+
+
+def _div_title(attributes: str) -> str:
+    """What a pandoc fenced div's opening line shows: a Quarto callout's title (its
+    ``title`` attribute, else its kind: ``{.callout-tip}`` is "Tip"); nothing for other
+    divs (``{.columns}``, ``{#fig-plots layout-ncol=2}``)."""
+    callout = _CALLOUT.search(attributes)
+    if callout is None:
+        return ""
+    given = _TITLE_ATTR.search(attributes)
+    return _title(callout.group(1), given and (given.group(1) or given.group(2) or ""))
 
 
 _SHOWN = r"title|label|caption|alt|summary"
@@ -319,6 +331,9 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
      lambda m: m.group(1) + _title(m.group(2), m.group(3) or None, named=False)),
     (("mdx-code-block",), re.compile(rf"\n{_WS}*{_FENCE_OPENER}{_WS}*mdx-code-block[^\n]*{_EOL}"),
      "\n"),
+    # pandoc fenced divs, attributes in braces (Quarto callouts, columns, figures)
+    ((":::",), re.compile(rf"(\n{_WS}*):{{3,}}{_WS}*\{{({_WS}*[.#][^{{}}\n]*)\}}{_WS}*{_EOL}"),
+     lambda m: m.group(1) + _div_title(m.group(2))),
     # colon fences: Docusaurus admonitions, MyST directives and containers
     ((":::",), re.compile(rf"(\n{_WS}*):{{3,}}{_WS}*\{{?([\w-]+)\}}?(?:\[([^\]\n]*)\])?{_WS}*"
                           rf"([^\n]*?){_WS}*{_EOL}{_OPTIONS}"),
