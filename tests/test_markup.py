@@ -90,6 +90,14 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ("::: callout-important\nText.\n:::", "Important Text."),
     (":::: {.columns}\n::: {.column width=\"40%\"}\nLeft\n:::\n::::", "Left"),
     ("::: {#fig-plots layout-ncol=2}\n![Plot](a.png)\n:::", "Plot"),
+    # Liquid tags (GitBook, Jekyll): markup, but a tab's title or a caption is text
+    ('{% hint style="warning" %}\nBack up first.\n{% endhint %}', "Back up first."),
+    ('{% tabs %}\n{% tab title="Docker" %}\nRun it.\n{% endtab %}\n{% endtabs %}',
+     "Docker Run it."),
+    ('{% code title="app.yml" overflow="wrap" %}\n```yaml\nkey: "{% raw %}"\n```\n{% endcode %}',
+     'app.yml key: "{% raw %}"'),  # code stays as written
+    ("See {% include note.html %} and {%- if a -%}this{%- endif -%}: 50% {x}.",
+     "See and this : 50% {x}."),
 ])
 def test_plain_text_shows_what_a_reader_sees(source, shown):
     assert strip_markdown(source) == shown

@@ -5,7 +5,8 @@ own on top of CommonMark: attribute lists on headings (``## Title { #id .class }
 mkdocs, pandoc, kramdown, Hugo, Docusaurus), admonitions and content tabs (mkdocs
 ``!!! note "Title"``, ``=== "Tab"``, pymdownx ``/// tip``), MDX (``import`` and
 ``export`` lines, JSX components, ``:::note`` admonitions, ``{/* comments */}``), Hugo
-shortcodes (``{{< … >}}``, ``{{% … %}}``), MyST/Sphinx directives and roles
+shortcodes (``{{< … >}}``, ``{{% … %}}``), Liquid tags (GitBook's ``{% hint %}`` and
+``{% tab title="…" %}``, Jekyll's ``{% include %}``), MyST/Sphinx directives and roles
 (```` ```{note} ````, ``:::{tip}``, ``{ref}`label```, ``(target)=``), Obsidian
 (``[[target|alias]]``, ``> [!note]`` callouts, inline ``#tags``, ``%%comments%%``), pandoc
 fenced divs (Quarto's ``::: {.callout-tip}``, ``::: {.columns}``), and plain HTML
@@ -364,6 +365,9 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
      lambda m: m.group(1) + _title(m.group(2), m.group(3) or None)),
     # Hugo shortcodes (their title/caption attributes are text)
     (("{{",), re.compile(r"\{\{[<%][\s\S]*?[%>]\}\}"), _shown),
+    # Liquid tags: GitBook (`{% hint style="info" %}`, `{% tab title="Docker" %}`),
+    # Jekyll (`{% include … %}`), Eleventy; a tab's title or a code block's caption is text
+    (("{%",), re.compile(r"(?<!\{)\{%-?[ \t]*[a-z][\w-]*(?:[^%\n]|%(?!\}))*-?%\}"), _shown),
     # attribute lists, on headings and elsewhere (`{ .md-button }`)
     (("{",), _ANY_ATTRS, ""),
     # wiki links and embeds, then markdown links, images, footnote markers
