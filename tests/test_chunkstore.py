@@ -88,3 +88,17 @@ def test_dropping_unknown_or_dropped_ords_changes_nothing():
     store.drop([5, -1, 1])
     store.drop([1])
     assert len(store) == 1 and store.ord_of("kb:alpha.md") == 0
+
+
+@pytest.mark.parametrize("gone", [[], [30]])
+def test_many_chunks_read_back_at_once_as_one_by_one(gone):
+    """``lineage`` of many rows reads them column by column (``TAKE_ROWS``); a chunk's
+    document and parent ids come from those rows (a drop splits alpha in two parts: the
+    second holds no document row, and reads its own columns)."""
+    rows = doc(0, "alpha", 60) + doc(61, "beta", 3)
+    store = ChunkStore(table(rows))
+    store.drop(gone)
+    kept = [r for r in rows if r[0] not in gone]
+    found = store.lineage([r[0] for r in kept])
+    assert found == {r[0]: meta_of(r) for r in kept}
+    assert [store.meta(r[0]) for r in kept] == [meta_of(r) for r in kept]

@@ -65,7 +65,16 @@ TAKE_ROWS = 48  # rows of a part ``_Part.metas`` reads by Arrow ``take`` rather 
 #: The fixed-width columns read by ``memoryview``, with their ``struct`` codes.
 _NUMBERS = {"ord": "i", "depth": "b", "sibling_count": "i", "descendants": "i",
             "tokens": "i", "line": "i", "mtime_ns": "q", "doc_ord": "i", "parent_ord": "i"}
-_STRINGS = ("id", "doc_id", "parent_id", "tree", "path", "title", "breadcrumb", "text")
+_STRINGS = ("id", "title", "breadcrumb", "text", "doc_id", "parent_id")
+#: The columns of ``ChunkMeta`` a part reads as they are. The others follow from ids: a
+#: chunk's ``doc_id`` and ``parent_id`` are the ids of its document's and parent's rows
+#: (``doc_ord``, ``parent_ord``: the same batch, mostly the same page), and ``tree`` and
+#: ``path`` are its document id's two sides of the first ``:`` (a tree name has none). So
+#: a lookup reads three string columns instead of seven: the pages a search maps of the
+#: file (the kernel maps 64 KB around each page it reads) are fewer. (When those rows
+#: are not held, which no update does, as it drops whole documents, the columns
+#: ``doc_id`` and ``parent_id`` are read.)
+_DIRECT = tuple(c for c in META_COLUMNS if c not in ("doc_id", "parent_id", "tree", "path"))
 
 
 def schema():
@@ -251,13 +260,12 @@ class _Part:
         self._depth, self._siblings, self._descendants, self._line, self._mtime = (
             self._cols[c][1] for c in ("depth", "sibling_count", "descendants", "line",
                                        "mtime_ns"))
-        self._meta = batch.select(list(META_COLUMNS))
-        self._text = tuple(self._cols[c] for c in _STRINGS[:7])
-        # (offsets, data) of each when none has nulls (a parent_id is null exactly when
-        # parent_ord is)
-        self._plain = None if any(v is not None for c, (v, *_) in zip(
-            _STRINGS, self._text, strict=False) if c != "parent_id") else tuple(
+        self._meta = batch.select(list(_DIRECT))
+        self._text = tuple(self._cols[c] for c in _STRINGS[:3])
+        # (offsets, data) of each when none has nulls
+        self._plain = None if any(v is not None for v, *_ in self._text) else tuple(
             (offsets, data) for _, offsets, data, _ in self._text)
+        self._doc = self._cols["doc_ord"][1]
         self._parent = _filled(batch.column("parent_ord"))
         self._tokens = _filled(batch.column("tokens"))
         self.first = self.ords[0]
@@ -327,28 +335,63 @@ class _Part:
         import pyarrow as pa
 
         taken = self._meta.take(pa.array(rows, pa.int32()))
-        columns = (c.to_pylist() for c in taken.columns)
-        return list(map(_NEW, zip(*columns, strict=True)))
+        o, ids, *rest = (c.to_pylist() for c in taken.columns)
+        return list(map(_NEW, zip(o, ids, *self._families(rows, ids), *rest, strict=True)))
+
+    def _families(self, rows: list[int], ids: list) -> tuple[list, list, list, list]:
+        """``_family`` of many rows, as columns: their documents' and parents' ids read by
+        one Arrow ``take`` each (a dense part: row = ord - first)."""
+        import pyarrow as pa
+
+        first, n, doc, parent = self.first, self.n, self._doc, self._parent
+        doc_rows = [doc[r] - first for r in rows]
+        parents = [parent[r] for r in rows]
+        parent_rows = [r if p < 0 else p - first for r, p in zip(rows, parents, strict=True)]
+        if not self.dense or min(doc_rows) < 0 or max(doc_rows) >= n or min(
+                parent_rows) < 0 or max(parent_rows) >= n:
+            return tuple(map(list, zip(*map(self._family, rows, ids), strict=True)))
+        column = self.batch.column("id")
+        docs = column.take(pa.array(doc_rows, pa.int32())).to_pylist()
+        of_parents = column.take(pa.array(parent_rows, pa.int32())).to_pylist()
+        sides = [d.partition(":") for d in docs]
+        return (docs, [None if p < 0 else i for p, i in zip(parents, of_parents, strict=True)],
+                [s[0] for s in sides], [s[2] for s in sides])
+
+    def _id(self, r: int) -> str | None:
+        if self._plain is None:
+            return _decode(self._text[0], r)
+        offsets, data = self._plain[0]
+        return str(data[offsets[r]:offsets[r + 1]], "utf-8")
+
+    def _family(self, r: int, chunk: str | None) -> tuple:
+        """``doc_id, parent_id, tree, path`` of row ``r``, whose id is ``chunk``."""
+        d, p = self._doc[r], self._parent[r]
+        doc = chunk if d == self.ords[r] else self._id_of(d, r, "doc_id")
+        parent = None if p < 0 else doc if p == d else self._id_of(p, r, "parent_id")
+        tree, _, path = (doc or "").partition(":")
+        return doc, parent, tree, path
+
+    def _id_of(self, o: int, r: int, column: str) -> str | None:
+        """The id of chunk ``o``, which row ``r``'s ``column`` names (read there when this
+        part does not hold ``o``)."""
+        k = self.row(o)
+        if 0 <= k < self.n and self.ords[k] == o:
+            return self._id(k)
+        return self.string(column, r)
 
     def meta(self, r: int) -> ChunkMeta:
         _, bits, off = self._global
         tokens = self._tokens[r]
-        if self._plain is None:  # a string column with nulls (parent_id aside)
-            (ids, docs, parents, trees, paths, titles, crumbs), text = self._text, _decode
-            return ChunkMeta(
-                self.ords[r], text(ids, r), text(docs, r), text(parents, r), text(trees, r),
-                text(paths, r), self._depth[r], self._siblings[r], self._descendants[r],
-                text(titles, r), text(crumbs, r),
-                bool(bits[(off + r) >> 3] >> ((off + r) & 7) & 1),
-                None if tokens < 0 else tokens, self._line[r], self._mtime[r])
-        # inlined: a third of the time of a call per string
-        (io, iv), (do, dv), (po, pv), (to, tv), (ao, av), (lo, lv), (bo, bv) = self._plain
+        if self._plain is None:  # a string column with nulls
+            (ids, titles, crumbs), text = self._text, _decode
+            chunk, title, crumb = text(ids, r), text(titles, r), text(crumbs, r)
+        else:  # inlined: a third of the time of a call per string
+            (io, iv), (lo, lv), (bo, bv) = self._plain
+            chunk = str(iv[io[r]:io[r + 1]], "utf-8")
+            title, crumb = str(lv[lo[r]:lo[r + 1]], "utf-8"), str(bv[bo[r]:bo[r + 1]], "utf-8")
         return ChunkMeta(
-            self.ords[r], str(iv[io[r]:io[r + 1]], "utf-8"), str(dv[do[r]:do[r + 1]], "utf-8"),
-            None if self._parent[r] < 0 else str(pv[po[r]:po[r + 1]], "utf-8"),
-            str(tv[to[r]:to[r + 1]], "utf-8"), str(av[ao[r]:ao[r + 1]], "utf-8"),
-            self._depth[r], self._siblings[r], self._descendants[r],
-            str(lv[lo[r]:lo[r + 1]], "utf-8"), str(bv[bo[r]:bo[r + 1]], "utf-8"),
+            self.ords[r], chunk, *self._family(r, chunk),
+            self._depth[r], self._siblings[r], self._descendants[r], title, crumb,
             bool(bits[(off + r) >> 3] >> ((off + r) & 7) & 1),
             None if tokens < 0 else tokens, self._line[r], self._mtime[r])
 
