@@ -206,5 +206,5 @@ def read_file(path) -> tuple[Iterable[dict], int]:
     source = pq.ParquetFile(path, memory_map=True)
     columns = ["term_id", "ord", "impact"]
     batches = ({name: batch.column(name).to_numpy() for name in columns}
-               for batch in source.iter_batches(batch_size=READ_ROWS, columns=columns))
+               for batch in source.iter_batches(batch_size=READ_ROWS, columns=columns, use_threads=False))
     return batches, source.metadata.num_rows
