@@ -257,3 +257,15 @@ def test_a_heading_with_code_is_set_aside_with_its_body():
     head, body = "## `a\n", "b` c\n"
     assert set_code_aside_before(head, body, set_code_aside(body)) == (
         "## \ue0000\ue001 c\n", ["a\nb"])
+
+
+def test_a_liquid_highlight_block_is_code():
+    """Jekyll's ``{% highlight %}`` blocks hold code: a ``#`` comment in one is no
+    heading and no tag, and its text stays."""
+    text = ("# Install\n\n{% highlight bash %}\n# install the gem\ngem install jekyll #fast\n"
+            "{% endhighlight %}\n\n## Next\n\nText #real-tag.\n")
+    doc = parse_document(text, "t", "install.md")
+    assert [(n.depth, n.title) for n in doc.nodes] == [(0, "Install"), (1, "Install"),
+                                                       (2, "Next")]
+    assert doc.tags == ("real-tag",)
+    assert strip_markdown(doc.nodes[1].body) == "install the gem gem install jekyll #fast"

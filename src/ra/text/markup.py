@@ -229,13 +229,29 @@ def _restore(text: str, codes: list[str]) -> str:
 
 
 def mask_comments(text: str) -> str:
-    """``text`` with the content of ``%%`` and ``{/* */}`` comments blanked (newlines
-    kept, so every offset stays): a ``#`` line inside one is no heading. HTML comments
-    are CommonMark's own business and stay."""
+    """``text`` with the content of ``%%`` and ``{/* */}`` comments and of Liquid
+    ``{% highlight %}`` code blocks blanked (newlines kept, so every offset stays): a
+    ``#`` line inside one is no heading. HTML comments are CommonMark's own business and
+    stay."""
+    if "{%" in text:
+        text = _blank_highlights(text)
     if "%%" not in text and "{/*" not in text:
         return text
     masked, codes = _prepare(text, raw=True, html=False)
     return _restore(masked, codes)
+
+
+#: A Liquid code block (Jekyll, GitBook): ``{% highlight ruby %}`` … ``{% endhighlight %}``
+_HIGHLIGHT = re.compile(r"(^[ \t]*\{%-?[ \t]*highlight\b[^\n]*?%\}[ \t]*\n)([\s\S]*?)"
+                        r"(?=^[ \t]*\{%-?[ \t]*endhighlight[ \t]*-?%\})", re.M)
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _blank_highlights(text: str) -> str:
+    """``text`` with the code of its Liquid ``highlight`` blocks blanked, offsets kept."""
+    if "highlight" not in text:
+        return text
+    return _HIGHLIGHT.sub(lambda m: m.group(1) + _NOT_NEWLINE.sub(" ", m.group(2)), text)
 
 
 # ----------------------------------------------------------------- pass 2: the patterns
@@ -459,7 +475,7 @@ def inline_tags(text: str) -> list[str]:
     none; a heading's ``# `` has a space after it."""
     if "#" not in text or not _TAG.search(text):
         return []
-    prepared, _ = _prepare(text)
+    prepared, _ = _prepare(_blank_highlights(text) if "{%" in text else text)
     for pattern in _NOT_TAGS:  # { #id }, [x](#anchor), [ref]: #anchor
         prepared = pattern.sub(" ", prepared)
     if "#" not in prepared:
