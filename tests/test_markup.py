@@ -98,6 +98,8 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
      'app.yml key: "{% raw %}"'),  # code stays as written
     ("See {% include note.html %} and {%- if a -%}this{%- endif -%}: 50% {x}.",
      "See and this : 50% {x}."),
+    ("{{ site.title }} and <a href=\"{{ '/docs/x/' | relative_url }}\">the page</a> of "
+     '{{ page.date | date: "%Y" }}.', "and the page of ."),
 ])
 def test_plain_text_shows_what_a_reader_sees(source, shown):
     assert strip_markdown(source) == shown

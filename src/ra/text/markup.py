@@ -375,7 +375,9 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     (("\n%",), re.compile(rf"\n%(?:{_WS}[^\n]*)?{_EOL}"), "\n"),
     (("\n+++",), re.compile(rf"\n\+\+\+{_WS}*(?:\{{[^\n]*\}})?{_WS}*{_EOL}"), "\n"),
     (("^^^",), re.compile(rf"\n{_WS}*\^{{3,}}{_WS}*{_EOL}"), "\n"),  # sphinx-design card header
-    (("{{",), re.compile(r"\{\{[ \t]*[\w.-]+[ \t]*\}\}"), " "),
+    # template variables, with Liquid's filters: `{{ site.title }}`, `{{ '/x/' | relative_url }}`
+    (("{{",), re.compile(r"\{\{-?[ \t]*(?:'[^'\n]*'|\"[^\"\n]*\"|[\w.$\[\]-]+)"
+                         r"(?:[ \t]*\|[^{}\n]*?)?[ \t]*-?\}\}"), " "),
     # Obsidian callouts and GitHub alerts
     (("[!",), re.compile(rf"(\n{_WS}*(?:>{_WS}*)+)\[!([\w-]+)\][+-]?{_WS}*([^\n]*?){_WS}*{_EOL}"),
      lambda m: m.group(1) + _title(m.group(2), m.group(3) or None)),
