@@ -28,7 +28,7 @@ import ra.config.settings
 import ra.index.freshness
 from conftest import short_and_held
 from ra.index.reader import HELD, IndexReader
-from ra.index.vocabulary import SurfaceIndex, anchors
+from ra.index.vocabulary import SurfaceIndex, TermsById, anchors
 from ra.query.bm25f import bm25f_sql
 from ra.query.fuzzy import closest, expand
 from ra.query.parser import parse
@@ -287,6 +287,42 @@ def test_replacing_words_holds_what_a_vocabulary_read_afresh_holds(before, data)
     index = SurfaceIndex(sorted(before.items()))
     index.replace(touched, sorted(after.items()))
     assert index.by_length == SurfaceIndex(sorted(final.items())).by_length
+
+
+TERMS = st.dictionaries(st.sampled_from("abcdefghij"), st.integers(1, 9), max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TERMS, st.data())
+def test_terms_by_id_answers_as_the_dict_it_replaces(dfs, data):
+    """``TermsById`` over a long-lived reader's ``term → (id, df)`` answers ``id → (term,
+    df)`` as the dict of tuples it replaces, through the patches ``successor`` makes
+    (pop a changed term's id from both, then set both) and the reader's cache updates."""
+    terms = {t: (i, df) for i, (t, df) in enumerate(sorted(dfs.items()))}
+    by_id, plain = TermsById(terms), {i: (t, df) for t, (i, df) in terms.items()}
+    for _ in range(data.draw(st.integers(0, 6))):
+        step = data.draw(st.sampled_from(["patch", "patch", "cache"]))
+        i = data.draw(st.integers(0, 12))
+        if step == "patch":  # successor._patch_vocabulary
+            old = by_id.pop(i, (None, 0))
+            assert old == plain.pop(i, (None, 0))
+            if old[0] is not None:
+                terms.pop(old[0], None)
+            if data.draw(st.booleans()):  # the term is still there, with a new df
+                term = old[0] or data.draw(st.sampled_from("klmnop"))
+                if term not in terms:
+                    df = data.draw(st.integers(1, 9))
+                    terms[term] = (i, df)
+                    by_id[i] = plain[i] = (term, df)
+        else:  # term_info's cache of ids the vocabulary does not hold
+            pair = (data.draw(st.sampled_from("xyz")), 0)
+            if i not in plain:
+                by_id.update({i: pair})
+                plain[i] = pair
+    assert {i: by_id[i] for i in by_id} == plain == dict(by_id) and len(by_id) == len(plain)
+    assert all((i in by_id) == (i in plain) and by_id.get(i) == plain.get(i)
+               for i in range(-1, 14))
+    assert max(by_id, default=-1) == max(plain, default=-1)
 
 
 def _edited(word: str, edits: list[tuple[str, int, str]]) -> str:

@@ -126,7 +126,7 @@ class IndexReader:
         self._lineage: set[int] = set()  # ords whose every ancestor is in _meta_by_id
         self._vocab = None  # the in-memory vocabulary of a long-lived reader
         self._terms: dict[str, tuple[int, int] | None] = {}
-        self._term_info: dict[int, tuple[str, int]] = {}
+        self._term_info: dict[int, tuple[str, int]] = {}  # a long-lived one: TermsById
         self._near: dict[tuple[str, int], list[tuple[str, int]]] = {}
         self._by_ord: dict[int, ChunkMeta] = {}
         self._store: ChunkStore | None = None  # a long-lived reader's chunks (ra.index.chunkstore)
@@ -276,12 +276,12 @@ class IndexReader:
         return store
 
     def _load_vocabulary(self) -> None:
-        from ra.index.vocabulary import SurfaceIndex
+        from ra.index.vocabulary import SurfaceIndex, TermsById
 
         terms = self._columns("terms", "term", "term_id", "df")
         words = self._columns("words", "word", "term_id")
         self._terms = {t: (i, df) for t, i, df in zip(*terms, strict=True)}
-        self._term_info = {i: (t, df) for t, i, df in zip(*terms, strict=True)}
+        self._term_info = TermsById(self._terms)
         self._vocab = SurfaceIndex(zip(*words, strict=True))
 
     def _columns(self, artifact: str, *names: str) -> list[list]:

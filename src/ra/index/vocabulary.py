@@ -12,7 +12,72 @@ from __future__ import annotations
 
 import sys
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+
+
+class TermsById(Mapping):
+    """``term_id → (term, df)`` of a long-lived reader, over its ``term → (term_id,
+    df)`` dict: a list of the terms by id instead of a second dict of tuples (cpp-docs,
+    48,000 terms: 5 MB less). Written as a dict is (``[i] = (term, df)``, ``pop``,
+    ``update``); a pair that the terms dict does not hold is kept aside as given."""
+
+    def __init__(self, terms: dict[str, tuple[int, int]]) -> None:
+        self._terms = terms
+        self._names: list[str | None] = [None] * (
+            max((i for i, _ in terms.values()), default=-1) + 1)
+        for term, (i, _) in terms.items():
+            self._names[i] = term
+        self._other: dict[int, tuple[str, int]] = {}
+
+    def get(self, i: int, default=None):
+        if (pair := self._other.get(i)) is not None:
+            return pair
+        term = self._names[i] if 0 <= i < len(self._names) else None
+        held = self._terms.get(term) if term is not None else None
+        return (term, held[1]) if held is not None and held[0] == i else default
+
+    def __getitem__(self, i: int) -> tuple[str, int]:
+        if (pair := self.get(i)) is None:
+            raise KeyError(i)
+        return pair
+
+    def __contains__(self, i: object) -> bool:
+        return isinstance(i, int) and self.get(i) is not None
+
+    def __iter__(self):
+        n = len(self._names)
+        yield from (i for i in range(n) if i in self)
+        yield from (i for i in self._other if not 0 <= i < n)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __setitem__(self, i: int, pair: tuple[str, int]) -> None:
+        term, df = pair
+        if self._terms.get(term) == (i, df):
+            if i >= len(self._names):
+                self._names += [None] * (i + 1 - len(self._names))
+            self._names[i] = term
+            self._other.pop(i, None)
+        else:
+            self._other[i] = (term, df)
+
+    def update(self, pairs: dict[int, tuple[str, int]]) -> None:
+        for i, pair in pairs.items():
+            self[i] = pair
+
+    _MISSING = object()
+
+    def pop(self, i: int, default=_MISSING):
+        pair = self.get(i)
+        self._other.pop(i, None)
+        if 0 <= i < len(self._names):
+            self._names[i] = None
+        if pair is None:
+            if default is self._MISSING:
+                raise KeyError(i)
+            return default
+        return pair
 
 
 def anchors(word: str, distance: int) -> tuple[str, str]:
