@@ -292,7 +292,10 @@ class IndexReader:
 
         path = self.generation.path / artifact_path(artifact)
         try:
-            table = pq.read_table(path, columns=list(names), memory_map=True)
+            # not pq.read_table, whose dataset layer (pyarrow.dataset, with Acero and
+            # Substrait) a reader that serves plain queries would hold in memory: 5 MB
+            with pq.ParquetFile(path, memory_map=True) as source:
+                table = source.read(columns=list(names))
         except (OSError, pa.ArrowException) as exc:
             raise IndexStateError(f"index generation {self.generation.path.name} is "
                                   f"damaged: {path.name}: {exc}; run `ra update`") from None
