@@ -347,19 +347,23 @@ EDITS = st.lists(st.tuples(st.sampled_from(["insert", "substitute", "delete", "t
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="abcdeéx", min_size=5, max_size=9), st.lists(EDITS, max_size=25),
-       st.lists(WORDS, max_size=20), st.integers(0, 3), st.sampled_from([1, 2]))
+       st.lists(WORDS, max_size=20), st.integers(0, 3), st.sampled_from([1, 2]),
+       st.booleans())
 def test_expansions_are_those_of_expand_over_the_candidates(word, edits, others, terms,
-                                                            distance):
+                                                            distance, backwards):
     """``SurfaceIndex.within`` reads the anchored ranges in place; the expansions of its
     hits must be what ``expand`` gives over ``near``'s list: the same terms, words (the
     first of equals in vocabulary order) and distances. The vocabulary holds words one or
     two edits from the typed one, anywhere in it, and others; several words may share a
-    term."""
-    vocabulary = sorted({_edited(word, e) for e in edits} | set(others))
-    index = SurfaceIndex([(w, i % (terms + 1) + 2 * (len(w) % 2))
-                          for i, w in enumerate(vocabulary)])
+    term. ``words.parquet`` holds them sorted (its buckets are their own sorted views);
+    ``backwards``, they are not."""
+    vocabulary = sorted({_edited(word, e) for e in edits} | set(others), reverse=backwards)
+    pairs = [(w, i % (terms + 1) + 2 * (len(w) % 2)) for i, w in enumerate(vocabulary)]
+    index = SurfaceIndex(pairs)
+    band = sorted((p for p in pairs if abs(len(p[0]) - len(word)) <= distance),
+                  key=lambda p: len(p[0]))  # every candidate, in the index's order
     assert closest(index.within(word, distance)) == expand(
-        word, index.near(word, distance), distance)
+        word, index.near(word, distance), distance) == expand(word, band, distance)
 
 
 def test_anchors_are_a_third_of_the_word_at_distance_one_only():

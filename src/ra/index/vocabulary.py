@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping
+from itertools import pairwise
 
 
 class TermsById(Mapping):
@@ -87,24 +88,62 @@ def anchors(word: str, distance: int) -> tuple[str, str]:
     return (word[:third], word[len(word) - third:]) if third else ("", "")
 
 
-def _held(bucket: list[tuple[str, int]], words: list[str]) -> dict[str, int]:
+def _held(bucket: Bucket, words: list[str]) -> dict[str, int]:
     """The term ids ``bucket`` (sorted by word) holds for ``words``, by bisection."""
     out = {}
     for word in words:
-        i = bisect_left(bucket, (word,))
-        if i < len(bucket) and bucket[i][0] == word:
-            out[word] = bucket[i][1]
+        i = bisect_left(bucket.words, word)
+        if i < len(bucket) and bucket.words[i] == word:
+            out[word] = bucket.ids[i]
     return out
+
+
+class Bucket:
+    """The surface words of one length, in vocabulary order, and their term ids: two
+    lists, where a ``(word, term_id)`` tuple per word took 2.5 MB more on cpp-docs.
+    ``bucket[k]`` and iteration give those pairs."""
+
+    __slots__ = ("words", "ids")
+
+    def __init__(self, pairs: Iterable[tuple[str, int]] = ()) -> None:
+        self.words: list[str] = []
+        self.ids: list[int] = []
+        for word, term_id in pairs:
+            self.words.append(word)
+            self.ids.append(term_id)
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __getitem__(self, k: int) -> tuple[str, int]:
+        return self.words[k], self.ids[k]
+
+    def __iter__(self):
+        return zip(self.words, self.ids, strict=True)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Bucket):
+            return self.words == other.words and self.ids == other.ids
+        return list(self) == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Bucket({list(self)!r})"
 
 
 class SurfaceIndex:
     """Surface words by length, with sorted prefix and suffix views for distance 1."""
 
     def __init__(self, vocabulary: Iterable[tuple[str, int]]) -> None:
-        self.by_length: dict[int, list[tuple[str, int]]] = {}
+        self.by_length: dict[int, Bucket] = {}
         for word, term_id in vocabulary:
-            self.by_length.setdefault(len(word), []).append((word, term_id))
-        self._sorted: dict[int, tuple[list[str], list[int], list[str], list[int]]] = {}
+            bucket = self.by_length.get(len(word))
+            if bucket is None:
+                bucket = self.by_length[len(word)] = Bucket()
+            bucket.words.append(word)
+            bucket.ids.append(term_id)
+        self._sorted: dict[int, tuple[list[str], list[int] | range, list[str], list[int]]] = {}
         self._all: tuple[list[str], list[int]] | None = None
 
     def replace(self, words: Iterable[str], present: Iterable[tuple[str, int]]) -> None:
@@ -118,11 +157,11 @@ class SurfaceIndex:
         for word, term_id in present:
             added.setdefault(len(word), []).append((word, term_id))
         for n in {len(w) for w in gone}:
-            old = self.by_length.get(n, [])
+            old = self.by_length.get(n, Bucket())
             mine = added.pop(n, [])
             if _held(old, [w for w in gone if len(w) == n]) == dict(mine):
                 continue  # most often: the words of an edited file are still there
-            bucket = sorted([p for p in old if p[0] not in gone] + mine)
+            bucket = Bucket(sorted([p for p in old if p[0] not in gone] + mine))
             if bucket:
                 self.by_length[n] = bucket
             else:
@@ -151,7 +190,8 @@ class SurfaceIndex:
         for n in lengths:
             bucket = self.by_length.get(n)
             if bucket:
-                out += [bucket[i] for i in self._anchored(n, prefix, suffix)]
+                words, ids = bucket.words, bucket.ids
+                out += [(words[i], ids[i]) for i in self._anchored(n, prefix, suffix)]
         return out
 
     def within(self, word: str, distance: int) -> list[tuple[str, float, int]]:
@@ -180,7 +220,7 @@ class SurfaceIndex:
                     found[positions[i + k]] = d
                 if not start:
                     break  # no anchors: the prefix range held every word
-            hits += [(bucket[p][0], d, bucket[p][1]) for p, d in sorted(found.items())]
+            hits += [(bucket.words[p], d, bucket.ids[p]) for p, d in sorted(found.items())]
         return hits
 
     def _anchored(self, n: int, prefix: str, suffix: str) -> list[int]:
@@ -191,15 +231,18 @@ class SurfaceIndex:
         found.update(_starting_with(reversed_words, reversed_order, suffix[::-1]))
         return sorted(found)
 
-    def _views(self, n: int) -> tuple[list[str], list[int], list[str], list[int]]:
+    def _views(self, n: int) -> tuple[list[str], list[int] | range, list[str], list[int]]:
         views = self._sorted.get(n)
         if views is None:
-            bucket = [w for w, _ in self.by_length[n]]
-            order = sorted(range(len(bucket)), key=bucket.__getitem__)
+            bucket = self.by_length[n].words
             rev = [w[::-1] for w in bucket]
             rorder = sorted(range(len(rev)), key=rev.__getitem__)
-            views = self._sorted[n] = ([bucket[i] for i in order], order,
-                                       [rev[i] for i in rorder], rorder)
+            if all(a <= b for a, b in pairwise(bucket)):  # as words.parquet is: no copy
+                words, order = bucket, range(len(bucket))
+            else:
+                order = sorted(range(len(bucket)), key=bucket.__getitem__)
+                words = [bucket[i] for i in order]
+            views = self._sorted[n] = (words, order, [rev[i] for i in rorder], rorder)
         return views
 
 
