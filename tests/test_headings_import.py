@@ -10,8 +10,6 @@ import textwrap
 import unicodedata
 from pathlib import Path
 
-import pytest
-
 from ra.text.mistletoe_import import COMPUTED, unicode_punctuation
 
 # emphasis next to punctuation, ASCII and not (CommonMark's flanking rules read the set)
@@ -40,23 +38,36 @@ PARSE = f"""
 """
 
 
+#: whether ra has the ranges of this Python's Unicode version (3.11-3.13 have them; on
+#: another, mistletoe imports as it is: ``test_another_unicode_version_imports_as_it_is``)
+KNOWN = unicode_punctuation(unicodedata.unidata_version) is not None
+
+
 def test_the_ranges_are_the_unicode_punctuation_of_this_python():
-    version = unicodedata.unidata_version
-    chars = unicode_punctuation(version)
-    if chars is None:
-        pytest.fail(f"Unicode {version} has no ranges in ra.text.mistletoe_import: "
-                    "add them (the module says how they were computed)")
     computed = {chr(i) for i in range(sys.maxunicode + 1)
                 if unicodedata.category(chr(i)).startswith("P")}
-    assert chars == computed
+    for version in ("14.0.0", "15.0.0", "15.1.0"):  # CPython 3.11, 3.12, 3.13
+        chars = unicode_punctuation(version)
+        assert chars is not None and "\u3002" in chars and "a" not in chars
+        if version == unicodedata.unidata_version:
+            assert chars == computed
     assert unicode_punctuation("0.0.0") is None
+
+
+def test_another_unicode_version_imports_as_it_is():
+    """A Unicode version ra has no ranges for: mistletoe computes its set itself."""
+    out = _run("import unicodedata\nunicodedata.unidata_version = '99.0.0'\n"
+               "from ra.text.mistletoe_import import load_core_tokens\n"
+               "loaded = load_core_tokens()\n" + textwrap.dedent(PARSE).replace(
+                   '"given":', '"loaded": loaded, "given":'))
+    assert out["loaded"] is False and not out["given"] and out["computed_in"]
 
 
 def test_mistletoe_loads_the_same_module_with_the_set_given():
     own = _run(PARSE)
     given = _run("from ra.text.mistletoe_import import load_core_tokens\n"
-                 "assert load_core_tokens()\n" + textwrap.dedent(PARSE))
-    assert not own["given"] and given["given"]
+                 f"assert load_core_tokens() is {KNOWN}\n" + textwrap.dedent(PARSE))
+    assert not own["given"] and given["given"] is KNOWN
     assert given["punctuation"] == own["punctuation"]
     assert given["computed_in"] and len(given["punctuation"]) > 800
     assert given["html"] == own["html"]
@@ -72,7 +83,7 @@ def test_the_heading_scanner_takes_the_fast_import():
         print(json.dumps({"given": "_ra_unicode_punctuation" in vars(core),
                           "headings": [h.text for h in found], "problems": problems}))
     """)
-    assert out == {"given": True, "headings": ["Title «x»"], "problems": []}
+    assert out == {"given": KNOWN, "headings": ["Title «x»"], "problems": []}
 
 
 def test_an_unexpected_mistletoe_is_imported_as_it_is(tmp_path):
