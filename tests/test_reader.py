@@ -476,3 +476,12 @@ def test_a_search_with_an_unchanged_index_does_not_reindex(pair):
         assert status is None and reader.generation.path == short.reader.generation.path
     finally:
         reader.close()
+
+
+def test_a_bucket_out_of_order_is_searched_through_its_sorted_view():
+    """A bucket is its own prefix view only when it is sorted (as words.parquet's are);
+    here it is not, and a bisection over it as it is would miss the word whose edit is
+    in its last third (the suffix view cannot find that one)."""
+    index = SurfaceIndex([("abcdex", 1), ("aaaaaa", 2)])
+    assert index.within("abcdeq", 1) == [("abcdex", 1.0, 1)]
+    assert index.near("abcdeq", 1) == [("abcdex", 1)]
