@@ -36,8 +36,9 @@ import pyarrow.compute as pc
 from ra.pipeline.typed import int64
 from ra.store.artifacts import ANALYZED, LENGTHS, SURFACE
 from ra.store.layout import FIELDS
+from ra.text import is_markdown
 from ra.text.analysis import Analyzer, analyzer_for, split_words
-from ra.text.markup import is_markdown, plain_text
+from ra.text.markup import plain_text
 
 _COLUMNS = ("ord", "tree", "breadcrumb", "tags", "path", "body", "description",
             "descendants")

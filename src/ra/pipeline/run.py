@@ -61,7 +61,8 @@ from ra.pipeline.postings import (
 from ra.pipeline.typed import int64
 from ra.store import generations
 from ra.store.layout import PARTITIONED, config_hash, part_name
-from ra.text.markup import is_markdown, plain_text_aside, set_code_aside
+from ra.text import is_markdown
+from ra.text.markup import plain_text_aside, set_code_aside
 
 Progress = Callable[[int, int], None]
 

@@ -305,7 +305,7 @@ def _included(searcher: Searcher, includes: list[str], terms: _Terms, warnings: 
         return []
     from ra.query.get import get_chunk
     from ra.query.snippets import snippet
-    from ra.text.markup import is_markdown
+    from ra.text import is_markdown
 
     top = max((r.score for r in results), default=1.0)
     out = []

@@ -29,8 +29,8 @@ from ra.query.impacts import is_plain, top_rows, top_sql
 from ra.query.parser import parse, parse_lenient, typed_operators
 from ra.query.plan import Plan, PlanOptions, plan_query
 from ra.query.snippets import snippet as make_snippet
+from ra.text import is_markdown
 from ra.text.analysis import analyzer_for
-from ra.text.markup import is_markdown
 
 
 @dataclass(frozen=True)

@@ -43,9 +43,10 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from ra.text import is_markdown
 from ra.text.headings import Found, Lines, byte_offsets, first_h1, scan_headings, utf8_len
 from ra.text.ids import format_chunk_id, format_doc_id
-from ra.text.markup import inline_tags, is_markdown, mask_comments
+from ra.text.markup import inline_tags, mask_comments
 
 BREADCRUMB_SEPARATOR = " › "
 

@@ -42,8 +42,6 @@ import re
 from collections.abc import Callable
 from functools import cache
 
-from ra.text import MARKDOWN_SUFFIXES, is_markdown  # noqa: F401 - ra.text.markup's API
-
 # --------------------------------------------------------------------------- headings
 
 _ATTR = r"(?:#[^\s{}#]+|\.[\w-]+|[\w-]+=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s{}\"']+))"
@@ -233,8 +231,7 @@ def mask_comments(text: str) -> str:
     ``{% highlight %}`` code blocks blanked (newlines kept, so every offset stays): a
     ``#`` line inside one is no heading. HTML comments are CommonMark's own business and
     stay."""
-    if "{%" in text:
-        text = _blank_highlights(text)
+    text = _blank_highlights(text)
     if "%%" not in text and "{/*" not in text:
         return text
     masked, codes = _prepare(text, raw=True, html=False)
@@ -249,7 +246,7 @@ _NOT_NEWLINE = re.compile(r"[^\n]")
 
 def _blank_highlights(text: str) -> str:
     """``text`` with the code of its Liquid ``highlight`` blocks blanked, offsets kept."""
-    if "highlight" not in text:
+    if "{%" not in text or "highlight" not in text:
         return text
     return _HIGHLIGHT.sub(lambda m: m.group(1) + _NOT_NEWLINE.sub(" ", m.group(2)), text)
 
@@ -477,7 +474,7 @@ def inline_tags(text: str) -> list[str]:
     none; a heading's ``# `` has a space after it."""
     if "#" not in text or not _TAG.search(text):
         return []
-    prepared, _ = _prepare(_blank_highlights(text) if "{%" in text else text)
+    prepared, _ = _prepare(_blank_highlights(text))
     for pattern in _NOT_TAGS:  # { #id }, [x](#anchor), [ref]: #anchor
         prepared = pattern.sub(" ", prepared)
     if "#" not in prepared:
