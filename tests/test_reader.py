@@ -441,7 +441,8 @@ SERVE_PLAIN = (
     "def ids(q):\n"
     "    return [r.id for r in searcher.search([q], SearchOptions()).queries[0].results]\n"
     "plain = {q: ids(q) for q in sys.argv[3:]}\n"
-    "before = [m for m in ('duckdb', 'pyarrow.dataset') if m in sys.modules]\n"
+    "before = [m for m in ('duckdb', 'pyarrow.dataset', 'pyarrow.fs', 'pyarrow.parquet')\n"
+    "          if m in sys.modules]\n"
     "negation = ids('mutex -panic')\n"
     "print(json.dumps([plain, before, 'duckdb' in sys.modules, negation]))\n"
 )
@@ -451,8 +452,9 @@ def test_a_long_lived_reader_serves_plain_queries_without_duckdb(pair, tmp_path)
     """A reader opened long-lived (``keep_vocabulary``, as ``WarmIndex`` opens it) loads
     its vocabulary, chunks and impacts with pyarrow: a process serving plain queries,
     typos included, never imports DuckDB (nor pyarrow's dataset layer, which
-    ``pq.read_table`` would bring); the first query that needs it connects, and every
-    answer is the short-lived reader's."""
+    ``pq.read_table`` would bring, nor ``pyarrow.fs``, which ``pq.ParquetFile`` would:
+    ``ra.store.parquet``); the first query that needs it connects, and every answer is
+    the short-lived reader's."""
     short, _ = pair
     plain = ["mutex", "lock poisoning", "thraeds", "mutxe lock", "rust threads"]
     config = short.config

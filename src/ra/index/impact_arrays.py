@@ -201,13 +201,12 @@ def read_file(path) -> tuple[Iterable[dict], int]:
     read cpp-docs' 3.8M rows in 75 ms against 110, but a reader that serves plain
     queries then needs no DuckDB at all; the join with ``meta`` and the sort per range
     of terms the reader did before took 350 ms.)"""
-    import pyarrow.parquet as pq
+    from ra.store.parquet import ParquetSource
 
-    source = pq.ParquetFile(path, memory_map=True)
+    source = ParquetSource(path)  # not pq.ParquetFile: see ra.store.parquet
     columns = ["term_id", "ord", "impact"]
     # on this thread: pyarrow's reader threads leave the freed batches in their malloc
     # arenas (cpp-docs: 10 MB more for as long as the reader lives)
     batches = ({name: batch.column(name).to_numpy() for name in columns}
-               for batch in source.iter_batches(batch_size=READ_ROWS, columns=columns,
-                                                use_threads=False))
-    return batches, source.metadata.num_rows
+               for batch in source.iter_batches(READ_ROWS, columns, use_threads=False))
+    return batches, source.num_rows

@@ -288,14 +288,16 @@ class IndexReader:
         """The columns ``names`` of the generation's (unpartitioned) ``artifact``, as
         lists, read by pyarrow, whose memory then goes back to the system."""
         import pyarrow as pa
-        import pyarrow.parquet as pq
+
+        from ra.store.parquet import ParquetSource
 
         path = self.generation.path / artifact_path(artifact)
         try:
             # not pq.read_table, whose dataset layer (pyarrow.dataset, with Acero and
-            # Substrait) a reader that serves plain queries would hold in memory: 5 MB
-            with pq.ParquetFile(path, memory_map=True) as source:
-                table = source.read(columns=list(names))
+            # Substrait) a reader that serves plain queries would hold in memory: 5 MB;
+            # nor pq.ParquetFile, whose pyarrow.fs holds 8 MB more (ra.store.parquet)
+            with ParquetSource(path) as source:
+                table = source.read(list(names))
         except (OSError, pa.ArrowException) as exc:
             raise IndexStateError(f"index generation {self.generation.path.name} is "
                                   f"damaged: {path.name}: {exc}; run `ra update`") from None
