@@ -22,6 +22,7 @@ from ra.query.rank import (
     ancestors,
     drop_nested,
     elbow_cutoff,
+    fit_parts,
     is_ancestor,
     rank,
     rank_with_stats,
@@ -436,3 +437,84 @@ def test_drop_nested_keeps_the_ancestor_with_its_best_subtree_score():
     ranked = rank([doc, sec, other], threshold=0.5, cutoff_ratio=0.0, limit=5, lookup=None,
                   aggregation=False)
     assert [c.id for c in ranked] == ["t:d.md", "t:o.md"]
+
+
+# --- token budgets: a result too large for one is given as its best part that fits ------------
+
+def sized(cid: str, parent: str | None, score: float, tokens: int, siblings: int = 1):
+    return Candidate(cid, cid.split("#")[0], parent, score, siblings, cid.count("#"), "t",
+                     tokens=tokens)
+
+
+PAGE = {  # a 6,000-token page: its introduction, two sections, one of them with a subsection
+    "t:p.md": sized("t:p.md", None, 0.0, 6000),
+    "t:p.md#a": sized("t:p.md#a", "t:p.md", 0.0, 400, 2),
+    "t:p.md#b": sized("t:p.md#b", "t:p.md", 0.0, 5000, 2),
+    "t:p.md#b-1": sized("t:p.md#b-1", "t:p.md#b", 0.0, 300),
+}
+
+
+def scored(cid: str, score: float) -> Candidate:
+    from dataclasses import replace
+
+    return replace(PAGE[cid], score=score)
+
+
+def test_an_aggregate_too_large_for_the_budget_is_given_as_its_best_part_that_fits():
+    # #a and #b match, so they merge into the page (RSS 25); under a 4,000-token budget
+    # the page would be a list entry, so its best part that fits stands in its place,
+    # with its score: #b (20) is larger than the budget, #a (15) is not.
+    cands = [scored("t:p.md#b", 20.0), scored("t:p.md#a", 15.0),
+             sized("t:o.md", None, 10.0, 100)]
+    kwargs = dict(threshold=0.5, cutoff_ratio=0.0, limit=None, lookup=PAGE.get)
+    unbounded = rank(cands, **kwargs)
+    assert [(c.id, c.score) for c in unbounded] == [("t:p.md", 25.0), ("t:o.md", 10.0)]
+    assert rank(cands, max_tokens=None, **kwargs) == unbounded
+    assert rank(cands, max_tokens=6000, **kwargs) == unbounded  # the page fits
+    fitted = rank(cands, max_tokens=4000, **kwargs)
+    assert [(c.id, c.score) for c in fitted] == [("t:p.md#a", 25.0), ("t:o.md", 10.0)]
+
+
+def test_an_ancestor_that_claimed_its_sections_gives_way_to_the_best_that_fits():
+    # the page's front matter matched best (30): its sections were claimed by it
+    cands = [scored("t:p.md", 30.0), scored("t:p.md#b-1", 12.0), scored("t:p.md#a", 8.0)]
+    for aggregation in (True, False):
+        out = rank(cands, threshold=0.5, cutoff_ratio=0.0, limit=None, lookup=PAGE.get,
+                   aggregation=aggregation, max_tokens=1000)
+        assert [(c.id, c.score) for c in out] == [("t:p.md#b-1", 30.0)]
+
+
+def test_a_large_result_with_no_part_that_fits_stays_as_it_is():
+    alone = [scored("t:p.md", 30.0)]
+    too_big = [scored("t:p.md", 30.0), scored("t:p.md#b", 5.0)]
+    unknown = [Candidate("t:q.md", "t:q.md", None, 3.0, 1, 0, "t"),  # tokens unknown
+               Candidate("t:q.md#x", "t:q.md", "t:q.md", 1.0, 1, 1, "t", tokens=10)]
+    for cands in (alone, too_big, unknown):
+        results = drop_nested(cands, PAGE.get)
+        assert fit_parts(results, cands, 1000, PAGE.get) == results
+
+
+@given(forests(), st.integers(1, 40), st.booleans())
+def test_a_budget_changes_what_stands_for_a_page_never_where_it_ranks(forest, budget,
+                                                                      aggregation):
+    """Every position keeps its score and its page; a result that changed is a matched
+    chunk beneath the one it replaces, fits the budget, and the one it replaces did not;
+    still no result nests in another."""
+    from dataclasses import replace
+
+    tree, cands = forest
+    tokens = {cid: 3 * (1 + len(cid)) % 47 for cid in tree}  # sizes of every shape
+    tree = {cid: replace(c, tokens=tokens[cid]) for cid, c in tree.items()}
+    cands = [replace(c, tokens=tokens[c.id]) for c in cands]
+    kwargs = dict(threshold=0.5, cutoff_ratio=0.0, limit=None, lookup=tree.get,
+                  aggregation=aggregation)
+    before, after = rank(cands, **kwargs), rank(cands, max_tokens=budget, **kwargs)
+    assert [(c.score, c.doc_id) for c in before] == [(c.score, c.doc_id) for c in after]
+    matched = {c.id for c in cands}
+    for old, new in zip(before, after, strict=True):
+        if new.id != old.id:
+            assert old.tokens > budget >= new.tokens
+            assert new.id in matched and old.id in _true_ancestors(tree, new.id)
+    out = {c.id for c in after}
+    assert len(out) == len(after)
+    assert not any(_true_ancestors(tree, c.id) & out for c in after)

@@ -258,6 +258,65 @@ def test_results_that_fit_stay_in_full(env):
     assert topic.results[0].tier == "full" and "seed" in topic.results[0].content
 
 
+HANDBOOK = """\
+---
+description: The handbook covers deployment, rollbacks and canary releases.
+---
+# Handbook
+
+Everything about shipping.
+
+## Deployment
+
+""" + "Deployment runs the pipeline stage after stage and waits for approval. " * 120 + """
+
+## Rollbacks
+
+A rollback restores the previous release in one command: ship rollback.
+
+## Canary releases
+
+A canary release sends a tenth of the traffic to the new version first.
+"""
+
+
+@pytest.fixture(scope="module")
+def handbook(tmp_path_factory) -> Searcher:
+    root = tmp_path_factory.mktemp("handbook")
+    home = tmp_path_factory.mktemp("handbook-home")
+    (root / "kb").mkdir()
+    (root / "kb" / "handbook.md").write_text(HANDBOOK)
+    (root / "kb" / "other.md").write_text("# Other\n\nNothing about releases here.\n")
+    (root / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n')
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        config = ra.config.settings.load_config(root, home=home)
+        reader, _ = ra.index.freshness.open_index(config)
+    yield Searcher(reader, config)
+    reader.close()
+
+
+@pytest.mark.parametrize("query", ["handbook rollback",  # the page claims its section
+                                   "how do rollbacks and canary releases work"])  # ranked
+def test_a_page_too_large_for_the_budget_is_given_as_the_section_that_matched(handbook,
+                                                                               query):
+    """The page's title and description match the query, so without a budget the page
+    (with its long deployment section) is the result; within 600 tokens it could only be
+    a list entry, so the section that matched best stands in its place, in full, with
+    the page's score."""
+    whole = handbook.search([query], SearchOptions()).queries[0].results[0]
+    assert whole.id == "kb:handbook.md" and whole.tokens > 1000
+    top = handbook.search([query], SearchOptions(max_tokens=600)).queries[0].results[0]
+    assert (top.id, top.tier, top.score) == ("kb:handbook.md#rollbacks", "full", whole.score)
+    assert "ship rollback" in top.content and 0 < top.tokens <= 600
+
+
+def test_a_page_that_alone_matches_stays_a_list_entry_within_the_budget(handbook):
+    """Only the description holds both words, so no section stands for the page."""
+    top = handbook.search(["rollbacks canary"], SearchOptions(max_tokens=600)).queries[0]
+    assert [(r.id, r.tier) for r in top.results] == [("kb:handbook.md", "list")]
+
+
 # --- filters and operators --------------------------------------------------------------
 
 def test_tree_clause_restricts_to_that_tree(env):

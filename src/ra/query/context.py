@@ -285,7 +285,8 @@ def _rank(searcher: Searcher, merged: list, o: SearchOptions, blocked: set[str])
 
     return ranking.rank_with_stats(cands, threshold=o.aggregation_threshold,
                                    cutoff_ratio=o.cutoff_ratio, limit=o.limit,
-                                   lookup=lookup, aggregation=o.aggregation)
+                                   lookup=lookup, aggregation=o.aggregation,
+                                   max_tokens=o.max_tokens)
 
 
 def _overlaps(a, b) -> bool:

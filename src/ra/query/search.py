@@ -382,12 +382,13 @@ class Searcher:
         return ranking.rank_with_stats(
             cands, threshold=self._opt(o.aggregation_threshold, s.aggregation_threshold),
             cutoff_ratio=self._opt(o.cutoff_ratio, s.cutoff_ratio),
-            limit=None, lookup=lookup, aggregation=o.aggregation)
+            limit=None, lookup=lookup, aggregation=o.aggregation, max_tokens=o.max_tokens)
 
     @staticmethod
     def _candidate(meta, score: float) -> ranking.Candidate:
         return ranking.Candidate(meta.id, meta.doc_id, meta.parent_id, score,
-                                 meta.sibling_count, meta.depth, meta.tree)
+                                 meta.sibling_count, meta.depth, meta.tree,
+                                 tokens=meta.tokens)
 
     def _results(self, ranked, plan: Plan, o: SearchOptions) -> list[Result]:
         metas = [self.reader.meta(c.id) for c in ranked]
