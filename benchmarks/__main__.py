@@ -5,7 +5,8 @@ peers.
   Success@1, clean and with one typo per query; ``benchmarks.known``), for ra as typed
   and with its words OR'd and for each peer in its best configuration
   (``benchmarks.systems``), every table naming each system's query mode and whether
-  its numbers are in-sample;
+  its numbers are in-sample; and the same sets within the MCP server's default token
+  budget: what ra gives in full (``benchmarks.budget``);
 - speed: build time, memory and index size, in-process latency, one-query process time,
   incremental update, start-up (``benchmarks.speed``);
 - semantic: keywords alone against keywords fused with meaning (SciFact train, the
@@ -46,12 +47,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 def sections(what: str) -> list[tuple[str, str, object]]:
     """``(section title, key, module)`` of each part to run, in order."""
-    from benchmarks import known, scifact, semantic, speed
+    from benchmarks import budget, known, scifact, semantic, speed
 
     parts = []
     if what in ("quality", "all"):
         parts += [("Quality: SciFact", "scifact", scifact),
-                  ("Quality: known items", "known", known)]
+                  ("Quality: known items", "known", known),
+                  ("Quality: within a token budget", "budget", budget)]
     if what in ("semantic", "all"):
         parts.append(("Hybrid retrieval ([semantic])", "semantic", semantic))
     if what in ("speed", "all"):
