@@ -62,6 +62,15 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ('<Tabs groupId="os">\n<TabItem value="mac" label="macOS">Mac text.</TabItem>\n</Tabs>',
      "macOS Mac text."),
     ("{/* an MDX comment */}Text.", "Text."),
+    # JSX attributes holding objects, over lines (Mintlify); an API field shows its name
+    ('<img\n  src="/a.png"\n  style={{\n    width: \'268px\',\n  }}\n  alt="The bar."\n/>',
+     "The bar."),
+    ('<Update label="May 2026" tags={["New"]} rss={{ title: "x", description: "y" }}>\n'
+     "Shipped.\n</Update>", "May 2026 Shipped."),
+    ('<ParamField path="user_id" type="string" required>\n  The id.\n</ParamField>',
+     "user_id The id."),
+    ('<ResponseField name="total" type="number">Count.</ResponseField> <input name="q">',
+     "total Count."),
     ("{{< figure src=\"a.png\" caption=\"A caption\" >}}\nAfter.", "A caption After."),
     ("{{% note %}}\nNoted.\n{{% /note %}}", "Noted."),
     ("(my-target)=\n## Heading\n\nSee {ref}`the label <my-target>`.", "Heading See the label."),

@@ -291,15 +291,24 @@ def _div_title(attributes: str) -> str:
 _SHOWN = r"title|label|caption|alt|summary"
 _SHOWN_ATTRS = re.compile(rf"\b(?:{_SHOWN})=(?:\"([^\"]*)\"|'([^']*)')")
 _ANCHOR_ATTRS = re.compile(rf"\b(?:{_SHOWN}|id|name)=(?:\"([^\"]*)\"|'([^']*)')")
+#: API reference fields (Mintlify's ``<ParamField path="user_id">``, ``query``, ``body``,
+#: ``header``; ``<ResponseField name="id">``): the field's name is the heading a reader
+#: sees, and it is written nowhere else.
+_FIELD_ATTRS = re.compile(rf"\b(?:{_SHOWN}|name|path|query|body|header)="
+                          rf"(?:\"([^\"]*)\"|'([^']*)')")
+_FIELD_TAG = re.compile(r"<[A-Za-z][\w.]*Field\b")
 
 
 def _shown(m: re.Match) -> str:
     """A tag or shortcode is markup, but its ``title``/``label``/``caption``/``alt``
     attributes are text a reader sees. An anchor's ``id`` or ``name`` stays too: such
     anchors keep the names of renamed sections (mdBook's ``<a id="old-heading">``, DocFX's
-    ``<a name>``), and searches for the old name should still find the section."""
-    pattern = _ANCHOR_ATTRS if m.group().startswith("<a ") else _SHOWN_ATTRS
-    shown = [a or b for a, b in pattern.findall(m.group())]
+    ``<a name>``), and searches for the old name should still find the section. So does
+    the name of an API field (``_FIELD_ATTRS``)."""
+    tag = m.group()
+    pattern = (_ANCHOR_ATTRS if tag.startswith("<a ") else
+               _FIELD_ATTRS if _FIELD_TAG.match(tag) else _SHOWN_ATTRS)
+    shown = [a or b for a, b in pattern.findall(tag)]
     return " " + " ".join(shown) + " " if shown else " "
 
 
@@ -402,7 +411,10 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     # emoji shortcodes (`:heavy_check_mark:`) and mkdocs-material icons
     ((":",), re.compile(r":(?<![^\s(\[]:)[a-z][a-z0-9_+-]*:(?![\w/])"), ""),
     # HTML and JSX tags (their title/label/alt attributes are text), autolinks
-    (("<",), re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>{}]|\{[^{}]*\})*?)?/?>"), _shown),
+    # (a JSX attribute's value is an expression in braces, which may hold an object:
+    # `rss={{ title: "x" }}`)
+    (("<",), re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>{}]|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\})*?)?"
+                        r"/?>"), _shown),
     (("<",), re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>"), r"\1"),
     # GFM tables: the delimiter row goes, pipes between cells become spaces
     (("|",), re.compile(rf"\n{_WS}*\|?{_WS}*:?-+:?{_WS}*(?:\|{_WS}*:?-+:?{_WS}*)+\|?{_WS}*{_EOL}"),
