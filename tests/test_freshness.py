@@ -271,6 +271,42 @@ def test_changing_an_exclude_pattern_is_applied(tmp_path):
     assert ids(config, "shared") == ["docs:alpha.md#alpha", "docs:beta.md#beta"]
 
 
+def test_a_rebuild_says_whether_the_configuration_or_ra_changed(tmp_path, monkeypatch):
+    """The manifest records what its hash was made of, so a rebuild after an upgrade
+    whose reading of files changed (``ANALYZER_VERSION``) does not blame a configuration
+    the user never touched; an index written before that record blames the configuration,
+    as it always did."""
+    import json
+
+    import ra.text.analysis
+
+    config = project(tmp_path, BASE)
+    open_index(config)[0].close()
+    monkeypatch.setattr(ra.text.analysis, "ANALYZER_VERSION", 99)
+    state = check_state(config)
+    assert (state.state, state.describe()) == (
+        "config-changed", "stale (ra upgraded: it reads files differently)")
+    reader, status = open_index(config)
+    reader.close()
+    assert status.startswith("ra upgraded: it reads files differently: rebuilt the index")
+    assert check_state(config).state == "current"
+
+    (tmp_path / ".ra.toml").write_text(TOML + 'exclude = ["sub/**"]\n')
+    config = load_config(tmp_path)
+    assert check_state(config).describe() == "stale (config changed)"
+    reader, status = open_index(config)
+    reader.close()
+    assert status.startswith("configuration changed: rebuilt the index")
+
+    monkeypatch.setattr(ra.text.analysis, "ANALYZER_VERSION", 100)
+    gen = open_current(config.index_dir)
+    manifest = gen.path / "manifest.json"
+    older = {k: v for k, v in json.loads(manifest.read_text()).items() if k != "shape"}
+    gen.close()
+    manifest.write_text(json.dumps(older))  # as written before the shape was recorded
+    assert check_state(config).describe() == "stale (config changed)"
+
+
 # --- the fingerprint digest ---------------------------------------------------------------
 
 def _manifest_and_record(config):

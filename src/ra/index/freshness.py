@@ -30,7 +30,7 @@ from stat import S_ISREG
 from ra.errors import IndexStateError
 from ra.pipeline.discover import Scan, scan, utf8_name
 from ra.store import generations
-from ra.store.layout import config_hash
+from ra.store.layout import RA_UPGRADED, config_hash, why_rebuilt
 
 
 @dataclass
@@ -56,7 +56,7 @@ class IndexState:
         if self.state == "stale":
             return f"stale ({self.changed} file{'s' * (self.changed != 1)} changed)"
         if self.state == "config-changed":
-            return "stale (config changed)"
+            return f"stale ({self.detail or 'config changed'})"
         return self.state + (f" ({self.detail})" if self.detail else "")
 
 
@@ -113,7 +113,7 @@ def _state_of(config, gen: generations.Generation, hint: Hint | None = None
     fingerprints are never read."""
     manifest, name = gen.manifest, gen.path.name
     if manifest.get("config_hash") != config_hash(config):
-        return IndexState("config-changed")
+        return IndexState("config-changed", detail=why_rebuilt(manifest.get("shape"), config))
     if hint is not None and hint.generation == name and not any(
             ": unreadable (" in p for p in manifest.get("problems", ())):
         state = _hinted_state(config, gen, hint.keys)
@@ -312,7 +312,8 @@ def _status_line(state: IndexState, report) -> str:
         if state.removed:
             what += f" ({len(state.removed)} removed)"
     elif state.state == "config-changed":
-        what = "configuration changed: rebuilt the index"
+        what = (RA_UPGRADED if state.detail == RA_UPGRADED else "configuration changed"
+                ) + ": rebuilt the index"
     elif state.state == "damaged":
         what = f"index was damaged ({state.detail}): rebuilt it"
     else:

@@ -55,14 +55,32 @@ def artifact_glob(name: str) -> str:
     return f"{name}/*.parquet" if name in PARTITIONED or name == VECTORS else f"{name}.parquet"
 
 
+def index_shape(config) -> dict:
+    """Everything that shapes the index: ra's schema and reading of files (analyzer)
+    versions, and the hash of the configuration's part (``Config.config_hash``). The
+    manifest records it, so that a rebuild can say which of them changed."""
+    from ra.text.analysis import ANALYZER_VERSION
+
+    return {"schema": SCHEMA_VERSION, "analyzer": ANALYZER_VERSION,
+            "config": config.config_hash()}
+
+
 def config_hash(config) -> str:
-    """Hash of everything that shapes the index: schema, analyzer and configuration.
+    """Hash of ``index_shape``.
 
     The writer records it in the manifest and freshness compares it; it lives here, not
     with the writer, so that checking freshness imports nothing heavy (the writer needs
     pyarrow)."""
-    from ra.text.analysis import ANALYZER_VERSION
+    return hashlib.sha256(json.dumps(index_shape(config), sort_keys=True).encode()).hexdigest()
 
-    shape = {"schema": SCHEMA_VERSION, "analyzer": ANALYZER_VERSION,
-             "config": config.config_hash()}
-    return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()
+
+CONFIG_CHANGED, RA_UPGRADED = "config changed", "ra upgraded: it reads files differently"
+
+
+def why_rebuilt(recorded: dict | None, config) -> str:
+    """Why an index whose manifest recorded the shape ``recorded`` (None before it did)
+    no longer fits ``config``: its configuration (``CONFIG_CHANGED``), or ra itself
+    (``RA_UPGRADED``)."""
+    if recorded is not None and recorded.get("config") == config.config_hash():
+        return RA_UPGRADED
+    return CONFIG_CHANGED

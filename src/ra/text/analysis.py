@@ -31,8 +31,11 @@ from ra.text._marks import MARKS
 
 MAX_TOKEN_BYTES = 40
 
-#: Bump when analysis changes what terms a text yields: the index records it.
-ANALYZER_VERSION = 2
+#: Bump when analysis, or the reading of markup before it (``ra.text.markup``,
+#: ``ra.text.headings``), changes what terms or chunks a text yields: the index records
+#: it, so an upgrade re-reads every file once. 3: Liquid tags, Quarto callouts, JSX
+#: attributes holding objects, API field names.
+ANALYZER_VERSION = 3
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster
