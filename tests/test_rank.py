@@ -455,9 +455,7 @@ PAGE = {  # a 6,000-token page: its introduction, two sections, one of them with
 
 
 def scored(cid: str, score: float) -> Candidate:
-    from dataclasses import replace
-
-    return replace(PAGE[cid], score=score)
+    return PAGE[cid]._replace(score=score)
 
 
 def test_an_aggregate_too_large_for_the_budget_is_given_as_its_best_part_that_fits():
@@ -500,12 +498,10 @@ def test_a_budget_changes_what_stands_for_a_page_never_where_it_ranks(forest, bu
     """Every position keeps its score and its page; a result that changed is a matched
     chunk beneath the one it replaces, fits the budget, and the one it replaces did not;
     still no result nests in another."""
-    from dataclasses import replace
-
     tree, cands = forest
     tokens = {cid: 3 * (1 + len(cid)) % 47 for cid in tree}  # sizes of every shape
-    tree = {cid: replace(c, tokens=tokens[cid]) for cid, c in tree.items()}
-    cands = [replace(c, tokens=tokens[c.id]) for c in cands]
+    tree = {cid: c._replace(tokens=tokens[cid]) for cid, c in tree.items()}
+    cands = [c._replace(tokens=tokens[c.id]) for c in cands]
     kwargs = dict(threshold=0.5, cutoff_ratio=0.0, limit=None, lookup=tree.get,
                   aggregation=aggregation)
     before, after = rank(cands, **kwargs), rank(cands, max_tokens=budget, **kwargs)

@@ -31,15 +31,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from typing import NamedTuple
 
 #: Finds a chunk by id (for parents that did not match the query), or None.
 Lookup = Callable[[str], "Candidate | None"]
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """A scored chunk, or an aggregated parent standing for the chunks it merged."""
+class Candidate(NamedTuple):
+    """A scored chunk, or an aggregated parent standing for the chunks it merged.
+
+    A named tuple, not a frozen dataclass, whose ``__init__`` sets each field through
+    ``object.__setattr__``: 1.7-2.6 µs a candidate against 0.6-1.1 (with its keyword),
+    and a warm search on cpp-docs makes 28 (median) to 75 (mean) of them, its candidates
+    and the parents ranking looks up."""
 
     id: str
     doc_id: str
@@ -84,7 +89,7 @@ def aggregated(parent: Candidate, constituents: Sequence[Candidate]) -> Candidat
     the RSS of RSSs equals the RSS of all leaves.
     """
     leaves = tuple(i for c in constituents for i in (c.constituents or (c.id,)))
-    return replace(parent, score=rss(c.score for c in constituents), constituents=leaves)
+    return parent._replace(score=rss(c.score for c in constituents), constituents=leaves)
 
 
 def elbow_cutoff(cands: Sequence[Candidate], ratio: float,
@@ -171,7 +176,7 @@ def drop_nested(cands: Sequence[Candidate], lookup: Lookup | None = None) -> lis
     for c in cands:
         for a in ids.intersection(lineage.ancestors(c)):
             best[a] = max(best.get(a, 0.0), c.score)
-    return [replace(c, score=max(c.score, best.get(c.id, c.score))) if c.id in best else c
+    return [c._replace(score=max(c.score, best.get(c.id, c.score))) if c.id in best else c
             for c in cands if not ids.intersection(lineage.ancestors(c))]
 
 
@@ -312,7 +317,7 @@ def fit_parts(results: Sequence[Candidate], cands: Sequence[Candidate],
         if not too_large(c, max_tokens):
             for a in large.intersection(lineage.ancestors(c)):
                 best.setdefault(a, c)
-    return [replace(best[r.id], score=r.score) if r.id in best else r for r in results]
+    return [best[r.id]._replace(score=r.score) if r.id in best else r for r in results]
 
 
 def too_large(c: Candidate, max_tokens: int | None) -> bool:
