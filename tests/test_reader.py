@@ -28,7 +28,7 @@ import ra.config.settings
 import ra.index.freshness
 from conftest import short_and_held
 from ra.index.reader import HELD, IndexReader
-from ra.index.vocabulary import SurfaceIndex, TermsById, anchors
+from ra.index.vocabulary import SurfaceIndex, TermsById, TermTable, anchors
 from ra.query.bm25f import bm25f_sql
 from ra.query.fuzzy import closest, expand
 from ra.query.parser import parse
@@ -323,6 +323,45 @@ def test_terms_by_id_answers_as_the_dict_it_replaces(dfs, data):
     assert all((i in by_id) == (i in plain) and by_id.get(i) == plain.get(i)
                for i in range(-1, 14))
     assert max(by_id, default=-1) == max(plain, default=-1)
+
+
+def _table(plain: dict) -> TermTable:
+    held = {t: p for t, p in plain.items() if p is not None}
+    table = TermTable(list(held), [i for i, _ in held.values()], [df for _, df in held.values()])
+    table.update({t: None for t, p in plain.items() if p is None})
+    return table
+
+
+@settings(max_examples=300, deadline=None)
+@given(TERMS, st.data())
+def test_a_term_table_reads_and_writes_as_the_dict_of_tuples_it_replaces(dfs, data):
+    """``TermTable`` (a dict of ids, an array of dfs by id) against a dict of ``(id, df)``
+    tuples, through sets, terms held as None (not in the index), pops and updates, ids
+    kept unique to a term as a vocabulary's are; and ``TermsById`` over either agrees."""
+    plain = {t: (i, df) for i, (t, df) in enumerate(sorted(dfs.items()))}
+    table = _table(plain)
+    for _ in range(data.draw(st.integers(0, 10))):
+        term = data.draw(st.sampled_from("abcdefghijklmnop"))
+        step = data.draw(st.sampled_from(["set", "none", "pop", "update"]))
+        taken = {p[0] for t, p in plain.items() if p is not None and t != term}
+        free = [i for i in range(24) if i not in taken]
+        pair = (data.draw(st.sampled_from(free)), data.draw(st.integers(0, 1 << 40)))
+        if step == "set":
+            table[term] = plain[term] = pair
+        elif step == "none":
+            table[term] = plain[term] = None
+        elif step == "pop":
+            assert table.pop(term, "gone") == plain.pop(term, "gone")
+        else:
+            table.update({term: pair})
+            plain.update({term: pair})
+    assert dict(table) == plain and list(table) == list(plain) and len(table) == len(plain)
+    for t in "abcdefghijklmnopq":
+        assert (t in table) == (t in plain)
+        assert table.get(t) == plain.get(t) and table.get(t, "d") == plain.get(t, "d")
+    assert dict(table.ids()) == {t: p[0] for t, p in plain.items() if p is not None}
+    held = {t: p for t, p in plain.items() if p is not None}
+    assert dict(TermsById(_table(held))) == dict(TermsById(held))
 
 
 def _edited(word: str, edits: list[tuple[str, int, str]]) -> str:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -125,7 +126,7 @@ class IndexReader:
         self._meta_by_id: dict[str, ChunkMeta | None] = {}
         self._lineage: set[int] = set()  # ords whose every ancestor is in _meta_by_id
         self._vocab = None  # the in-memory vocabulary of a long-lived reader
-        self._terms: dict[str, tuple[int, int] | None] = {}
+        self._terms: MutableMapping[str, tuple[int, int] | None] = {}  # TermTable when held
         self._term_info: dict[int, tuple[str, int]] = {}  # a long-lived one: TermsById
         self._near: dict[tuple[str, int], list[tuple[str, int]]] = {}
         self._by_ord: dict[int, ChunkMeta] = {}
@@ -276,13 +277,16 @@ class IndexReader:
         return store
 
     def _load_vocabulary(self) -> None:
-        from ra.index.vocabulary import SurfaceIndex, TermsById
+        from ra.index.vocabulary import SurfaceIndex, TermsById, TermTable
 
-        terms = self._columns("terms", "term", "term_id", "df")
-        words = self._columns("words", "word", "term_id")
-        self._terms = {t: (i, df) for t, i, df in zip(*terms, strict=True)}
+        terms, ids, dfs = self._columns("terms", "term", "term_id", "df")
+        words, word_ids = self._columns("words", "word", "term_id")
+        self._terms = TermTable(terms, ids, dfs)
         self._term_info = TermsById(self._terms)
-        self._vocab = SurfaceIndex(zip(*words, strict=True))
+        # the words' term ids as the very int objects of the terms' (1.5 MB on cpp-docs)
+        by_id = dict(zip(ids, ids, strict=True))
+        self._vocab = SurfaceIndex(zip(words, [by_id.get(i, i) for i in word_ids],
+                                       strict=True))
 
     def _columns(self, artifact: str, *names: str) -> list[list]:
         """The columns ``names`` of the generation's (unpartitioned) ``artifact``, as
