@@ -298,13 +298,19 @@ def test_a_rebuild_says_whether_the_configuration_or_ra_changed(tmp_path, monkey
     reader.close()
     assert status.startswith("configuration changed: rebuilt the index")
 
-    monkeypatch.setattr(ra.text.analysis, "ANALYZER_VERSION", 100)
+    # a manifest written before the shape was recorded: ra's part is tried at each
+    # earlier version
     gen = open_current(config.index_dir)
     manifest = gen.path / "manifest.json"
     older = {k: v for k, v in json.loads(manifest.read_text()).items() if k != "shape"}
     gen.close()
-    manifest.write_text(json.dumps(older))  # as written before the shape was recorded
-    assert check_state(config).describe() == "stale (config changed)"
+    manifest.write_text(json.dumps(older))
+    assert check_state(config).state == "current"
+    monkeypatch.setattr(ra.text.analysis, "ANALYZER_VERSION", 100)
+    assert check_state(config).describe() == "stale (ra upgraded: it reads files differently)"
+    (tmp_path / ".ra.toml").write_text(TOML)
+    assert load_config(tmp_path).config_hash() != config.config_hash()
+    assert check_state(load_config(tmp_path)).describe() == "stale (config changed)"
 
 
 # --- the fingerprint digest ---------------------------------------------------------------

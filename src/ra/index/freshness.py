@@ -113,7 +113,7 @@ def _state_of(config, gen: generations.Generation, hint: Hint | None = None
     fingerprints are never read."""
     manifest, name = gen.manifest, gen.path.name
     if manifest.get("config_hash") != config_hash(config):
-        return IndexState("config-changed", detail=why_rebuilt(manifest.get("shape"), config))
+        return IndexState("config-changed", detail=why_rebuilt(manifest, config))
     if hint is not None and hint.generation == name and not any(
             ": unreadable (" in p for p in manifest.get("problems", ())):
         state = _hinted_state(config, gen, hint.keys)

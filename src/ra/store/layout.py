@@ -71,16 +71,28 @@ def config_hash(config) -> str:
     The writer records it in the manifest and freshness compares it; it lives here, not
     with the writer, so that checking freshness imports nothing heavy (the writer needs
     pyarrow)."""
-    return hashlib.sha256(json.dumps(index_shape(config), sort_keys=True).encode()).hexdigest()
+    return _hash(index_shape(config))
+
+
+def _hash(shape: dict) -> str:
+    return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()
 
 
 CONFIG_CHANGED, RA_UPGRADED = "config changed", "ra upgraded: it reads files differently"
 
 
-def why_rebuilt(recorded: dict | None, config) -> str:
-    """Why an index whose manifest recorded the shape ``recorded`` (None before it did)
-    no longer fits ``config``: its configuration (``CONFIG_CHANGED``), or ra itself
-    (``RA_UPGRADED``)."""
-    if recorded is not None and recorded.get("config") == config.config_hash():
-        return RA_UPGRADED
-    return CONFIG_CHANGED
+def why_rebuilt(manifest: dict, config) -> str:
+    """Why an index whose manifest is ``manifest`` no longer fits ``config``: its
+    configuration (``CONFIG_CHANGED``), or ra itself (``RA_UPGRADED``). A manifest
+    written before it recorded its ``shape`` is tried against the configuration as it
+    is with each earlier schema and analyzer version."""
+    own = config.config_hash()
+    recorded = manifest.get("shape")
+    if recorded is not None:
+        return RA_UPGRADED if recorded.get("config") == own else CONFIG_CHANGED
+    from ra.text.analysis import ANALYZER_VERSION
+
+    earlier = {_hash({"schema": schema, "analyzer": analyzer, "config": own})
+               for schema in range(1, SCHEMA_VERSION + 1)
+               for analyzer in range(1, ANALYZER_VERSION + 1)}
+    return RA_UPGRADED if manifest.get("config_hash") in earlier else CONFIG_CHANGED
