@@ -243,7 +243,7 @@ def write_manifest(out: Path, *, config_hash: str, stats: dict, files: dict, bin
                    partitions: list[int], where: dict[str, int], next_ord: int, counts: dict,
                    problems: list[str], update: dict, seconds: float,
                    stage_seconds: dict, trees: list[str], digest: str | None = None,
-                   compact: dict | None = None, shape: dict | None = None) -> dict:
+                   compact: dict | None = None) -> dict:
     """Write ``manifest.json`` (small: every reading command reads it) and
     ``fingerprints.json`` (each file's fingerprint and partition: read only when files
     changed). The manifest's ``fingerprint`` is the digest of every file's fingerprint,
@@ -254,8 +254,7 @@ def write_manifest(out: Path, *, config_hash: str, stats: dict, files: dict, bin
     remember_fingerprints(out, record)
     manifest = {
         "schema_version": SCHEMA_VERSION, "ra_version": __version__,
-        "config_hash": config_hash, "shape": shape,
-        "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "config_hash": config_hash, "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "build_seconds": round(seconds, 3),
         "stage_seconds": {k: round(v, 3) for k, v in stage_seconds.items()},
         "update": update, "counts": counts, "stats": stats, "trees": trees,

@@ -60,7 +60,7 @@ from ra.pipeline.postings import (
 )
 from ra.pipeline.typed import int64
 from ra.store import generations
-from ra.store.layout import PARTITIONED, config_hash, index_shape, part_name
+from ra.store.layout import PARTITIONED, config_hash, part_name
 from ra.text import is_markdown
 from ra.text.markup import plain_text_aside, set_code_aside
 
@@ -367,8 +367,7 @@ def finish_manifest(out: Path, config, report: BuildReport, files: dict, binary:
     the caller has it. With ``[semantic] enabled`` the generation also gets every chunk
     vector it can have without embedding (``ra.pipeline.vectors.carry``)."""
     manifest = write_manifest(
-        out, config_hash=config_hash(config), shape=index_shape(config), stats=stats,
-        files=files, binary=binary,
+        out, config_hash=config_hash(config), stats=stats, files=files, binary=binary,
         partitions=partitions, where=where, next_ord=next_ord, digest=digest, compact=compact,
         counts={"files": report.files, "chunks": report.chunks, "terms": report.terms,
                 "postings": report.postings},

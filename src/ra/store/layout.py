@@ -55,26 +55,20 @@ def artifact_glob(name: str) -> str:
     return f"{name}/*.parquet" if name in PARTITIONED or name == VECTORS else f"{name}.parquet"
 
 
-def index_shape(config) -> dict:
-    """Everything that shapes the index: ra's schema and reading of files (analyzer)
-    versions, and the hash of the configuration's part (``Config.config_hash``). The
-    manifest records it, so that a rebuild can say which of them changed."""
-    from ra.text.analysis import ANALYZER_VERSION
-
-    return {"schema": SCHEMA_VERSION, "analyzer": ANALYZER_VERSION,
-            "config": config.config_hash()}
-
-
 def config_hash(config) -> str:
-    """Hash of ``index_shape``.
+    """Hash of everything that shapes the index: ra's schema and reading of files
+    (analyzer) versions, and the configuration's own hash (``Config.config_hash``).
 
     The writer records it in the manifest and freshness compares it; it lives here, not
     with the writer, so that checking freshness imports nothing heavy (the writer needs
     pyarrow)."""
-    return _hash(index_shape(config))
+    from ra.text.analysis import ANALYZER_VERSION
+
+    return _hash(SCHEMA_VERSION, ANALYZER_VERSION, config.config_hash())
 
 
-def _hash(shape: dict) -> str:
+def _hash(schema: int, analyzer: int, config: str) -> str:
+    shape = {"schema": schema, "analyzer": analyzer, "config": config}
     return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()
 
 
@@ -83,16 +77,12 @@ CONFIG_CHANGED, RA_UPGRADED = "config changed", "ra upgraded: it reads files dif
 
 def why_rebuilt(manifest: dict, config) -> str:
     """Why an index whose manifest is ``manifest`` no longer fits ``config``: its
-    configuration (``CONFIG_CHANGED``), or ra itself (``RA_UPGRADED``). A manifest
-    written before it recorded its ``shape`` is tried against the configuration as it
-    is with each earlier schema and analyzer version."""
-    own = config.config_hash()
-    recorded = manifest.get("shape")
-    if recorded is not None:
-        return RA_UPGRADED if recorded.get("config") == own else CONFIG_CHANGED
+    configuration (``CONFIG_CHANGED``), or ra itself (``RA_UPGRADED``: the manifest's
+    hash is that of the configuration as it is with an earlier schema or analyzer
+    version)."""
     from ra.text.analysis import ANALYZER_VERSION
 
-    earlier = {_hash({"schema": schema, "analyzer": analyzer, "config": own})
-               for schema in range(1, SCHEMA_VERSION + 1)
+    own = config.config_hash()
+    earlier = {_hash(schema, analyzer, own) for schema in range(1, SCHEMA_VERSION + 1)
                for analyzer in range(1, ANALYZER_VERSION + 1)}
     return RA_UPGRADED if manifest.get("config_hash") in earlier else CONFIG_CHANGED
