@@ -9,6 +9,10 @@ from pathlib import Path
 
 from ra.cli import output
 
+#: ``--max-tokens`` of search, context and likethis (``ra.query.rank.fit_parts``).
+BUDGET_HELP = ("Token budget over all results (cl100k); a page larger than it is given "
+               "as its best matching section.")
+
 
 def load(cwd: Path | None = None):
     """The effective configuration, its warnings printed once on stderr."""

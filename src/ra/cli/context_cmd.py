@@ -12,7 +12,7 @@ from pathlib import Path
 import typer
 
 from ra.cli import output
-from ra.cli.common import load, open_reader, write_output
+from ra.cli.common import BUDGET_HELP, load, open_reader, write_output
 from ra.cli.inspect_cmd import inspect_app
 from ra.query import render
 
@@ -97,7 +97,7 @@ def context(
     list_: bool = typer.Option(False, "--list", help="Ids, titles and snippets only."),
     json_: bool = typer.Option(False, "--json", help="JSON output."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", min=1, max=1_000_000,
-                                          help="Token budget over all results (cl100k)."),
+                                          help=BUDGET_HELP),
     explain: bool = typer.Option(False, "--explain",
                                  help="Show each file's ranked terms and the query."),
     tag: list[str] = _TAG, path: str | None = _PATH, since: str | None = _SINCE,
@@ -123,7 +123,7 @@ def likethis(
     list_: bool = typer.Option(False, "--list", help="Ids, titles and snippets only."),
     json_: bool = typer.Option(False, "--json", help="JSON output."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", min=1, max=1_000_000,
-                                          help="Token budget over all results (cl100k)."),
+                                          help=BUDGET_HELP),
     explain: bool = typer.Option(False, "--explain", help="Show the ranked terms and query."),
     tag: list[str] = _TAG, path: str | None = _PATH, since: str | None = _SINCE,
     until: str | None = _UNTIL,

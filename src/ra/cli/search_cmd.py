@@ -6,7 +6,7 @@ import typer
 from typer.core import TyperCommand
 
 from ra.cli import output
-from ra.cli.common import load, open_reader, write_output
+from ra.cli.common import BUDGET_HELP, load, open_reader, write_output
 from ra.query import render
 
 
@@ -117,7 +117,7 @@ def search(
     output_: str | None = typer.Option(None, "--output", "-o",
                                        help="full | list | matches | json"),
     max_tokens: int | None = typer.Option(None, "--max-tokens", min=1, max=1_000_000,
-                                          help="Token budget over all results (cl100k)."),
+                                          help=BUDGET_HELP),
     explain: bool = typer.Option(False, "--explain",
                                  help="Show the parsed query, expansions, SQL, timings."),
     tree: list[str] = typer.Option([], "--tree", "-t", help="Only these trees."),

@@ -237,8 +237,10 @@ Queries = Annotated[Query | Annotated[list[Query], Field(max_length=MAX_TOPICS)]
 Limit = Annotated[int | None, Field(ge=1, le=1000, description="Results per topic (default 5).")]
 MaxTokens = Annotated[int | None, Field(ge=1, le=MAX_TOKENS, description=(
     "Token budget over all results (cl100k tokens; default [mcp] max_tokens, 4000). "
-    "Results in rank order while they fit; one that does not fit is given as a list "
-    "entry (id, title, snippet), else as its id and title; the answer says what it cut."))]
+    "Results in rank order while they fit (search, context: a page larger than the "
+    "budget comes as its best matching section); one that does not fit is given as a "
+    "list entry (id, title, snippet), else as its id and title; the answer says what it "
+    "cut."))]
 SearchOut = Annotated[CallToolResult, schemas.SearchOutput]
 GetOut = Annotated[CallToolResult, schemas.GetOutput]
 SourcesOut = Annotated[CallToolResult, schemas.SourcesOutput]
