@@ -183,10 +183,7 @@ RUST_CLEAN = [
     ok(rb("Send Sync marker traits", "ch16-04-extensible-concurrency-sync-and-send.md")),
     ok(rb("associated types", "ch20-02-advanced-traits.md")),
     ok(rb("type synonyms aliases", "ch20-03-advanced-types.md")),
-    misrank(rb("function pointers",
-               "ch20-04-advanced-functions-and-closures.md#function-pointers"), 4,
-            "ch15-02-deref.md#treating-smart-pointers-… (aggregated, 3 sections) | "
-            "ch15-04-rc.md#rct-… | ch15-01-box.md#enabling-recursive-types-with-boxes"),
+    ok(rb("function pointers", "ch20-04-advanced-functions-and-closures.md#function-pointers")),
     ok(rb("shadowing variables mutability", "ch03-01-variables-and-mutability.md#shadowing")),
     ok(rb("integer overflow data types", "ch03-02-data-types.md#integer-overflow")),
 ]
@@ -236,13 +233,7 @@ RUST_TYPO = [
     ok(rb("Send Sync makrer traits", "ch16-04-extensible-concurrency-sync-and-send.md")),
     ok(rb("asociated types", "ch20-02-advanced-traits.md")),
     ok(rb("type synoynms aliases", "ch20-03-advanced-types.md")),
-    misrank(rb("function ponters",
-               "ch20-04-advanced-functions-and-closures.md#function-pointers"), 2,
-            "ch15-04-rc.md#rct-… (aggregated, 3 sections) | "
-            "ch20-04-advanced-functions-and-closures.md#advanced-functions-and-closures "
-            "(aggregated) | ch20-01-unsafe-rust.md#creating-a-safe-abstraction-over-unsafe-code "
-            "(as its clean twin: the Rc chapter's three sections outweigh the one section; "
-            "it ranked first by 0.002 before N stopped counting empty document nodes)"),
+    ok(rb("function ponters", "ch20-04-advanced-functions-and-closures.md#function-pointers")),
     ok(rb("shadowign variables mutability", "ch03-01-variables-and-mutability.md#shadowing")),
     ok(rb("integer overflwo data types", "ch03-02-data-types.md#integer-overflow")),
 ]

@@ -92,6 +92,18 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ("A &amp; B &lt;tag&gt;", "A & B <tag>"),
     ('<a id="old-heading-name"></a>Text', "old-heading-name Text"),  # a renamed section
     ("{* ../../docs_src/cors/tutorial001.py hl[2] *}\nText.", "Text."),
+    # mdBook: a file pulled in, in code or prose, is not its path; a <title> is not shown
+    ("```rust\n{{#rustdoc_include ../listings/ch15-smart-pointers/listing-15-01/src/main.rs:here}}"
+     "\n```\nText.", "Text."),
+    ("```console\n  {{#include ../listings/output.txt:2:10}}\n$ cargo run\n```",
+     "$ cargo run"),
+    ("{{#title The Title}}\nSee {{#playground example.rs editable}} run.", "See run."),
+    ("```hbs\n\\{{#include file.rs}}\n```", "{{#include file.rs}}"),  # escaped: shown
+    ("By a \\{{#title …}} line.", "By a {{#title …}} line."),
+    ("Helpers like `\\{{#include x.md}}`.", "Helpers like {{#include x.md}}."),
+    ("`{{#ff0000}}` stays", "{{#ff0000}} stays"),  # a tldr placeholder, not a directive
+    # pymdownx snippets inside a code block (`;--8<--` is the escaped, shown form)
+    ('```yaml\n--8<-- "docs/examples/mkdocs.yml"\n;--8<-- "x.yml"\n```', ';--8<-- "x.yml"'),
     # pandoc fenced divs (Quarto): a callout shows its title, or its kind; other divs nothing
     ("::: {.callout-warning}\nCareful.\n:::", "Warning Careful."),
     ('::: {.callout-tip collapse="true" title="Short cut"}\nText.\n:::', "Short cut Text."),

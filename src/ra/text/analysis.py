@@ -34,8 +34,9 @@ MAX_TOKEN_BYTES = 40
 #: Bump when analysis, or the reading of markup before it (``ra.text.markup``,
 #: ``ra.text.headings``), changes what terms or chunks a text yields: the index records
 #: it, so an upgrade re-reads every file once. 3: Liquid tags, Quarto callouts, JSX
-#: attributes holding objects, API field names.
-ANALYZER_VERSION = 3
+#: attributes holding objects, API field names. 4: mdBook's includes and pymdownx
+#: snippets inside code blocks.
+ANALYZER_VERSION = 4
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

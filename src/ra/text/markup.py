@@ -6,7 +6,8 @@ mkdocs, pandoc, kramdown, Hugo, Docusaurus), admonitions and content tabs (mkdoc
 ``!!! note "Title"``, ``=== "Tab"``, pymdownx ``/// tip``), MDX (``import`` and
 ``export`` lines, JSX components, ``:::note`` admonitions, ``{/* comments */}``), Hugo
 shortcodes (``{{< … >}}``, ``{{% … %}}``), Liquid tags (GitBook's ``{% hint %}`` and
-``{% tab title="…" %}``, Jekyll's ``{% include %}``), MyST/Sphinx directives and roles
+``{% tab title="…" %}``, Jekyll's ``{% include %}``), mdBook's helpers (``{{#include
+file.rs}}``, in code blocks too), MyST/Sphinx directives and roles
 (```` ```{note} ````, ``:::{tip}``, ``{ref}`label```, ``(target)=``), Obsidian
 (``[[target|alias]]``, ``> [!note]`` callouts, inline ``#tags``, ``%%comments%%``), pandoc
 fenced divs (Quarto's ``::: {.callout-tip}``, ``::: {.columns}``), and plain HTML
@@ -79,6 +80,12 @@ _MARKDOWN_FENCE = re.compile(r"\{(?!(?:code|code-block|code-cell|sourcecode|lite
                              r"|eval-rst|raw|mermaid|graphviz|csv-table|toctree)\})[\w:.-]+\}"
                              r"|mdx-code-block\b")
 _COMMENT_END = {"%%": "%%", "<!--": "-->", "{/*": "*/}"}
+#: a line of a code block that pulls a file in when the site is built: mdBook's
+#: ``{{#include file.rs:2:10}}``, ``{{#rustdoc_include …}}`` and ``{{#playground …}}``,
+#: pymdownx snippets' ``--8<-- "file.py"``. The reader sees the file; the line itself,
+#: a path, is not text (``\{{#include …}}``, escaped, is shown without its backslash)
+_INCLUDE_LINE = re.compile(r"^[ \t]*(?:\{\{#(?:include|rustdoc_include|playground)\b[^}\n]*\}\}"
+                           r"|-{2}8<-{2}(?:[ \t]+[^\n]*)?)[ \t]*$", re.M)
 _ROLE_TARGET = re.compile(r"\s*<[^<>]*>\s*$")  # {ref}`Text <label>` shows Text
 
 
@@ -117,7 +124,7 @@ def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list
                                  start - begin)
                 if stop is not None:  # a code block: text[line:i] up to its closing line
                     out += [text[pos:begin],
-                            _hold(codes, text[begin:stop] if raw else text[line:i])]
+                            _hold(codes, text[begin:stop] if raw else _code(text[line:i]))]
                     pos = i = stop
                 continue
         if token[0] == "~":
@@ -130,7 +137,11 @@ def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list
             code = text[start:close[1]] if raw else text[m.end():close[0]]
             if not raw and text.endswith("}", 0, start):
                 start, code = _role(text, start, code)
-            out += [text[pos:start], _hold(codes, code if raw else code.strip(" ") or code)]
+            if not raw:
+                code = code.strip(" ") or code
+                if "\\{{#" in code:  # mdBook shows an escaped helper without its backslash
+                    code = code.replace("\\{{#", "{{#")
+            out += [text[pos:start], _hold(codes, code)]
             pos = i = close[1]
         elif token == "<!--" and not html:
             i = m.end()
@@ -144,6 +155,22 @@ def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list
             pos = i = end
     out.append(text[pos:])
     return "".join(out), codes
+
+
+def _code(block: str) -> str:
+    """A fenced block's code as the rendered page shows it: include lines leave (their
+    file is not at hand), the line breaks stay."""
+    if "{{#" in block or "8<-" in block:
+        return _INCLUDE_LINE.sub("", block).replace("\\{{#", "{{#")
+    return block
+
+
+def _mdbook(m: re.Match) -> str:
+    """An mdBook helper in prose: an include or a ``{{#title}}`` leaves; an escaped one
+    (``\\{{#include x}}``) is shown as ``{{#include x}}``."""
+    if m.group(1):
+        return m.group()[1:]
+    return "" if m.group(2) in ("include", "rustdoc_include", "playground", "title") else m.group()
 
 
 def _line_start(text: str, at: int) -> int:
@@ -376,6 +403,8 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     # includes of mkdocs snippets and FastAPI's docs: markup that pulls a file in
     (("{*",), re.compile(rf"\n{_WS}*\{{\*[^\n]*\*\}}{_WS}*{_EOL}"), "\n"),
     (("--8<--",), re.compile(rf"\n{_WS}*-{{2}}8<-{{2}}[^\n]*{_EOL}"), "\n"),
+    # mdBook: files pulled in, a chapter's <title> (an escaped `\{{#include}}` is shown)
+    (("{{#",), re.compile(r"(\\?)\{\{#([\w-]+)\b[^}\n]*\}\}"), _mdbook),
     # MyST: targets `(label)=`, `% comment` lines, `+++` block breaks; substitutions
     ((")=",), re.compile(rf"\n{_WS}*\([^()\n]+\)={_WS}*{_EOL}"), "\n"),
     (("\n%",), re.compile(rf"\n%(?:{_WS}[^\n]*)?{_EOL}"), "\n"),
