@@ -102,6 +102,18 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ("By a \\{{#title …}} line.", "By a {{#title …}} line."),
     ("Helpers like `\\{{#include x.md}}`.", "Helpers like {{#include x.md}}."),
     ("`{{#ff0000}}` stays", "{{#ff0000}} stays"),  # a tldr placeholder, not a directive
+    # DocFX (Microsoft Learn): extension lines are markup, an image's alt text is text
+    (':::image type="content" source="media/x.png" alt-text="The Options dialog.":::\nText.',
+     "The Options dialog. Text."),
+    (':::image type="complex" source="a.gif" alt-text="A diagram.":::\n   Long text.\n'
+     ":::image-end:::", "A diagram. Long text."),
+    ('::: moniker range=">=msvc-160"\nNew.\n::: moniker-end', "New."),
+    (':::row:::\n   :::column span="2":::\n   Cell.\n   :::column-end:::\n:::row-end:::', "Cell."),
+    (':::code language="csharp" source="~/../x/Sample.cs" range="11-154":::\nText.', "Text."),
+    ("See [!INCLUDE[product](../includes/vs.md)] and [!INCLUDE [v](v.md)].", "See and ."),
+    ("   [!code-cpp[NVC_MFCDocView#15](../mfc/codesnippet/cpp/x_1.cpp)]\nText.", "Text."),
+    ('> [!div class="nextstepaction"]\n> [Next](x.md)\n\n> [!NOTE]\n> Kept.', "Next Note Kept."),
+    (":::note Kept title\nDocusaurus.\n:::", "Kept title Docusaurus."),  # not DocFX
     # pymdownx snippets inside a code block (`;--8<--` is the escaped, shown form)
     ('```yaml\n--8<-- "docs/examples/mkdocs.yml"\n;--8<-- "x.yml"\n```', ';--8<-- "x.yml"'),
     # pandoc fenced divs (Quarto): a callout shows its title, or its kind; other divs nothing

@@ -4,7 +4,8 @@ Knowledge bases are written for site generators and note apps, each with syntax 
 own on top of CommonMark: attribute lists on headings (``## Title { #id .class }``:
 mkdocs, pandoc, kramdown, Hugo, Docusaurus), admonitions and content tabs (mkdocs
 ``!!! note "Title"``, ``=== "Tab"``, pymdownx ``/// tip``), MDX (``import`` and
-``export`` lines, JSX components, ``:::note`` admonitions, ``{/* comments */}``), Hugo
+``export`` lines, JSX components, ``:::note`` admonitions, ``{/* comments */}``), DocFX
+(``:::image … alt-text="…":::``, ``[!INCLUDE[…](…)]``, ``::: moniker``), Hugo
 shortcodes (``{{< … >}}``, ``{{% … %}}``), Liquid tags (GitBook's ``{% hint %}`` and
 ``{% tab title="…" %}``, Jekyll's ``{% include %}``), mdBook's helpers (``{{#include
 file.rs}}``, in code blocks too), MyST/Sphinx directives and roles
@@ -289,6 +290,14 @@ ADMONITIONS = frozenset(
     "tip tldr todo versionadded versionchanged warning".split())
 
 
+_DOCFX_SHOWN = re.compile(r"\b(?:alt-text|title)=\"([^\"\n]*)\"")
+
+
+def _docfx(m: re.Match) -> str:
+    """A DocFX extension line shows an image's alt text (or a title), nothing else."""
+    return "\n" + " ".join(_DOCFX_SHOWN.findall(m.group()))
+
+
 def _title(kind: str | None, title: str | None, named: bool = True) -> str:
     """What an admonition shows as its title: the one given, else its kind (for a
     directive only when the kind is an admonition's, ``named``)."""
@@ -381,6 +390,11 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
      lambda m: m.group(1) + _title(m.group(2), m.group(3) or None, named=False)),
     (("mdx-code-block",), re.compile(rf"\n{_WS}*{_FENCE_OPENER}{_WS}*mdx-code-block[^\n]*{_EOL}"),
      "\n"),
+    # DocFX (Microsoft Learn): `:::image type="content" source="…" alt-text="…":::`,
+    # `:::code source="…":::`, `::: moniker range="…"`, `:::row:::`, `:::column-end:::`:
+    # a line of attributes (or a bare name closed by colons); an image's alt text is text
+    ((":::",), re.compile(rf"\n{_WS}*:{{3}}{_WS}*[a-z][\w-]*(?:(?:{_WS}+[\w-]+=\"[^\"\n]*\")+"
+                          rf"{_WS}*(?::{{3}})?|:{{3}}){_WS}*{_EOL}"), _docfx),
     # pandoc fenced divs, attributes in braces (Quarto callouts, columns, figures)
     ((":::",), re.compile(rf"(\n{_WS}*):{{3,}}{_WS}*\{{({_WS}*[.#][^{{}}\n]*)\}}{_WS}*{_EOL}"),
      lambda m: m.group(1) + _div_title(m.group(2))),
@@ -416,6 +430,10 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     # Obsidian callouts and GitHub alerts
     (("[!",), re.compile(rf"(\n{_WS}*(?:>{_WS}*)+)\[!([\w-]+)\][+-]?{_WS}*([^\n]*?){_WS}*{_EOL}"),
      lambda m: m.group(1) + _title(m.group(2), m.group(3) or None)),
+    # DocFX: a file pulled in (`[!INCLUDE[label](path)]`, `[!code-cpp[label](path)]`),
+    # a styled block (`[!div class="checklist"]`), a video (`[!VIDEO https://…]`)
+    (("[!",), re.compile(r"\[![A-Za-z][\w-]*(?:[ \t]*\[[^\]\n]*\]\([^()\n]*\)|[ \t]+[^\]\n]*)\]"),
+     ""),
     # Hugo shortcodes (their title/caption attributes are text)
     (("{{",), re.compile(r"\{\{[<%][\s\S]*?[%>]\}\}"), _shown),
     # Liquid tags: GitBook (`{% hint style="info" %}`, `{% tab title="Docker" %}`),
