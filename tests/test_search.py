@@ -520,6 +520,30 @@ def test_dashes_and_lowercase_keywords_are_text(env, query, same_as):
     assert explain["parsed"] == "threads or mutex" and "or" not in explain["ast"]
 
 
+def test_a_dash_negation_that_took_matches_out_says_so(env):
+    """``-word`` may be a flag an agent pasted (``Get-ChildItem -Recurse``): the exclusion
+    stands, and the topic says how many chunks matching the rest it took out and how to
+    search for the flag instead."""
+    topic = search(env, "lock -thread").queries[0]
+    rest, quoted = search(env, "lock").queries[0], search(env, 'lock "-thread"').queries[0]
+    assert 0 < topic.total_matches < rest.total_matches
+    taken = rest.total_matches - topic.total_matches
+    assert topic.note == (f"-thread excluded {taken} matching chunks; "
+                          'to search for -thread itself, quote it: "-thread"')
+    assert topic.to_dict()["note"] == topic.note
+    assert ids(env, "lock -thread") == ids(env, "lock NOT thread")  # still an exclusion
+    assert quoted.note is None and quoted.results
+
+
+@pytest.mark.parametrize("query", [
+    "lock NOT thread",  # NOT in capitals is meant
+    "mutex -zeppelin",  # took nothing out
+    'lock -"one thread"',  # a phrase is meant
+])
+def test_no_flag_note_where_the_negation_is_meant_or_took_nothing(env, query):
+    assert search(env, query).queries[0].note is None
+
+
 def test_an_empty_topic_is_answered_with_nothing(env):
     topic = search(env, "").queries[0]
     assert (topic.match, topic.results) == ("none", [])

@@ -61,6 +61,15 @@ def typed_operators(query: str) -> bool:
     return any(t.kind in ("Or", "And") for t in tokenize(query))
 
 
+def dash_negations(query: str) -> list[tuple[int, int]]:
+    """The spans of the ``-word`` negations of ``query`` (valid syntax): a ``-`` written
+    right before a bare word. Such a word may be a command-line flag an agent pasted
+    (``Get-ChildItem -Recurse``, ``tar -xzf``) rather than an exclusion."""
+    tokens = tokenize(query)
+    return [(a.pos, b.pos + len(b.text)) for a, b in zip(tokens, tokens[1:], strict=False)
+            if a.kind == "Not" and a.text == "-" and b.kind == "Term" and b.pos == a.pos + 1]
+
+
 _SYNTAX_ONLY = re.compile(r'["()^~*]')
 _KEYWORDS = frozenset({"AND", "OR", "NOT"})
 

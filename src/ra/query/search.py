@@ -26,7 +26,7 @@ from ra.query import rank as ranking
 from ra.query.bm25f import Filters, Sql, Weights, bm25f_sql, weights_of
 from ra.query.budget import estimate_tokens, list_entry_tokens, pack, ref_entry_tokens
 from ra.query.impacts import is_plain, top_rows, top_sql
-from ra.query.parser import parse, parse_lenient, typed_operators
+from ra.query.parser import dash_negations, parse, parse_lenient, typed_operators
 from ra.query.plan import Plan, PlanOptions, plan_query
 from ra.query.snippets import snippet as make_snippet
 from ra.text import is_markdown
@@ -117,7 +117,7 @@ class Topic:
     terms: list[str] = field(default_factory=list)  # matched index terms, for highlighting
     omitted: int = 0  # ranked results the token budget left out entirely
     needs: int | None = None  # tokens the smallest of them needs (as id and title)
-    note: str | None = None  # how the query was read when not as written (syntax error)
+    note: str | None = None  # how the query was read: not as written (syntax), a -flag
     meaning_note: str | None = None  # why meaning was not used (``ra.query.semantic``)
 
     def to_dict(self, list_only: bool = False) -> dict:
@@ -257,6 +257,8 @@ class Searcher:
         t_fetch = time.perf_counter()
         complete = bool(rows[0][2]) if rows else False
         total = int(rows[0][3]) if rows else 0
+        if problem is None and complete and "-" in query:
+            note = _joined(note, self._flag_note(query, o, rankable, total))
         match = "all" if complete else ("partial" if rows else "none")
         if side is not None and side.used and not any(r[1] for r in rows):
             match = "semantic" if rows else "none"  # no chunk has any of the words
@@ -271,6 +273,29 @@ class Searcher:
 
                 topic.explain["semantic"] = explain_scores(side, ranked, self.reader.meta)
         return topic
+
+    def _flag_note(self, query: str, o: SearchOptions, rankable: bool, total: int
+                   ) -> str | None:
+        """What a topic says when a ``-word`` it excluded may have been a command-line flag:
+        how many chunks that match the rest of the query it took out, and how to search
+        for the flag instead. None when no ``-word`` took out anything."""
+        spans = dash_negations(query)
+        if not spans:
+            return None
+        rest = query
+        for start, end in reversed(spans):
+            rest = rest[:start] + " " + rest[end:]
+        node, problem = parse_lenient(rest)
+        if node is None or problem is not None:
+            return None
+        plan = plan_query(node, self.reader, self.analyzer, self.plan_options(o), rest,
+                          rankable)
+        rows = self._score(plan, o)[0] if plan is not None else []
+        if not rows or not rows[0][2] or int(rows[0][3]) <= total:
+            return None
+        flags = [query[start:end] for start, end in spans]
+        return (f"{' and '.join(flags)} excluded {int(rows[0][3]) - total} matching "
+                f"chunks; to search for {flags[0]} itself, quote it: \"{flags[0]}\"")
 
     def _meaning_on(self, o: SearchOptions) -> bool:
         settings = self.config.semantic
@@ -408,6 +433,10 @@ class Searcher:
 
 
 SORTS = ("score", "date", "path")
+
+
+def _joined(note: str | None, more: str | None) -> str | None:
+    return more if note is None else note if more is None else f"{note}; {more}"
 
 
 def syntax_note(error: QueryError) -> str:
