@@ -535,6 +535,18 @@ def test_a_dash_negation_that_took_matches_out_says_so(env):
     assert quoted.note is None and quoted.results
 
 
+@pytest.mark.parametrize("query, rest", [
+    ("mutex guards -lock", "mutex guards"),  # every chunk with the rest held the flag
+    ("compost -kitchen", "compost"),  # and nothing at all was left
+])
+def test_a_dash_negation_that_left_no_full_match_says_so(env, query, rest):
+    topic, before = search(env, query).queries[0], search(env, rest).queries[0]
+    assert before.match == "all" and topic.match != "all"
+    flag = query.split()[-1]
+    assert topic.note == (f"{flag} excluded {before.total_matches} matching chunks; "
+                          f'to search for {flag} itself, quote it: "{flag}"')
+
+
 @pytest.mark.parametrize("query", [
     "lock NOT thread",  # NOT in capitals is meant
     "mutex -zeppelin",  # took nothing out

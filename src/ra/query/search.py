@@ -257,8 +257,8 @@ class Searcher:
         t_fetch = time.perf_counter()
         complete = bool(rows[0][2]) if rows else False
         total = int(rows[0][3]) if rows else 0
-        if problem is None and complete and "-" in query:
-            note = _joined(note, self._flag_note(query, o, rankable, total))
+        if problem is None and "-" in query:
+            note = _joined(note, self._flag_note(query, o, rankable, complete, total))
         match = "all" if complete else ("partial" if rows else "none")
         if side is not None and side.used and not any(r[1] for r in rows):
             match = "semantic" if rows else "none"  # no chunk has any of the words
@@ -274,8 +274,8 @@ class Searcher:
                 topic.explain["semantic"] = explain_scores(side, ranked, self.reader.meta)
         return topic
 
-    def _flag_note(self, query: str, o: SearchOptions, rankable: bool, total: int
-                   ) -> str | None:
+    def _flag_note(self, query: str, o: SearchOptions, rankable: bool, complete: bool,
+                   total: int) -> str | None:
         """What a topic says when a ``-word`` it excluded may have been a command-line flag:
         how many chunks that match the rest of the query it took out, and how to search
         for the flag instead. None when no ``-word`` took out anything."""
@@ -291,11 +291,15 @@ class Searcher:
         plan = plan_query(node, self.reader, self.analyzer, self.plan_options(o), rest,
                           rankable)
         rows = self._score(plan, o)[0] if plan is not None else []
-        if not rows or not rows[0][2] or int(rows[0][3]) <= total:
+        if not rows or complete and not rows[0][2]:
+            return None
+        # every chunk that matched all the rest held the flag: only partial answers were left
+        taken = int(rows[0][3]) - (total if bool(rows[0][2]) == complete else 0)
+        if taken <= 0:
             return None
         flags = [query[start:end] for start, end in spans]
-        return (f"{' and '.join(flags)} excluded {int(rows[0][3]) - total} matching "
-                f"chunks; to search for {flags[0]} itself, quote it: \"{flags[0]}\"")
+        return (f"{' and '.join(flags)} excluded {taken} matching chunks; to search for "
+                f"{flags[0]} itself, quote it: \"{flags[0]}\"")
 
     def _meaning_on(self, o: SearchOptions) -> bool:
         settings = self.config.semantic
