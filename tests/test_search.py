@@ -556,6 +556,60 @@ def test_no_flag_note_where_the_negation_is_meant_or_took_nothing(env, query):
     assert search(env, query).queries[0].note is None
 
 
+# --- copies: one text in several places (a folder per version) -------------------------------
+
+RELEASE = """\
+# Release
+
+## Signing
+
+Sign the release tarball with the project key before upload.
+"""
+
+
+@pytest.fixture(scope="module")
+def versions(tmp_path_factory) -> Searcher:
+    root = tmp_path_factory.mktemp("versions")
+    home = tmp_path_factory.mktemp("versions-home")
+    pages = {"v1/release.md": RELEASE, "v2/release.md": RELEASE,
+             "v3/release.md": RELEASE.replace("\n\nSign", "\n\n\nSign"),  # a blank line more
+             "v4/release.md": RELEASE.replace("project key", "project's key"),  # other text
+             "v1/upload.md": "# Upload\n\nUpload the release after signing it.\n"}
+    for rel, text in pages.items():
+        (root / "kb" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "kb" / rel).write_text(text)
+    (root / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n')
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        config = ra.config.settings.load_config(root, home=home)
+        reader, _ = ra.index.freshness.open_index(config)
+    yield Searcher(reader, config)
+    reader.close()
+
+
+def test_a_text_found_in_several_places_is_given_once_with_its_copies(versions):
+    from ra.query.render import render_search
+
+    response = versions.search(["sign release tarball"], SearchOptions(limit=3))
+    results = response.queries[0].results
+    first = results[0]
+    assert first.id == "kb:v1/release.md#signing"
+    assert first.copies == ("kb:v2/release.md#signing", "kb:v3/release.md#signing")
+    assert [r.id for r in results[1:]] == ["kb:v4/release.md#signing"]
+    assert response.to_dict()["queries"][0]["results"][0]["copies"] == list(first.copies)
+    assert "copies" not in response.to_dict()["queries"][0]["results"][1]
+    shown = "(the same text at kb:v2/release.md#signing, kb:v3/release.md#signing)"
+    for mode in ("full", "list"):
+        assert shown in render_search(response, mode)
+    assert response.queries[0].total_matches == 4  # copies still count as matches
+
+
+def test_copies_do_not_take_places_within_the_limit(versions):
+    results = versions.search(["sign release"], SearchOptions(limit=3)).queries[0].results
+    assert [r.id for r in results] == ["kb:v1/release.md#signing", "kb:v4/release.md#signing",
+                                       "kb:v1/upload.md#upload"]
+
+
 def test_an_empty_topic_is_answered_with_nothing(env):
     topic = search(env, "").queries[0]
     assert (topic.match, topic.results) == ("none", [])

@@ -96,10 +96,17 @@ def _render_result(r, mode: str, color: bool, analyzer, terms) -> str:
     if r.tier == "ref":
         return f"{r.id}  {style(r.title, '1', color)}"
     if mode == "list" or r.tier == "list":
-        return f"{r.id}  {style(r.title, '1', color)}\n    {r.snippet}\n"
+        return f"{r.id}  {style(r.title, '1', color)}\n    {r.snippet}\n{_copies(r, '    ')}"
     if mode == "matches":
         return _render_matches(r, color, analyzer, terms)
-    return f"{_header(r, color)}\n{r.breadcrumb}\n\n{(r.content or '').rstrip()}\n"
+    return (f"{_header(r, color)}\n{r.breadcrumb}\n{_copies(r)}\n"
+            f"{(r.content or '').rstrip()}\n")
+
+
+def _copies(r, indent: str = "") -> str:
+    """The line naming the results that have ``r``'s text word for word, if any."""
+    copies = getattr(r, "copies", ())
+    return f"{indent}(the same text at {', '.join(copies)})\n" if copies else ""
 
 
 def _render_matches(r, color: bool, analyzer, terms) -> str:

@@ -79,6 +79,7 @@ class Result:
     line: int = 1  # line of the file where the content starts
     ord: int = -1  # subtree: ord .. ord + descendants (for containment across topics)
     descendants: int = 0
+    copies: tuple[str, ...] = ()  # results with the same text, given once (as this one)
 
     @property
     def list_tokens(self) -> int:
@@ -102,6 +103,8 @@ class Result:
             out["seen_in"] = self.seen_in
         if self.constituents:
             out["aggregated_from"] = list(self.constituents)
+        if self.copies:
+            out["copies"] = list(self.copies)
         return out
 
 
@@ -251,9 +254,12 @@ class Searcher:
         t_sql = time.perf_counter()
         side, rows, metas = self._meaning(node, plan, o, rows, metas, pending)
         ranked, stats = self._rank(rows, metas, o)
-        ranked = _page(ranked, o, self.default_limit(o), self.reader.meta)
+        limit = self.default_limit(o)
+        ranked, copies = self._without_copies(
+            ranked, o.offset + limit if o.sort == "score" else None)
+        ranked = _page(ranked, o, limit, self.reader.meta)
         t_rank = time.perf_counter()
-        results = self._results(ranked, plan, o)
+        results = self._results(ranked, plan, o, copies)
         t_fetch = time.perf_counter()
         complete = bool(rows[0][2]) if rows else False
         total = int(rows[0][3]) if rows else 0
@@ -419,7 +425,38 @@ class Searcher:
                                  meta.sibling_count, meta.depth, meta.tree,
                                  tokens=meta.tokens)
 
-    def _results(self, ranked, plan: Plan, o: SearchOptions) -> list[Result]:
+    def _without_copies(self, ranked: list, upto: int | None
+                        ) -> tuple[list, dict[str, tuple[str, ...]]]:
+        """``ranked`` without the results whose text is an earlier one's, word for word (a
+        page copied into a folder per version, as the PowerShell docs keep 5.1, 7.4, 7.5
+        ...), and the ids of each kept result's copies. A copy scores what its original
+        scores, under the same title, so it ranks right after it: only such results are
+        compared (their words: a blank line more is the same text), and only until
+        ``upto`` distinct results are found (all of them when None)."""
+        kept, copies, alike, words = [], {}, {}, {}
+
+        def text(meta) -> str:  # its words: a blank line more is no other text
+            if meta.ord not in words:
+                found = self.reader.contents([(meta.ord, meta.descendants)])
+                words[meta.ord] = " ".join(found.get(meta.ord, "").split())
+            return words[meta.ord]
+
+        for i, cand in enumerate(ranked):
+            if upto is not None and len(kept) >= upto and cand.score != kept[-1].score:
+                return kept + ranked[i:], {k: tuple(v) for k, v in copies.items()}
+            meta = self.reader.meta(cand.id)
+            key = (cand.score, meta.title, meta.descendants)
+            same = alike.setdefault(key, [])
+            original = next((m for m in same if text(m) == text(meta)), None) if same else None
+            if original is not None:
+                copies.setdefault(original.id, []).append(cand.id)
+                continue
+            same.append(meta)
+            kept.append(cand)
+        return kept, {k: tuple(v) for k, v in copies.items()}
+
+    def _results(self, ranked, plan: Plan, o: SearchOptions,
+                 copies: dict[str, tuple[str, ...]] | None = None) -> list[Result]:
         metas = [self.reader.meta(c.id) for c in ranked]
         texts = self.reader.contents([(m.ord, m.descendants) for m in metas])
         terms = set(plan.terms())
@@ -432,7 +469,8 @@ class Searcher:
                 content,
                 meta.tokens or estimate_tokens(content),
                 constituents=tuple(c for c in cand.constituents if c != meta.id),
-                line=meta.line, ord=meta.ord, descendants=meta.descendants))
+                line=meta.line, ord=meta.ord, descendants=meta.descendants,
+                copies=copies.get(meta.id, ()) if copies else ()))
         return out
 
 

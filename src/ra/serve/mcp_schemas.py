@@ -37,6 +37,7 @@ class SearchResult(TypedDict):
     tier: NotRequired[Literal["list", "ref"]]  # shortened by the token budget
     seen_in: NotRequired[str]  # shown under this earlier topic already
     aggregated_from: NotRequired[list[str]]
+    copies: NotRequired[list[str]]  # results with the same text, given once as this one
 
 
 class Topic(TypedDict):
