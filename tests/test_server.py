@@ -209,6 +209,30 @@ async def test_invalid_query_syntax_is_searched_as_words_with_a_note(project, ca
     assert text(result).startswith("(note: not valid query syntax (unclosed quote")
 
 
+async def test_copies_and_a_flag_note_reach_the_agent_as_the_cli_gives_them(project, capsys):
+    """A page kept twice (``v2/`` a copy of the guide) is one result naming its copy, and
+    a ``-word`` that took matches out says so: in the text and the structured content,
+    as ``ra search`` and ``ra search --json`` give them, and valid against the schema."""
+    (project / "docs" / "v2").mkdir()
+    (project / "docs" / "v2" / "guide.md").write_text(GUIDE)
+    queries = ["logging conventions", "error handling -rust"]
+    result = await call(project, "search", {"queries": queries})
+    budget = ("--max-tokens", "4000")
+    _, out, _ = cli(capsys, "search", *queries, *budget)
+    _, as_json, _ = cli(capsys, "search", *queries, "--json", *budget)
+    assert not result.is_error and text(result) == out
+    assert result.structured_content == json.loads(as_json)
+    copied, flagged = result.structured_content["queries"]
+    assert [r["id"] for r in copied["results"]] == ["docs:guide.md#logging"]
+    assert copied["results"][0]["copies"] == ["docs:v2/guide.md#logging"]
+    assert "(the same text at docs:v2/guide.md#logging)" in text(result)
+    # both guides' error handling sections hold "Rust", and their installation sections
+    # hold them: four chunks out, nothing left
+    assert flagged["results"] == [] and flagged["note"] == (
+        '-rust excluded 4 matching chunks; to search for -rust itself, quote it: "-rust"')
+    assert flagged["note"] in text(result)
+
+
 @pytest.mark.parametrize(("tool", "args", "argv"), [
     ("search", {"queries": '"error handling', "strict": True},
      ["search", '"error handling', "--strict"]),
