@@ -131,6 +131,10 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
      'app.yml key: "{% raw %}"'),  # code stays as written
     ("See {% include note.html %} and {%- if a -%}this{%- endif -%}: 50% {x}.",
      "See and this : 50% {x}."),
+    # template calls: Zola's shortcodes, mkdocs-macros (an expression that is no call stays)
+    ('See {{ youtube(id="dQw4w9WgXcQ", autoplay=true) }} and {{ button("Go", "x)") | safe }}.',
+     "See and ."),
+    ("Vue shows {{ count + 1 }} here.", "Vue shows {{ count + 1 }} here."),
     ("{{ site.title }} and <a href=\"{{ '/docs/x/' | relative_url }}\">the page</a> of "
      '{{ page.date | date: "%Y" }}.', "and the page of ."),
 ])

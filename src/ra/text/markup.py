@@ -424,8 +424,10 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     (("\n%",), re.compile(rf"\n%(?:{_WS}[^\n]*)?{_EOL}"), "\n"),
     (("\n+++",), re.compile(rf"\n\+\+\+{_WS}*(?:\{{[^\n]*\}})?{_WS}*{_EOL}"), "\n"),
     (("^^^",), re.compile(rf"\n{_WS}*\^{{3,}}{_WS}*{_EOL}"), "\n"),  # sphinx-design card header
-    # template variables, with Liquid's filters: `{{ site.title }}`, `{{ '/x/' | relative_url }}`
-    (("{{",), re.compile(r"\{\{-?[ \t]*(?:'[^'\n]*'|\"[^\"\n]*\"|[\w.$\[\]-]+)"
+    # template variables, with Liquid's filters: `{{ site.title }}`, `{{ '/x/' | relative_url }}`,
+    # and calls: Zola's shortcodes `{{ youtube(id="x") }}`, mkdocs-macros' `{{ macro(1) }}`
+    (("{{",), re.compile(r"\{\{-?[ \t]*(?:'[^'\n]*'|\"[^\"\n]*\"|[\w.$\[\]-]+"
+                         r"(?:\((?:[^(){}'\"\n]|'[^'\n]*'|\"[^\"\n]*\")*\))?)"
                          r"(?:[ \t]*\|[^{}\n]*?)?[ \t]*-?\}\}"), " "),
     # Obsidian callouts and GitHub alerts
     (("[!",), re.compile(rf"(\n{_WS}*(?:>{_WS}*)+)\[!([\w-]+)\][+-]?{_WS}*([^\n]*?){_WS}*{_EOL}"),
