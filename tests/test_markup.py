@@ -131,6 +131,10 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
      'app.yml key: "{% raw %}"'),  # code stays as written
     ("See {% include note.html %} and {%- if a -%}this{%- endif -%}: 50% {x}.",
      "See and this : 50% {x}."),
+    # what the generator fills in: a table of contents, a VitePress code import
+    ("[[toc]]\n\nText.\n\n[TOC]\n${toc}", "Text."),
+    ("Code:\n\n<<< @/snippets/snippet.js{2} [snippet.js]\n\nAfter.", "Code: After."),
+    ("A [[toc]] inline stays a wiki link.", "A toc inline stays a wiki link."),
     # template calls: Zola's shortcodes, mkdocs-macros (an expression that is no call stays)
     ('See {{ youtube(id="dQw4w9WgXcQ", autoplay=true) }} and {{ button("Go", "x)") | safe }}.',
      "See and ."),

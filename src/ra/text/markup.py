@@ -417,6 +417,11 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     # includes of mkdocs snippets and FastAPI's docs: markup that pulls a file in
     (("{*",), re.compile(rf"\n{_WS}*\{{\*[^\n]*\*\}}{_WS}*{_EOL}"), "\n"),
     (("--8<--",), re.compile(rf"\n{_WS}*-{{2}}8<-{{2}}[^\n]*{_EOL}"), "\n"),
+    (("<<<",), re.compile(rf"\n{_WS}*<<<{_WS}+@[^\n]*{_EOL}"), "\n"),  # VitePress `<<< @/x.js{2}`
+    # a table of contents the generator fills in: `[[toc]]` (markdown-it), `[TOC]`
+    # (Python-Markdown), `${toc}`
+    (("toc", "TOC"), re.compile(rf"\n{_WS}*(?:\[\[toc\]\]|\[TOC\]|\$\{{toc\}})"
+                                rf"{_WS}*{_EOL}", re.I), "\n"),
     # mdBook: files pulled in, a chapter's <title> (an escaped `\{{#include}}` is shown)
     (("{{#",), re.compile(r"(\\?)\{\{#([\w-]+)\b[^}\n]*\}\}"), _mdbook),
     # MyST: targets `(label)=`, `% comment` lines, `+++` block breaks; substitutions
