@@ -135,6 +135,9 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ("[[toc]]\n\nText.\n\n[TOC]\n${toc}", "Text."),
     ("Code:\n\n<<< @/snippets/snippet.js{2} [snippet.js]\n\nAfter.", "Code: After."),
     ("A [[toc]] inline stays a wiki link.", "A toc inline stays a wiki link."),
+    # Hugo shortcodes show their text (Kubernetes' glossary tooltips: text, else the term)
+    ('A {{< glossary_tooltip text="Pod" term_id="pod" >}} runs on a '
+     '{{< glossary_tooltip term_id="kube-node" >}}.', "A Pod runs on a kube node ."),
     # template calls: Zola's shortcodes, mkdocs-macros (an expression that is no call stays)
     ('See {{ youtube(id="dQw4w9WgXcQ", autoplay=true) }} and {{ button("Go", "x)") | safe }}.',
      "See and ."),
@@ -144,6 +147,17 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
 ])
 def test_plain_text_shows_what_a_reader_sees(source, shown):
     assert strip_markdown(source) == shown
+
+
+@pytest.mark.parametrize("heading, title", [
+    ('## {{% heading "prerequisites" %}}', "Prerequisites"),  # Kubernetes: from a translation
+    ('## Scheduling {{< glossary_tooltip text="Pods" term_id="pod" >}}', "Scheduling Pods"),
+    ('## The {{< glossary_tooltip term_id="control-plane" >}}', "The control plane"),
+    ("## Using `{{ site.title }}`", "Using {{ site.title }}"),  # code: what the page explains
+])
+def test_a_heading_written_with_template_markup_is_its_text(heading, title):
+    doc = parse_document(f"# Page\n\n{heading}\n\nText.\n", "docs", "page.md")
+    assert doc.nodes[-1].title == title
 
 
 def test_code_is_kept_exactly():

@@ -23,7 +23,7 @@ from itertools import accumulate
 from types import SimpleNamespace
 from typing import Any
 
-from ra.text.markup import heading_anchor
+from ra.text.markup import heading_anchor, template_title
 from ra.text.mistletoe_import import load_core_tokens
 
 
@@ -133,7 +133,10 @@ def _collect(buffer: Iterable, m: SimpleNamespace, lines: Lines, out: list[Found
         first = line_number - 1 + shift
         if kind is m.Heading:
             level, content, _ = result
-            out.append(_found(level, _inline_text(content, m), first, first + 1))
+            text = _inline_text(content, m)
+            if ("{{" in content or "{%" in content) and "`" not in content:
+                text = template_title(text)  # not in code: `{{ x }}` is what a doc explains
+            out.append(_found(level, text, first, first + 1))
         elif isinstance(result, m.SetextHeading):
             stop = _setext_stop(lines, first)
             out.append(_found(result.level, _plain(result.children, m), first, stop))

@@ -67,6 +67,20 @@ def heading_anchor(title: str) -> tuple[str, str | None]:
     return title[: found.start()].rstrip(), anchor or None
 
 
+_LONE_SHORTCODE = re.compile(r"\{\{[<%]-?[ \t]*[\w/-]+[ \t]+\"([^\"\n]+)\"[ \t]*-?[%>]\}\}")
+
+
+def template_title(title: str) -> str:
+    """A heading written with template markup, as its text: a heading that is one Hugo
+    shortcode with one quoted word is that word (Kubernetes' ``## {{% heading
+    "prerequisites" %}}``, whose text comes from a translation file), any other loses
+    its markup as body text does (``{{< glossary_tooltip text="Pods" >}}`` is Pods)."""
+    lone = _LONE_SHORTCODE.fullmatch(title)
+    if lone:
+        return lone.group(1).replace("_", " ").capitalize()
+    return " ".join(plain_text(title).split()) or title
+
+
 # ---------------------------------------------------------------- pass 1: code, comments
 
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private use: no pattern below matches them
@@ -324,7 +338,7 @@ def _div_title(attributes: str) -> str:
     return _title(callout.group(1), given and (given.group(1) or given.group(2) or ""))
 
 
-_SHOWN = r"title|label|caption|alt|summary"
+_SHOWN = r"title|label|caption|alt|summary|text"
 _SHOWN_ATTRS = re.compile(rf"\b(?:{_SHOWN})=(?:\"([^\"]*)\"|'([^']*)')")
 _ANCHOR_ATTRS = re.compile(rf"\b(?:{_SHOWN}|id|name)=(?:\"([^\"]*)\"|'([^']*)')")
 #: API reference fields (Mintlify's ``<ParamField path="user_id">``, ``query``, ``body``,
@@ -336,8 +350,9 @@ _FIELD_TAG = re.compile(r"<[A-Za-z][\w.]*Field\b")
 
 
 def _shown(m: re.Match) -> str:
-    """A tag or shortcode is markup, but its ``title``/``label``/``caption``/``alt``
-    attributes are text a reader sees. An anchor's ``id`` or ``name`` stays too: such
+    """A tag or shortcode is markup, but its ``title``/``label``/``caption``/``alt``/
+    ``text`` attributes are text a reader sees (a Kubernetes glossary tooltip's
+    ``text``, else its ``term_id``). An anchor's ``id`` or ``name`` stays too: such
     anchors keep the names of renamed sections (mdBook's ``<a id="old-heading">``, DocFX's
     ``<a name>``), and searches for the old name should still find the section. So does
     the name of an API field (``_FIELD_ATTRS``)."""
@@ -345,7 +360,12 @@ def _shown(m: re.Match) -> str:
     pattern = (_ANCHOR_ATTRS if tag.startswith("<a ") else
                _FIELD_ATTRS if _FIELD_TAG.match(tag) else _SHOWN_ATTRS)
     shown = [a or b for a, b in pattern.findall(tag)]
+    if not shown and "term_id=" in tag:  # Kubernetes' glossary_tooltip shows its term
+        shown = [t.replace("-", " ") for t in _TERM_ID.findall(tag)]
     return " " + " ".join(shown) + " " if shown else " "
+
+
+_TERM_ID = re.compile(r"\bterm_id=[\"']([^\"'\n]*)[\"']")
 
 
 _MEDIA = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|pdf|mp[34]|webm|mov|ogg|wav)$", re.I)
