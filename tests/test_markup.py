@@ -160,6 +160,13 @@ def test_a_heading_written_with_template_markup_is_its_text(heading, title):
     assert doc.nodes[-1].title == title
 
 
+@pytest.mark.parametrize("cell", ["{r}", "{python}", "{julia}", "{ojs}", "{R}"])
+def test_an_executable_cell_is_code_not_a_directive(cell):
+    """Quarto's and knitr's ```{r} cells hold code (a MyST ```{note} holds markdown)."""
+    code = "x <- df |> filter(a[1] > 2)  # [not](a-link)\n"
+    assert plain_text(f"```{cell}\n{code}```\n\nText.") == f"{code}\n\nText."
+
+
 def test_code_is_kept_exactly():
     code = "```md\n!!! note \"x\"\n    <b>%% not a comment %%</b> [[w|x]] {{< s >}}\n```"
     assert plain_text(code) == '!!! note "x"\n    <b>%% not a comment %%</b> [[w|x]] {{< s >}}\n'

@@ -36,7 +36,7 @@ MAX_TOKEN_BYTES = 40
 #: it, so an upgrade re-reads every file once. 3: Liquid tags, Quarto callouts, JSX
 #: attributes holding objects, API field names. 4: mdBook's includes and pymdownx
 #: snippets inside code blocks, DocFX's extensions, template calls ({{ f(x) }}), [[toc]],
-#: a shortcode's text= (Kubernetes' glossary tooltips), template markup in headings.
+#: a shortcode's text= (Kubernetes' glossary tooltips), template markup in headings, ```{r} cells.
 ANALYZER_VERSION = 4
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first

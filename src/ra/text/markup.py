@@ -92,8 +92,11 @@ _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*([^\n]*)")
 #: a fence whose content is markdown: a MyST directive that is not code, Docusaurus'
 #: rendered MDX
 _MARKDOWN_FENCE = re.compile(r"\{(?!(?:code|code-block|code-cell|sourcecode|literalinclude|math"
-                             r"|eval-rst|raw|mermaid|graphviz|csv-table|toctree)\})[\w:.-]+\}"
-                             r"|mdx-code-block\b")
+                             r"|eval-rst|raw|mermaid|graphviz|csv-table|toctree"
+                             # Quarto's and knitr's executable cells: ```{r}, ```{python}
+                             r"|r|python|julia|ojs|bash|sh|sql|rcpp|stan|dot|js|css|sass"
+                             r"|scss|octave|perl|ruby|go|rust|c|cpp)\})[\w:.-]+\}"
+                             r"|mdx-code-block\b", re.I)
 _COMMENT_END = {"%%": "%%", "<!--": "-->", "{/*": "*/}"}
 #: a line of a code block that pulls a file in when the site is built: mdBook's
 #: ``{{#include file.rs:2:10}}``, ``{{#rustdoc_include …}}`` and ``{{#playground …}}``,
