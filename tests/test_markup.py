@@ -138,6 +138,10 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     # Hugo shortcodes show their text (Kubernetes' glossary tooltips: text, else the term)
     ('A {{< glossary_tooltip text="Pod" term_id="pod" >}} runs on a '
      '{{< glossary_tooltip term_id="kube-node" >}}.', "A Pod runs on a kube node ."),
+    # tldr-pages' mnemonics: a bracketed letter inside a word is the word
+    ("- E[x]tract an archive [f]ile [v]erbosely, g[z]ipped; Lis[t] file[s].",
+     "Extract an archive file verbosely, gzipped; List files."),
+    ("shown[1] and a[1] stay; [ab](x) is a link.", "shown[1] and a[1] stay; ab is a link."),
     # template calls: Zola's shortcodes, mkdocs-macros (an expression that is no call stays)
     ('See {{ youtube(id="dQw4w9WgXcQ", autoplay=true) }} and {{ button("Go", "x)") | safe }}.',
      "See and ."),

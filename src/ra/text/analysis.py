@@ -35,8 +35,9 @@ MAX_TOKEN_BYTES = 40
 #: ``ra.text.headings``), changes what terms or chunks a text yields: the index records
 #: it, so an upgrade re-reads every file once. 3: Liquid tags, Quarto callouts, JSX
 #: attributes holding objects, API field names. 4: mdBook's includes and pymdownx
-#: snippets inside code blocks, DocFX's extensions, template calls ({{ f(x) }}), [[toc]],
-#: a shortcode's text= (Kubernetes' glossary tooltips), template markup in headings, ```{r} cells.
+#: snippets inside code blocks, DocFX's extensions, template calls ({{ f(x) }}),
+#: [[toc]], a shortcode's text= (Kubernetes' glossary tooltips), template markup in
+#: headings, ```{r} cells, tldr's mnemonic letters (E[x]tract).
 ANALYZER_VERSION = 4
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
