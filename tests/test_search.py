@@ -280,13 +280,14 @@ A canary release sends a tenth of the traffic to the new version first.
 """
 
 
-@pytest.fixture(scope="module")
-def handbook(tmp_path_factory) -> Searcher:
-    root = tmp_path_factory.mktemp("handbook")
-    home = tmp_path_factory.mktemp("handbook-home")
-    (root / "kb").mkdir()
-    (root / "kb" / "handbook.md").write_text(HANDBOOK)
-    (root / "kb" / "other.md").write_text("# Other\n\nNothing about releases here.\n")
+def one_tree(tmp_path_factory, name: str, pages: dict[str, str]):
+    """A searcher over ``pages`` (relative path → text) in a tree ``kb`` of its own, with
+    an isolated home; closed when the module's tests are done."""
+    root = tmp_path_factory.mktemp(name)
+    home = tmp_path_factory.mktemp(f"{name}-home")
+    for rel, text in pages.items():
+        (root / "kb" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "kb" / rel).write_text(text)
     (root / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n')
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))
@@ -294,6 +295,12 @@ def handbook(tmp_path_factory) -> Searcher:
         reader, _ = ra.index.freshness.open_index(config)
     yield Searcher(reader, config)
     reader.close()
+
+
+@pytest.fixture(scope="module")
+def handbook(tmp_path_factory) -> Searcher:
+    yield from one_tree(tmp_path_factory, "handbook", {
+        "handbook.md": HANDBOOK, "other.md": "# Other\n\nNothing about releases here.\n"})
 
 
 @pytest.mark.parametrize("query", ["handbook rollback",  # the page claims its section
@@ -569,22 +576,11 @@ Sign the release tarball with the project key before upload.
 
 @pytest.fixture(scope="module")
 def versions(tmp_path_factory) -> Searcher:
-    root = tmp_path_factory.mktemp("versions")
-    home = tmp_path_factory.mktemp("versions-home")
-    pages = {"v1/release.md": RELEASE, "v2/release.md": RELEASE,
-             "v3/release.md": RELEASE.replace("\n\nSign", "\n\n\nSign"),  # a blank line more
-             "v4/release.md": RELEASE.replace("project key", "project's key"),  # other text
-             "v1/upload.md": "# Upload\n\nUpload the release after signing it.\n"}
-    for rel, text in pages.items():
-        (root / "kb" / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / "kb" / rel).write_text(text)
-    (root / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n')
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(home))
-        config = ra.config.settings.load_config(root, home=home)
-        reader, _ = ra.index.freshness.open_index(config)
-    yield Searcher(reader, config)
-    reader.close()
+    yield from one_tree(tmp_path_factory, "versions", {
+        "v1/release.md": RELEASE, "v2/release.md": RELEASE,
+        "v3/release.md": RELEASE.replace("\n\nSign", "\n\n\nSign"),  # a blank line more
+        "v4/release.md": RELEASE.replace("project key", "project's key"),  # other text
+        "v1/upload.md": "# Upload\n\nUpload the release after signing it.\n"})
 
 
 def test_a_text_found_in_several_places_is_given_once_with_its_copies(versions):
