@@ -142,6 +142,7 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ("- E[x]tract an archive [f]ile [v]erbosely, g[z]ipped; Lis[t] file[s].",
      "Extract an archive file verbosely, gzipped; List files."),
     ("shown[1] and a[1] stay; [ab](x) is a link.", "shown[1] and a[1] stay; ab is a link."),
+    ("请参阅[API](api.md)和[FAQ][faq]。\n\n[faq]: faq.md", "请参阅API和FAQ。"),  # links, no spaces
     # template calls: Zola's shortcodes, mkdocs-macros (an expression that is no call stays)
     ('See {{ youtube(id="dQw4w9WgXcQ", autoplay=true) }} and {{ button("Go", "x)") | safe }}.',
      "See and ."),

@@ -473,7 +473,9 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     (("{",), _ANY_ATTRS, ""),
     # mnemonic letters in brackets inside a word (tldr-pages: `[c]reate`, `E[x]tract`,
     # `Lis[t]`): the word is what a reader reads, and what a search must find
-    (("[",), re.compile(r"(?<=[^\W\d_])\[([^\W\d_]{1,3})\]|\[([^\W\d_]{1,3})\](?=[^\W\d_])"),
+    # (not a link's text: `请参阅[API](api.md)` is a link, CJK text having no spaces)
+    (("[",), re.compile(r"(?<=[^\W\d_])\[([^\W\d_]{1,3})\](?![(\[])"
+                        r"|\[([^\W\d_]{1,3})\](?=[^\W\d_])"),
      lambda m: m.group(1) or m.group(2)),
     # wiki links and embeds, then markdown links, images, footnote markers
     (("[[",), re.compile(r"(!?)\[\[([^\]\n|]*)(?:\|([^\]\n]*))?\]\]"), _wiki),
