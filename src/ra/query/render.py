@@ -105,8 +105,7 @@ def _render_result(r, mode: str, color: bool, analyzer, terms) -> str:
 
 def _copies(r, indent: str = "") -> str:
     """The line naming the results that have ``r``'s text word for word, if any."""
-    copies = getattr(r, "copies", ())
-    return f"{indent}(the same text at {', '.join(copies)})\n" if copies else ""
+    return f"{indent}(the same text at {', '.join(r.copies)})\n" if r.copies else ""
 
 
 def _render_matches(r, color: bool, analyzer, terms) -> str:

@@ -156,9 +156,7 @@ def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list
             if not raw and text.endswith("}", 0, start):
                 start, code = _role(text, start, code)
             if not raw:
-                code = code.strip(" ") or code
-                if "\\{{#" in code:  # mdBook shows an escaped helper without its backslash
-                    code = code.replace("\\{{#", "{{#")
+                code = _unescaped(code.strip(" ") or code)
             out += [text[pos:start], _hold(codes, code)]
             pos = i = close[1]
         elif token == "<!--" and not html:
@@ -179,8 +177,13 @@ def _code(block: str) -> str:
     """A fenced block's code as the rendered page shows it: include lines leave (their
     file is not at hand), the line breaks stay."""
     if "{{#" in block or "8<-" in block:
-        return _INCLUDE_LINE.sub("", block).replace("\\{{#", "{{#")
+        return _unescaped(_INCLUDE_LINE.sub("", block))
     return block
+
+
+def _unescaped(code: str) -> str:
+    """mdBook shows an escaped helper (``\\{{#include x}}``) without its backslash."""
+    return code.replace("\\{{#", "{{#") if "\\{{#" in code else code
 
 
 def _mdbook(m: re.Match) -> str:
@@ -307,12 +310,10 @@ ADMONITIONS = frozenset(
     "tip tldr todo versionadded versionchanged warning".split())
 
 
-_DOCFX_SHOWN = re.compile(r"\b(?:alt-text|title)=\"([^\"\n]*)\"")
-
-
 def _docfx(m: re.Match) -> str:
-    """A DocFX extension line shows an image's alt text (or a title), nothing else."""
-    return "\n" + " ".join(_DOCFX_SHOWN.findall(m.group()))
+    """A DocFX extension line shows what a tag would (an image's ``alt-text``: its
+    ``text=``), nothing else."""
+    return "\n" + _shown(m).strip()
 
 
 def _title(kind: str | None, title: str | None, named: bool = True) -> str:
