@@ -19,6 +19,11 @@ fixed seed: the typos agents make):
 - ``questions`` (hand-written, ``QUESTIONS``): the same asked as a question, as agents
   and people type them ("how do I undo my last commit but keep the changes?"), written
   without looking at the pages' wording (2026-11-25).
+- ``symbols`` (hand-written, ``SYMBOLS``): a qualified name as an agent copies it from
+  the code it is editing (``std::sync::Mutex``, ``std::unique_ptr``), with the page that
+  documents it (2026-11-27). Docs rarely spell the path out: the Rust book says "Mutex"
+  and keeps ``use std::sync::Mutex;`` in its included listings, cpp-docs' reference pages
+  say "the unique_ptr class".
 
 Each set is split into a *tuning* half and a *reporting* half by a fixed seed
 (``halves``). Ranking may be tuned on the tuning halves (and SciFact train) only; the
@@ -51,7 +56,7 @@ TREES = {  # corpus: (tree name, folder indexed)
     "rust-book": ("docs", CORPORA / "rust-book" / "src"),
     "cpp-docs": ("cpp", CORPORA / "cpp-docs" / "docs"),
 }
-SETS = ("tldr", "rust-book", "cpp-docs", "tasks", "questions")
+SETS = ("tldr", "rust-book", "cpp-docs", "tasks", "questions", "symbols")
 
 
 @dataclass(frozen=True)
@@ -439,6 +444,65 @@ QUESTIONS = [
 ]
 
 
+#: Hand-written qualified names (see the module docstring): (corpus, query, target).
+_STD = "standard-library/"
+SYMBOLS = [
+    # rust-book
+    ("rust-book", "std::collections::HashMap", "ch08-03-hash-maps.md"),
+    ("rust-book", "std::env::args", "ch12-01-accepting-command-line-arguments.md"),
+    ("rust-book", "std::fs::read_to_string", "ch12-02-reading-a-file.md"),
+    ("rust-book", "std::process::exit", "ch12-03-improving-error-handling-and-modularity.md"),
+    ("rust-book", "std::sync::mpsc", "ch16-02-message-passing.md"),
+    ("rust-book", "std::sync::Mutex", "ch16-03-shared-state.md"),
+    ("rust-book", "std::sync::Arc", "ch16-03-shared-state.md"),
+    ("rust-book", "std::thread::spawn", "ch16-01-threads.md"),
+    ("rust-book", "std::rc::Rc", "ch15-04-rc.md"),
+    ("rust-book", "std::cell::RefCell", "ch15-05-interior-mutability.md"),
+    ("rust-book", "std::rc::Weak", "ch15-06-reference-cycles.md"),
+    ("rust-book", "std::ops::Deref", "ch15-02-deref.md"),
+    ("rust-book", "std::ops::Drop", "ch15-03-drop.md"),
+    ("rust-book", "std::mem::drop", "ch15-03-drop.md"),
+    ("rust-book", "std::ops::Add", "ch20-02-advanced-traits.md"),
+    ("rust-book", "std::net::TcpListener", "ch21-01-single-threaded.md"),
+    ("rust-book", "std::pin::Pin", "ch17-05-traits-for-async.md"),
+    ("rust-book", "std::io::stdin", "ch02-00-guessing-game-tutorial.md"),
+    ("rust-book", "std::cmp::Ordering", "ch02-00-guessing-game-tutorial.md"),
+    ("rust-book", "std::slice::from_raw_parts", "ch20-01-unsafe-rust.md"),
+    ("rust-book", "HashMap::entry", "ch08-03-hash-maps.md"),
+    ("rust-book", "Rc::strong_count", "ch15-04-rc.md|ch15-06-reference-cycles.md"),
+    ("rust-book", "Box::new", "ch15-01-box.md"),
+    ("rust-book", "String::push_str", "ch08-02-strings.md"),
+    # cpp-docs
+    ("cpp-docs", "std::vector", _STD + "vector-class.md"),
+    ("cpp-docs", "std::vector::push_back", _STD + "vector-class.md"),
+    ("cpp-docs", "std::map", _STD + "map-class.md"),
+    ("cpp-docs", "std::unordered_map", _STD + "unordered-map-class.md"),
+    ("cpp-docs", "std::unique_ptr", _STD + "unique-ptr-class.md"),
+    ("cpp-docs", "std::shared_ptr", _STD + "shared-ptr-class.md"),
+    ("cpp-docs", "std::make_shared", _STD + "memory-functions.md"),
+    ("cpp-docs", "std::move", _STD + "utility-functions.md"),
+    ("cpp-docs", "std::optional", _STD + "optional-class.md"),
+    ("cpp-docs", "std::thread", _STD + "thread-class.md"),
+    ("cpp-docs", "std::mutex", _STD + "mutex-class-stl.md"),
+    ("cpp-docs", "std::chrono::duration", _STD + "duration-class.md"),
+    ("cpp-docs", "std::sort", _STD + "algorithm-functions.md"),
+    ("cpp-docs", "std::function", _STD + "function-class.md"),
+    ("cpp-docs", "std::array", _STD + "array-class-stl.md"),
+    ("cpp-docs", "std::string_view",
+     _STD + "basic-string-view-class.md|" + _STD + "string-view-typedefs.md"),
+    ("cpp-docs", "std::string::substr", _STD + "basic-string-class.md"),
+    ("cpp-docs", "std::filesystem::path", _STD + "path-class.md"),
+    ("cpp-docs", "std::atomic", _STD + "atomic-structure.md"),
+    ("cpp-docs", "std::async", _STD + "future-functions.md"),
+    ("cpp-docs", "std::tuple", _STD + "tuple-class.md"),
+    ("cpp-docs", "std::variant", _STD + "variant-class.md"),
+    ("cpp-docs", "std::pair", _STD + "pair-structure.md"),
+    ("cpp-docs", "concurrency::parallel_for",
+     "parallel/concrt/reference/concurrency-namespace-functions.md|"
+     "parallel/concrt/parallel-algorithms.md"),
+]
+
+
 def _tldr_targets(name: str) -> tuple[str, ...]:
     root = TREES["tldr"][1]
     found = sorted(p.relative_to(root).as_posix() for p in root.glob(f"pages/*/{name}.md"))
@@ -448,16 +512,19 @@ def _tldr_targets(name: str) -> tuple[str, ...]:
 
 
 def task_items(name: str = "tasks", listed: list | None = None) -> list[Item]:
+    """``listed`` (``TASKS`` by default) as items; a target is a tldr command, a page, or
+    several pages separated by ``|`` (any of them answers)."""
     rng = random.Random(SEED)
     out = []
     for corpus, query, target in TASKS if listed is None else listed:
         tree, root = TREES[corpus]
         if corpus == "tldr":
             targets = _tldr_targets(target)
-        elif (root / target).is_file():
-            targets = (f"{tree}:{target}",)
         else:
-            raise ValueError(f"task target does not exist: {corpus} {target}")
+            targets = tuple(f"{tree}:{t}" for t in target.split("|"))
+            missing = [t for t in target.split("|") if not (root / t).is_file()]
+            if missing:
+                raise ValueError(f"task target does not exist: {corpus} {missing[0]}")
         out.append(Item(name, corpus, query, typo_of(query, rng), targets))
     return out
 
@@ -466,12 +533,16 @@ def question_items() -> list[Item]:
     return task_items("questions", QUESTIONS)
 
 
+def symbol_items() -> list[Item]:
+    return task_items("symbols", SYMBOLS)
+
+
 # --- the sets and their halves ------------------------------------------------------------
 
 def items(name: str) -> list[Item]:
     """The items of one set, in a fixed order."""
     make = {"tldr": tldr_items, "rust-book": rust_book_items, "cpp-docs": cpp_items,
-            "tasks": task_items, "questions": question_items}
+            "tasks": task_items, "questions": question_items, "symbols": symbol_items}
     return make[name]()
 
 

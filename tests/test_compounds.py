@@ -23,6 +23,11 @@ DOCS = {
     "mail.md": "# Mail\n\nSend an email to the list.\n",
     "tests.md": "# Tests\n\nName each file.test.ts after the module under src/api it tests.\n",
     "other.md": "# Other\n\nA test of the api from the source folder of the file.\n",
+    "mutex.md": "# Shared state\n\nA Mutex lets one thread at a time reach the data.\n",
+    "sync.md": "# Imports\n\nWrite use std::sync::Mutex; at the top, then lock the Mutex.\n",
+    "std.md": "# Sync\n\nThe std library's sync module has channels.\n",
+    "new.md": "# New values\n\nEvery type has a new function that makes one.\n",
+    "hashmap.md": "# Maps\n\nHashMap::new makes an empty HashMap.\n",
 }
 
 
@@ -74,6 +79,27 @@ def test_dotted_and_slashed_words_rank_the_page_that_writes_them_first(searcher,
 def test_a_negated_compound_excludes_only_the_words_adjacent(searcher):
     found = ids(searcher, "stack -docker-compose")
     assert found == ["kb:stack.md"]  # has docker and compose, not docker-compose
+
+
+def test_a_path_needs_its_name_not_its_namespaces(searcher):
+    """Docs say "a Mutex" and keep ``use std::sync::Mutex;`` in their code listings: the
+    page about it must not be left out for lacking ``std`` and ``sync``. Written out,
+    the path ranks first; a page with the namespaces but not the name does not match."""
+    found = ids(searcher, "std::sync::Mutex")
+    assert found[:2] == ["kb:sync.md", "kb:mutex.md"]
+    assert "kb:std.md" not in found
+
+
+def test_a_capitalized_qualifier_is_a_type_and_stays_required(searcher):
+    """``HashMap::new``: the type is what is asked about; "new" alone is everywhere."""
+    assert ids(searcher, "HashMap::new") == ["kb:hashmap.md"]
+
+
+def test_explain_marks_a_paths_phrase_as_score_only(searcher):
+    opts = SearchOptions(explain=True)
+    explain = searcher.search(["std::sync::Mutex"], opts).queries[0].explain
+    shown = [(c["kind"], c["text"], c["score_only"]) for c in explain["clauses"]]
+    assert shown == [("phrase", "std::sync::Mutex", True), ("term", "Mutex", False)]
 
 
 def test_explain_shows_parts_joined_word_and_phrase(searcher):

@@ -33,6 +33,7 @@ every word, and the chunk holding most of them is not always the best.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ra.errors import QueryError
@@ -44,6 +45,7 @@ from ra.text.analysis import Analyzer, has_cjk, split_words
 MAX_PREFIX_TERMS = 64
 MAX_CLAUSES = 256  # words and phrases per topic; longer queries are refused
 COMPOUND_PHRASE_WEIGHT = 0.5  # the bonus of a compound's phrase over its parts
+_NAMESPACE = re.compile(r"[a-z_][a-z0-9_]*")  # std, collections, boost: not HashMap, Vec
 ALL_FIELDS = tuple(range(len(FIELDS)))
 
 
@@ -121,6 +123,11 @@ class Plan:
         """The groups coordination counts (for a plan built by hand without groups: each
         positive clause)."""
         return self.groups or tuple(Ref(i) for i in self.positive)
+
+    def score_only(self) -> set[int]:
+        """The positive clauses no chunk needs to match: they only add score (a compound's
+        phrase, a path's namespaces, feedback terms)."""
+        return set(self.positive) - _refs(self.expr)
 
     def terms(self) -> list[str]:
         """Every matched term of the positive clauses (for snippets and highlights)."""
@@ -234,6 +241,8 @@ class Planner:
             return self._add(kind="tree", text=text, tree=text)
         words = split_words(text)
         if len(words) > 1 and fuzzy and not self._negations and not has_cjk(text):
+            if "::" in text and (qualified := self._qualified(text, words, fld, boost)):
+                return qualified
             return self._compound(text, words, fld, boost)
         if len(words) != 1:
             return self._phrase(text, fld, boost, 0) if words else None
@@ -259,6 +268,25 @@ class Planner:
         whole = self._add(kind="term", text=joined, fields=self._fields(fld), alts=(alt,),
                           boost=boost)
         return AnyOf((whole, parts))
+
+    def _qualified(self, text: str, words: list[str], fld: str | None, boost: float
+                   ) -> Expr | None:
+        """``std::vector``, ``std::collections::HashMap``: the name after the leading
+        lowercase namespaces is required, and the path as written adds score (a phrase,
+        as a compound's); the namespaces alone do not count, because prose names the
+        thing without them ("the vector class"). A capitalized qualifier is a type
+        (``HashMap::new``): the path is then a compound like any other (None)."""
+        segments = text.split("::")
+        n = 0
+        while n < len(segments) - 1 and _NAMESPACE.fullmatch(segments[n]):
+            n += 1
+        rest = "::".join(segments[n:])
+        if n == 0 or not split_words(rest):
+            return None
+        self._add(kind="phrase", text=text, fields=self._fields(fld),
+                  alts=tuple(self._exact(self.analyzer.stem(w), w) for w in words),
+                  boost=boost * COMPOUND_PHRASE_WEIGHT)
+        return self._term(rest, fld, boost)
 
     def _exact(self, term: str, word: str) -> Alt:
         found = self.reader.lookup_terms([term]).get(term)
@@ -301,6 +329,18 @@ class Planner:
         alts = tuple(self._exact(self.analyzer.stem(w), w) for w in words)
         return self._add(kind="phrase", text=text, fields=self._fields(fld), alts=alts,
                          slop=slop, boost=boost)
+
+
+def _refs(expr: Expr | None) -> set[int]:
+    """Every clause ``expr`` names."""
+    match expr:
+        case Ref(i):
+            return {i}
+        case NoneOf(inner):
+            return _refs(inner)
+        case AllOf(items) | AnyOf(items):
+            return set().union(*map(_refs, items))
+    return set()
 
 
 def _negated(expr: Expr, under: bool = False) -> set[int]:

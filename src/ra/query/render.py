@@ -157,7 +157,8 @@ def render_explain(explain: dict) -> str:
     if explain.get("ranked"):
         lines.append("  ranked: a long query; a chunk need not hold every word")
     for c in explain.get("clauses", []):
-        neg = "NOT " if c["negated"] else "feedback " if c.get("feedback") else ""
+        neg = ("NOT " if c["negated"] else "feedback " if c.get("feedback")
+               else "score-only " if c.get("score_only") else "")
         terms = ", ".join(
             f"{t['term']}(df={t['df']}" + (f", d={t['distance']}, w={t['weight']:.2f}"
                                           if t["distance"] else "")

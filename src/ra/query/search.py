@@ -574,11 +574,12 @@ def _explain(node, plan: Plan, sql, stats, filters: dict, timings: dict) -> dict
     from ra.query.ast import to_dict, to_query_string
     from ra.store.layout import FIELDS
 
+    optional = plan.score_only()
     clauses = [{
         "clause": c.index, "kind": c.kind, "text": c.text,
         "fields": [FIELDS[f] for f in c.fields], "boost": c.boost,
         "negated": c.index in plan.negative, "slop": c.slop, "tree": c.tree,
-        "feedback": c.feedback,
+        "feedback": c.feedback, "score_only": c.index in optional,
         "terms": [{"term": a.term, "df": a.df, "in_index": a.term_id is not None,
                    "distance": a.distance, "weight": a.weight, "word": a.word}
                   for a in c.alts],
