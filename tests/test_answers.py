@@ -169,10 +169,27 @@ def test_an_unknown_tree_is_an_error_listing_the_trees(project, capsys, argv):
 def test_a_query_may_start_with_a_dash(project, capsys, argv):
     code, out, err = run(capsys, *argv)
     assert "No such option" not in err
-    if argv[1:3] == ["-docker", "deploy"]:
-        assert code == 2 and "not negated" in err  # '-docker' alone excludes everything
+    if argv[1:3] == ["-docker", "deploy"]:  # '-docker' alone would exclude everything:
+        topics = json.loads(out)["queries"]  # it names the flag, and is searched for
+        assert code == 0 and topics[0]["query"] == "-docker"
+        assert topics[0]["note"] == ("-docker alone would exclude every chunk; searched "
+                                     "for it as written")
+        assert topics[0]["results"][0]["id"].startswith("docs:docker.md")
         return
     assert code == 0 and "deploy" in out and "docs:docker.md" not in out  # docker excluded
+
+
+def test_a_query_of_only_not_is_still_an_error(project, capsys):
+    code, _, err = run(capsys, "search", "NOT docker")  # NOT in capitals is meant
+    assert code == 2 and "not negated" in err
+
+
+def test_an_unknown_long_option_is_a_query(project, capsys):
+    """``ra search --no-dev``: an agent looking up a flag of the tool it documents. Only
+    a near miss of one of ra's own options (next test) is taken for a typo."""
+    code, out, err = run(capsys, "search", "--list", "--containers")
+    assert code == 0 and "No such option" not in err
+    assert out.startswith("docs:deploy.md")
 
 
 def test_an_argument_with_a_space_is_a_query_even_after_two_dashes(project, capsys):
@@ -187,6 +204,9 @@ def test_an_argument_with_a_space_is_a_query_even_after_two_dashes(project, caps
 def test_an_unknown_option_is_still_an_error_with_suggestions(project, capsys):
     code, _, err = run(capsys, "search", "deploy", "--limt", "3")
     assert code == 2 and "No such option: --limt" in err and "--limit" in err
+    assert "to search for --limt itself, put it after --: ra search -- --limt" in err
+    code, out, _ = run(capsys, "search", "--list", "--", "--limt")
+    assert code == 0 and "no results for '--limt'" in out
 
 
 def test_json_output_ends_with_a_newline(project, capsys):

@@ -361,9 +361,28 @@ def test_a_negated_word_never_appears_in_returned_content(env):
         assert "compost" not in r.content.lower(), r.id
 
 
-def test_negating_every_word_is_a_query_error(env):
-    with pytest.raises(QueryError):
-        search(env, "-mutex")
+@pytest.mark.parametrize("query", ["NOT mutex", "tree:kb NOT mutex", 'NOT "mutex"'])
+def test_negating_every_word_is_a_query_error(env, query):
+    with pytest.raises(QueryError, match="not negated"):
+        search(env, query)
+
+
+@pytest.mark.parametrize("query, flags", [
+    ("-mutex", "-mutex"), ("tree:kb -mutex", "-mutex"),
+    ("-mutex -thread", "-mutex and -thread"), ("-mutex NOT zeppelin", "-mutex")])
+def test_a_query_of_only_dash_words_searches_for_them(env, query, flags):
+    """``-Recurse`` alone would exclude every chunk: it names a flag (``Get-ChildItem
+    -Recurse``), and is searched for as written, with a note; in strict mode it is the
+    error it was."""
+    topic = search(env, query).queries[0]
+    quoted = query.replace("-mutex", '"-mutex"').replace("-thread", '"-thread"')
+    assert topic.query == query and topic.results
+    assert [r.id for r in topic.results] == ids(env, quoted)
+    pronoun = "them" if " and " in flags else "it"
+    assert topic.note == (f"{flags} alone would exclude every chunk; searched for "
+                          f"{pronoun} as written")
+    with pytest.raises(QueryError, match="not negated"):
+        search(env, query, strict=True)
 
 
 def test_phrase_requires_adjacency(env):

@@ -17,12 +17,28 @@ def register(app: typer.Typer) -> None:
 
 class QueryCommand(TyperCommand):
     """A command whose arguments are queries, which may start with ``-``: ``ra search
-    '-docker deploy'`` excludes docker, it is no option ``-d``. An argument that is not
-    one of the command's options (nor the value of one) goes after a ``--``, so click
-    reads it as an argument; options keep their meaning wherever they stand."""
+    '-docker deploy'`` excludes docker, it is no option ``-d``, and ``ra search --no-dev``
+    searches for the flag ``--no-dev``. An argument that is not one of the command's
+    options (nor the value of one) goes after a ``--``, so click reads it as an argument;
+    options keep their meaning wherever they stand."""
 
     def parse_args(self, ctx, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, queries_last(self.params, args))
+        import sys
+
+        # the click typer runs on (its own copy since typer 0.20, click before)
+        click = sys.modules[typer.BadParameter.__module__]
+        try:
+            return super().parse_args(ctx, queries_last(self.params, args))
+        except click.NoSuchOption as e:  # a mistyped option: say how to search for it
+            raise click.UsageError(
+                f"{e.format_message()}; to search for {e.option_name} itself, put it "
+                f"after --: ra {ctx.info_name} -- {e.option_name}", ctx) from None
+
+
+#: How close an unknown ``--name`` must be to an option to be taken for a typo of it
+#: (``difflib`` ratio; click suggests from 0.6): ``--lmit``, ``--jsno`` and ``--tags`` are
+#: typos, ``--no-dev``, ``--prefix`` and ``--force`` are flags to search for.
+TYPO_OF_OPTION = 0.75
 
 
 def queries_last(params, args: list[str]) -> list[str]:
@@ -49,10 +65,19 @@ def queries_last(params, args: list[str]) -> list[str]:
 def _is_option(arg: str, takes_value: dict[str, bool]) -> bool:
     """``--name``, ``--name=value``, ``-n``, ``-n5`` (a short option with its value) and
     ``-vv`` (short flags together) are options; ``-docker`` and ``-foo bar`` are text.
-    An unknown ``--long`` option stays an option, for click to say it does not exist;
-    an argument whose name holds a space (``'--base option'``) is a query."""
+    An unknown ``--long`` option close to one of the command's (``--lmit``) stays an
+    option, for click to say it does not exist and suggest the right one; any other
+    (``--no-dev``) is a query, as is an argument whose name holds a space (``'--base
+    option'``)."""
     if arg.startswith("--"):
-        return not any(c.isspace() for c in arg.split("=", 1)[0])
+        name = arg.split("=", 1)[0]
+        if any(c.isspace() for c in name):
+            return False
+        if name in takes_value or len(name) == 2:
+            return True
+        import difflib
+
+        return bool(difflib.get_close_matches(name, takes_value, 1, TYPO_OF_OPTION))
     if not arg.startswith("-") or len(arg) < 2:
         return False
     if arg in takes_value:

@@ -239,12 +239,16 @@ class Searcher:
         t0 = time.perf_counter()
         node, problem = (parse(query), None) if o.strict else parse_lenient(query)
         note = syntax_note(problem) if problem else None
+        typed = query
+        if not o.strict and problem is None and (flags := _only_flags(query, node)):
+            query, note = flags
+            node = parse(query)
         t_parse = time.perf_counter()
         rankable = problem is not None or not typed_operators(query)
         plan = plan_query(node, self.reader, self.analyzer, self.plan_options(o), query,
                           rankable) if node is not None else None
         if plan is None:
-            return Topic(query, "none", 0, explain={"ast": None} if o.explain else None,
+            return Topic(typed, "none", 0, explain={"ast": None} if o.explain else None,
                          note=note)
         self.config.require_trees([c.tree for c in plan.clauses if c.kind == "tree"])
         t_plan = time.perf_counter()
@@ -268,7 +272,7 @@ class Searcher:
         match = "all" if complete else ("partial" if rows else "none")
         if side is not None and side.used and not any(r[1] for r in rows):
             match = "semantic" if rows else "none"  # no chunk has any of the words
-        topic = Topic(query, match, total, results, terms=plan.terms(), note=note,
+        topic = Topic(typed, match, total, results, terms=plan.terms(), note=note,
                       meaning_note=side.note if side is not None else None)
         if o.explain:
             topic.explain = _explain(node, plan, sql, stats, _filters_shown(o), {
@@ -475,6 +479,31 @@ class Searcher:
 
 
 SORTS = ("score", "date", "path")
+
+
+def _only_flags(query: str, node) -> tuple[str, str] | None:
+    """``-Recurse``, ``-rf``: a query whose only words are ``-word`` negations excludes
+    everything and finds nothing; it names command-line flags. ``(query, note)``: the
+    query with each such word quoted, which searches for it, and the note that says so.
+    None for any other query (``NOT x`` alone stays the error it is)."""
+    from ra.query.ast import positive_words
+
+    def words(node) -> list:
+        return [w for w in positive_words(node) if w.field != "tree"]
+
+    spans = dash_negations(query)
+    if not spans or words(node):
+        return None
+    flags = [query[a:b] for a, b in spans]
+    for a, b in reversed(spans):
+        query = f'{query[:a]}"{query[a:b]}"{query[b:]}'
+    try:
+        if not words(parse(query)):
+            return None
+    except QueryError:
+        return None
+    return query, (f"{' and '.join(flags)} alone would exclude every chunk; searched for "
+                   f"{'them' if len(flags) > 1 else 'it'} as written")
 
 
 def _joined(note: str | None, more: str | None) -> str | None:
