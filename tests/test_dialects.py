@@ -2,8 +2,9 @@
 
 The fixtures under ``tests/fixtures/dialects/`` are unmodified extracts of public
 documentation, one folder per dialect (mkdocs with Material and FastAPI, Docusaurus and
-MDX, DocFX as Microsoft Learn writes it, Mintlify's MDX components, Hugo, mdBook, MyST, an
-Obsidian vault, Python-Markdown with MultiMarkdown metadata, Quarto);
+MDX, DocFX as Microsoft Learn writes it, Mintlify's MDX components, Hugo, mdBook, MyST,
+Nuxt Content's MDC, an Obsidian vault, Python-Markdown with MultiMarkdown metadata,
+Quarto);
 their sources and licenses are in ``tests/fixtures/dialects/LICENSES.md``. For each dialect a
 golden file under ``tests/golden/dialects/`` records every document's title, tags and
 problems, and one row per chunk: ``[id, parent_id, depth, title, breadcrumb]``, then the

@@ -149,6 +149,20 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ("Vue shows {{ count + 1 }} here.", "Vue shows {{ count + 1 }} here."),
     ("{{ site.title }} and <a href=\"{{ '/docs/x/' | relative_url }}\">the page</a> of "
      '{{ page.date | date: "%Y" }}.', "and the page of ."),
+    # MDC (Nuxt Content): block components show an admonition's kind or their title/label
+    # props, nothing else; their `::` ends, props blocks and slots leave; inline
+    # components show their content
+    ("::note\nDrafts stay in the browser.\n::", "Note Drafts stay in the browser."),
+    ('::card{title="The card" icon="i-lucide-x"}\nBody.\n::', "The card Body."),
+    ("::u-page-hero\n---\norientation: horizontal\ntitle: Mountains\n---\n#title\nWelcome."
+     "\n\n#description{unwrap=\"p\"}\nA site.\n::", "Mountains Welcome. A site."),
+    ("#right\n  :::template-features\n  ---\n  features:\n    - label: Fast\n"
+     "      content: It is quick.\n    - icon: i-x\n  ---\n  :::\n::", "Fast It is quick."),
+    ('::code-group\n```bash [pnpm]\npnpm add x\n```\n::', "pnpm add x"),
+    ('Watch :video{controls src="x.mp4"}, see :badge[Soon]{color="red"} and '
+     ':icon{name="mdi:home" label="Home"}.', "Watch , see Soon and Home ."),
+    ("std::vector, e.g. :root, and a::b stay.", "std::vector, e.g. :root, and a::b stay."),
+    ("Some text\n#rust\nmore", "Some text #rust more"),  # no MDC: an Obsidian tag line
 ])
 def test_plain_text_shows_what_a_reader_sees(source, shown):
     assert strip_markdown(source) == shown
@@ -161,6 +175,16 @@ def test_plain_text_shows_what_a_reader_sees(source, shown):
     ("## Using `{{ site.title }}`", "Using {{ site.title }}"),  # code: what the page explains
 ])
 def test_a_heading_written_with_template_markup_is_its_text(heading, title):
+    doc = parse_document(f"# Page\n\n{heading}\n\nText.\n", "docs", "page.md")
+    assert doc.nodes[-1].title == title
+
+
+@pytest.mark.parametrize("heading, title", [
+    ("## Nuxt Studio Integration :badge[Soon]", "Nuxt Studio Integration Soon"),
+    ("## A real [Nuxt]{.text-primary} app", "A real Nuxt app"),  # a span (MDC, pandoc)
+    ("## `:badge[x]` syntax", ":badge[x] syntax"),  # code: what the page explains
+])
+def test_a_heading_with_mdc_inline_markup_is_its_text(heading, title):
     doc = parse_document(f"# Page\n\n{heading}\n\nText.\n", "docs", "page.md")
     assert doc.nodes[-1].title == title
 
@@ -201,6 +225,18 @@ def test_an_indented_fence_does_not_close_the_outer_one():
 ])
 def test_inline_tags(text, tags):
     assert inline_tags(text) == tags
+
+
+def test_mdc_slots_and_props_are_neither_tags_nor_sections():
+    """Nuxt Content: ``#title`` in a component is a slot, not an Obsidian tag, and a
+    component's ``---`` props block is no setext heading (it made a section titled
+    "label: Get Started size: lg to: /docs…")."""
+    text = ("# Page\n\n::u-page-hero\n#title\nWelcome.\n\n  :::u-button\n  ---\n"
+            "  label: Get Started\n  size: lg\n  ---\n  :::\n::\n\n#right\n"
+            "  :::features\n  ---\n  title: x\n  ---\n  :::\n\n## Real\n\nText #tag.\n")
+    doc = parse_document(text, "docs", "page.md")
+    assert [n.title for n in doc.nodes[1:]] == ["Page", "Real"]  # the h1, then h2
+    assert doc.tags == ("tag",)
 
 
 def test_inline_tags_join_the_frontmatter_tags():

@@ -37,8 +37,9 @@ MAX_TOKEN_BYTES = 40
 #: attributes holding objects, API field names. 4: mdBook's includes and pymdownx
 #: snippets inside code blocks, DocFX's extensions, template calls ({{ f(x) }}),
 #: [[toc]], a shortcode's text= (Kubernetes' glossary tooltips), template markup in
-#: headings, ```{r} cells, tldr's mnemonic letters (E[x]tract).
-ANALYZER_VERSION = 4
+#: headings, ```{r} cells, tldr's mnemonic letters (E[x]tract). 5: Nuxt Content's MDC
+#: (components, props, slots, inline components), bracketed spans in headings.
+ANALYZER_VERSION = 5
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

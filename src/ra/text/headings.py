@@ -23,7 +23,7 @@ from itertools import accumulate
 from types import SimpleNamespace
 from typing import Any
 
-from ra.text.markup import heading_anchor, template_title
+from ra.text.markup import heading_anchor, mdc_inline, template_title
 from ra.text.mistletoe_import import load_core_tokens
 
 
@@ -103,7 +103,26 @@ def scan_headings(lines: Lines) -> tuple[list[Found], list[str]]:
     found = [h for i, h in enumerate(found) if i == 0 or h.first >= found[i - 1].stop]
     if "callout" in lines.text:
         found = [h for h in found if not _callout_title(lines, h)]
+    if "::" in lines.text:
+        found = [h for h in found if not _mdc_props(lines, h)]
     return found, []
+
+
+#: The opening line of an MDC block component (Nuxt Content): ``::card{title="x"}``
+_MDC_OPENER = re.compile(r"[ \t]*:{2,}[a-z][\w-]*(?:\{[^\n]*\})?[ \t]*\r?\n?")
+
+
+def _mdc_props(lines: Lines, heading: Found) -> bool:
+    """Whether ``heading`` is made of an MDC component's YAML props block, which opens
+    with ``---`` right after the component's line (``::u-button``, ``---``, ``label: Get
+    Started``, ``---``): CommonMark reads the props as a setext heading, or the
+    component's line (and any paragraph before it) with the opening ``---`` as one. They
+    are settings, not a section."""
+    first, underline = heading.first, heading.stop - 1
+    return (first >= 2 and lines.lines[first - 1].strip() == "---"
+            and _MDC_OPENER.fullmatch(lines.lines[first - 2]) is not None
+            or underline > first and lines.lines[underline].strip() == "---"
+            and _MDC_OPENER.fullmatch(lines.lines[underline - 1]) is not None)
 
 
 #: The opening line of a Quarto callout: a pandoc fenced div of class ``callout`` or
@@ -136,6 +155,8 @@ def _collect(buffer: Iterable, m: SimpleNamespace, lines: Lines, out: list[Found
             text = _inline_text(content, m)
             if ("{{" in content or "{%" in content) and "`" not in content:
                 text = template_title(text)  # not in code: `{{ x }}` is what a doc explains
+            if (":" in content or "]{" in content) and "`" not in content:
+                text = mdc_inline(text)  # Nuxt Content's ``:badge[Soon]``, ``[x]{.class}``
             out.append(_found(level, text, first, first + 1))
         elif isinstance(result, m.SetextHeading):
             stop = _setext_stop(lines, first)

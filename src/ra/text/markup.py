@@ -371,6 +371,83 @@ def _shown(m: re.Match) -> str:
 
 _TERM_ID = re.compile(r"\bterm_id=[\"']([^\"'\n]*)[\"']")
 
+#: MDC (Nuxt Content): the props of a component whose values a reader sees, at any depth
+#: of its YAML (``features: [{label: …, content: …}]``)
+_MDC_SHOWN_PROPS = frozenset(_SHOWN.split("|")) | {"description", "content", "headline"}
+#: a document with MDC block components (``::note``, ``:::code-group``), whose ``#name``
+#: lines are slots of them (``#title``), not Obsidian tags
+_MDC_BLOCK = re.compile(r"^[ \t]*:{2,}[a-z][\w-]*(?:\{[^\n]*\})?[ \t]*$", re.M)
+_MDC_SLOT = re.compile(r"^[ \t]*#[A-Za-z][\w-]*(?:\{[^\n]*\})?[ \t]*$", re.M)
+
+
+def _mdc(m: re.Match) -> str:
+    """An MDC block component's opening line (and its props block) shows what its
+    ``title``/``label`` props say, else an admonition's kind (``::note`` is "Note"),
+    else nothing (``::code-group``, ``::u-page-hero``)."""
+    lead, kind, attrs, props = m.group(1), m.group(2), m.group(3) or "", m.group(4) or ""
+    shown = [a or b for a, b in _SHOWN_ATTRS.findall(attrs)] + _prop_values(props)
+    return lead + ("\n".join(shown) if shown else _title(kind, None, named=False))
+
+
+def _prop_values(block: str) -> list[str]:
+    """The shown values (``_MDC_SHOWN_PROPS``) of a ``---`` props block, in order; none
+    when it is not YAML."""
+    if not block:
+        return []
+    import textwrap
+
+    import yaml
+
+    body = textwrap.dedent("\n".join(block.strip("\n").split("\n")[1:-1]))  # inside the ---
+    try:
+        data = yaml.load(body, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return []
+    out: list[str] = []
+    stack = [data]
+    while stack:  # depth first, in document order
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in reversed(item.items()):
+                if key in _MDC_SHOWN_PROPS and isinstance(value, str | int | float):
+                    stack.append(str(value))
+                elif isinstance(value, dict | list):
+                    stack.append(value)
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+        elif isinstance(item, str):
+            out.append(item)
+    return out
+
+
+#: an MDC inline component: ``:badge[Soon]``, ``:icon{name="mdi:home"}``,
+#: ``:video{src="…"}`` (a bare ``:name`` is left: it may be anything)
+_MDC_INLINE = re.compile(r":(?<![\w:]:)[a-z][\w-]*(?:\[([^\]\n]*)\](?:\{[^{}\n]*\})?"
+                         r"|\{[^{}\n]*\})")
+
+
+def _mdc_inline(m: re.Match) -> str:
+    """An inline component shows its content, else its ``title``/``label`` props."""
+    return m.group(1) if m.group(1) is not None else _shown(m)
+
+
+_SPAN = re.compile(rf"\[([^\]\n]*)\]{_ATTRS}")  # `[Nuxt]{.text-primary}` (MDC, pandoc)
+
+
+def mdc_inline(text: str) -> str:
+    """``text`` (a heading's) with its MDC inline components and bracketed spans read as
+    ``plain_text`` reads them: ``Nuxt Studio Integration :badge[Soon]`` is "… Soon",
+    ``A real [Nuxt]{.text-primary} app`` is "A real Nuxt app"."""
+    if ":" in text:
+        text = _MDC_INLINE.sub(_mdc_inline, text).strip()
+    return _SPAN.sub(r"\1", text) if "]{" in text else text
+
+
+def mdc_slots(text: str) -> str:
+    """``text`` without the slot lines of its MDC components (``#title``, ``#right``):
+    a line of only ``#name`` in a document that has MDC block components."""
+    return _MDC_SLOT.sub("", text) if "::" in text and _MDC_BLOCK.search(text) else text
+
 
 _MEDIA = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|pdf|mp[34]|webm|mov|ogg|wav)$", re.I)
 
@@ -419,6 +496,13 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     # a line of attributes (or a bare name closed by colons); an image's alt text is text
     ((":::",), re.compile(rf"\n{_WS}*:{{3}}{_WS}*[a-z][\w-]*(?:(?:{_WS}+[\w-]+=\"[^\"\n]*\")+"
                           rf"{_WS}*(?::{{3}})?|:{{3}}){_WS}*{_EOL}"), _docfx),
+    # MDC (Nuxt Content): block components `::note`, `::card{title="x"}`, nested with more
+    # colons (`:::code-preview{label="Preview"}`), with an optional YAML props block;
+    # their `::` ends; inline components with props (`:video{src="…"}`, `:icon{name=…}`)
+    (("::", ":::"), re.compile(rf"(\n{_WS}*):{{2,}}([a-z][\w-]*)(\{{[^\n]*\}})?{_WS}*{_EOL}"
+                               rf"((?:\n{_WS}*---\n[\s\S]*?\n{_WS}*---{_EOL})?)"), _mdc),
+    (("::",), re.compile(rf"\n{_WS}*::{_WS}*{_EOL}"), "\n"),
+    ((":",), _MDC_INLINE, _mdc_inline),
     # pandoc fenced divs, attributes in braces (Quarto callouts, columns, figures)
     ((":::",), re.compile(rf"(\n{_WS}*):{{3,}}{_WS}*\{{({_WS}*[.#][^{{}}\n]*)\}}{_WS}*{_EOL}"),
      lambda m: m.group(1) + _div_title(m.group(2))),
@@ -540,7 +624,7 @@ def plain_text(text: str) -> str:
 def plain_text_aside(prepared: str, codes: list[str]) -> str:
     """``plain_text`` of a text whose code is set aside already: ``prepared, codes =
     set_code_aside(text)``."""
-    prepared = f"\n{prepared}\n"
+    prepared = mdc_slots(f"\n{prepared}\n")
     rare = set(_RARE.findall(prepared))  # one scan for the syntax most texts lack
     for rare_needles, needle, needles, pattern, replacement in _STEPS:
         if (needle in prepared if needle is not None else (
@@ -571,6 +655,7 @@ def inline_tags(text: str) -> list[str]:
     if "#" not in text or not _TAG.search(text):
         return []
     prepared, _ = _prepare(_blank_highlights(text))
+    prepared = mdc_slots(prepared)
     for pattern in _NOT_TAGS:  # { #id }, [x](#anchor), [ref]: #anchor
         prepared = pattern.sub(" ", prepared)
     if "#" not in prepared:
