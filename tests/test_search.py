@@ -546,6 +546,19 @@ def test_dashes_and_lowercase_keywords_are_text(env, query, same_as):
     assert explain["parsed"] == "threads or mutex" and "or" not in explain["ast"]
 
 
+def test_a_query_with_the_word_or_is_ranked_not_filtered(env):
+    """"tomatoes or compost": either will do. Filtered, it kept only chunks that hold
+    "or" besides both words: none here. Ranked, both sections come, and a chunk with
+    more of the words (and rarer ones) first; the operator OR keeps its meaning."""
+    topic = search(env, "tomatoes or compost", aggregation=False, cutoff_ratio=0.0,
+                   explain=True).queries[0]
+    found = [r.id for r in topic.results]
+    assert topic.explain["ranked"] and topic.match == "partial"
+    assert {"kb:gardening.md#tomatoes", "kb:gardening.md#compost"} <= set(found)
+    assert search(env, "tomatoes compost", explain=True).queries[0].explain["ranked"] is False
+    assert search(env, "tomatoes OR compost", explain=True).queries[0].explain["ranked"] is False
+
+
 def test_a_dash_negation_that_took_matches_out_says_so(env):
     """``-word`` may be a flag an agent pasted (``Get-ChildItem -Recurse``): the exclusion
     stands, and the topic says how many chunks matching the rest it took out and how to

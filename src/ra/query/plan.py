@@ -11,6 +11,8 @@ Every leaf of the query becomes a numbered *clause*:
   BM25F), so the compound as written ranks first while a typo in one part
   (``tldr-pagoes``) or the parts apart still match. Under a NOT, and for CJK text (whose
   bigrams are not words of their own), a compound stays a phrase;
+- a ``::`` path (``std::sync::Mutex``) → the name after its leading lowercase namespaces
+  (``Mutex``), required, plus the path's phrase for score only: docs say "a Mutex";
 - a word under a NOT excludes that word only, not its typo neighbours (``-thalassemia``
   must not exclude ``thalassaemia``);
 - ``"a b"`` / ``"a b"~N`` → a phrase clause over exact terms (no fuzzy inside phrases);
@@ -28,7 +30,8 @@ miss (each word with its compound alternatives, each phrase or parenthesised gro
 the top level), which the coordination factor counts. A query of at least
 ``long_query_words`` groups, with no OR or AND typed, is *ranked* rather than filtered
 (``Plan.ranked``): natural-language questions and claims rarely have a chunk holding
-every word, and the chunk holding most of them is not always the best.
+every word, and the chunk holding most of them is not always the best. So is a shorter
+one that holds the word "or" ("sqlite or postgres database").
 """
 
 from __future__ import annotations
@@ -125,8 +128,8 @@ class Plan:
         return self.groups or tuple(Ref(i) for i in self.positive)
 
     def score_only(self) -> set[int]:
-        """The positive clauses no chunk needs to match: they only add score (a compound's
-        phrase, a path's namespaces, feedback terms)."""
+        """The positive clauses no chunk needs to match: they only add score (the phrase
+        of a compound or of a ``::`` path, feedback terms)."""
         return set(self.positive) - _refs(self.expr)
 
     def terms(self) -> list[str]:
@@ -171,8 +174,16 @@ class Planner:
                              query=query, syntax=False,
                              hint="e.g. 'rust -unsafe' or 'tree:docs install'")
         self.plan.groups = self._groups(expr)
-        self.plan.ranked = rankable and len(self.plan.groups) >= self.options.long_query_words
+        self.plan.ranked = rankable and (
+            len(self.plan.groups) >= self.options.long_query_words or self._says_or())
         return self.plan
+
+    def _says_or(self) -> bool:
+        """Whether the query holds the word "or" (not the operator ``OR``): "sqlite or
+        postgres database" asks for either, and as a filter it kept only the chunks that
+        hold the word "or" besides every other word (one, on the Nuxt Content docs)."""
+        return any(c.kind == "term" and c.text.lower() == "or"
+                   for c in self.plan.clauses if c.index in self.plan.positive)
 
     def _groups(self, expr: Expr) -> tuple:
         """The positive items of the top-level AND (the expression itself otherwise)."""
