@@ -102,6 +102,7 @@ def test_display_names_the_kind_and_points_at_the_position():
     ("Title:guide", [["FieldPrefix", "Title"], ["Term", "guide"]]),
     ("title: guide", [["FieldPrefix", "title"], ["Term", "guide"]]),
     ("foo:bar", [["FieldPrefix", "foo"], ["Term", "bar"]]),
+    ("C:\\Users\\Public dir", [["Term", "C:\\Users\\Public"], ["Term", "dir"]]),  # a path
     ("Error: refused", [["Term", "Error:"], ["Term", "refused"]]),
     ("std::vec 10:30 :x", [["Term", "std::vec"], ["Term", "10:30"], ["Term", ":x"]]),
     ("(note:)", [["LParen"], ["Term", "note:"], ["RParen"]]),

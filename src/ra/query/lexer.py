@@ -34,7 +34,8 @@ conformance encoding in brackets):
 - ``name:`` is a field prefix [``["FieldPrefix", name]``] when ``name`` is a known field
   (in any case, and even when a space follows: ``title: guide``, as upstream), or when
   ``name`` is alphabetic and a value follows the colon directly (``foo:bar``, which the
-  parser then rejects as an unknown field), except before ``/`` (``https://host``).
+  parser then rejects as an unknown field), except before ``/`` (``https://host``) or
+  ``\\`` (a Windows path: ``C:\\Users\\Public``).
   Otherwise the colon is part of the word: pasting ``Error: connection refused`` searches
   for it rather than failing on a field ``Error``, and ``std::vec`` and ``10:30`` stay
   words.
@@ -73,7 +74,7 @@ HINTS = {
 }
 
 _WORD_END = frozenset('()"^')
-_VALUE_END = frozenset(')^:/')
+_VALUE_END = frozenset(')^:/\\')
 
 
 
