@@ -103,6 +103,8 @@ def test_display_names_the_kind_and_points_at_the_position():
     ("title: guide", [["FieldPrefix", "title"], ["Term", "guide"]]),
     ("foo:bar", [["FieldPrefix", "foo"], ["Term", "bar"]]),
     ("C:\\Users\\Public dir", [["Term", "C:\\Users\\Public"], ["Term", "dir"]]),  # a path
+    ("localhost:8080", [["Term", "localhost:8080"]]),  # a port, not a field
+    ("title:2024", [["FieldPrefix", "title"], ["Term", "2024"]]),  # a known field takes any
     ("Error: refused", [["Term", "Error:"], ["Term", "refused"]]),
     ("std::vec 10:30 :x", [["Term", "std::vec"], ["Term", "10:30"], ["Term", ":x"]]),
     ("(note:)", [["LParen"], ["Term", "note:"], ["RParen"]]),

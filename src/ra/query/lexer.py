@@ -34,7 +34,8 @@ conformance encoding in brackets):
 - ``name:`` is a field prefix [``["FieldPrefix", name]``] when ``name`` is a known field
   (in any case, and even when a space follows: ``title: guide``, as upstream), or when
   ``name`` is alphabetic and a value follows the colon directly (``foo:bar``, which the
-  parser then rejects as an unknown field), except before ``/`` (``https://host``) or
+  parser then rejects as an unknown field), except before a digit (``localhost:8080``),
+  ``/`` (``https://host``) or
   ``\\`` (a Windows path: ``C:\\Users\\Public``).
   Otherwise the colon is part of the word: pasting ``Error: connection refused`` searches
   for it rather than failing on a field ``Error``, and ``std::vec`` and ``10:30`` stay
@@ -176,7 +177,8 @@ def _field_colon(query: str, word_start: int, colon: int) -> bool:
     if name.lower() in FIELDS:
         return True
     after = query[colon + 1:colon + 2]
-    return name.isalpha() and bool(after) and not after.isspace() and after not in _VALUE_END
+    return (name.isalpha() and bool(after) and not after.isspace() and not after.isdigit()
+            and after not in _VALUE_END)
 
 
 def _word(query: str, start: int) -> tuple[Token, int]:
