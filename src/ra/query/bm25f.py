@@ -51,7 +51,7 @@ from ra.config.settings import FieldBoosts, SearchSettings, Settings
 from ra.index.chunkstore import META_COLUMNS
 from ra.index.relations import field_length
 from ra.pipeline.impacts import parameters, tf_norm_sql
-from ra.query.plan import AllOf, Alt, AnyOf, Clause, NoneOf, Plan, Ref
+from ra.query.plan import AllOf, Alt, AnyOf, Clause, NoneOf, Plan, Ref, refs
 
 
 @dataclass(frozen=True)
@@ -340,19 +340,8 @@ def top_negations(plan: Plan) -> list[int]:
     out: list[int] = []
     for item in items:
         if isinstance(item, NoneOf):
-            out += sorted(_refs(item.expr))
+            out += sorted(refs(item.expr))
     return [i for i in out if plan.clauses[i].kind != "tree"]
-
-
-def _refs(expr) -> set[int]:
-    match expr:
-        case Ref(i):
-            return {i}
-        case NoneOf(inner):
-            return _refs(inner)
-        case AllOf(items) | AnyOf(items):
-            return set().union(*(_refs(e) for e in items))
-    return set()  # pragma: no cover
 
 
 def _tainted(plan: Plan) -> str:

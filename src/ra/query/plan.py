@@ -130,7 +130,7 @@ class Plan:
     def score_only(self) -> set[int]:
         """The positive clauses no chunk needs to match: they only add score (the phrase
         of a compound or of a ``::`` path, feedback terms)."""
-        return set(self.positive) - _refs(self.expr)
+        return set(self.positive) - refs(self.expr)
 
     def terms(self) -> list[str]:
         """Every matched term of the positive clauses (for snippets and highlights)."""
@@ -342,15 +342,15 @@ class Planner:
                          slop=slop, boost=boost)
 
 
-def _refs(expr: Expr | None) -> set[int]:
+def refs(expr: Expr | None) -> set[int]:
     """Every clause ``expr`` names."""
     match expr:
         case Ref(i):
             return {i}
         case NoneOf(inner):
-            return _refs(inner)
+            return refs(inner)
         case AllOf(items) | AnyOf(items):
-            return set().union(*map(_refs, items))
+            return set().union(*map(refs, items))
     return set()
 
 
