@@ -239,6 +239,15 @@ def test_mdc_slots_and_props_are_neither_tags_nor_sections():
     assert doc.tags == ("tag",)
 
 
+def test_mdc_props_aliases_are_read_once():
+    """A props block that nests YAML aliases (``b: [*a, *a, …]``) shows each value once:
+    walked as a tree, six levels made 8,192 copies, and a few more would never end."""
+    levels = "".join(f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, "
+                     f"*{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(6))
+    text = f"::x\n---\na: &a [{{title: Hi}}, {{title: Ho}}]\n{levels}---\nBody.\n::\n"
+    assert strip_markdown(text) == "Hi Ho Body."
+
+
 def test_inline_tags_join_the_frontmatter_tags():
     doc = parse_document("---\ntags: [a]\n---\n\n# T\n\nText #b and #a.\n", "t", "x.md")
     assert doc.tags == ("a", "b")

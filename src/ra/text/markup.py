@@ -404,9 +404,13 @@ def _prop_values(block: str) -> list[str]:
     except yaml.YAMLError:
         return []
     out: list[str] = []
-    stack = [data]
-    while stack:  # depth first, in document order
-        item = stack.pop()
+    stack, seen = [data], set()
+    while stack:  # depth first, in document order; each container once (YAML aliases
+        item = stack.pop()  # share them, and a file nesting aliases would be exponential)
+        if isinstance(item, dict | list):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
         if isinstance(item, dict):
             for key, value in reversed(item.items()):
                 if key in _MDC_SHOWN_PROPS and isinstance(value, str | int | float):
