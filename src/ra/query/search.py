@@ -240,7 +240,8 @@ class Searcher:
         node, problem = (parse(query), None) if o.strict else parse_lenient(query)
         note = syntax_note(problem) if problem else None
         typed = query
-        if not o.strict and problem is None and (flags := _only_flags(query, node)):
+        if (not o.strict and problem is None and "-" in query
+                and (flags := _only_flags(query, node))):
             query, note = flags
             node = parse(query)
         t_parse = time.perf_counter()
