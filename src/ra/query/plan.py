@@ -269,9 +269,7 @@ class Planner:
         """``tldr-pages``: its parts (each fuzzy) or its joined word, plus its phrase for
         score only (see the module docstring)."""
         parts = Parts(tuple(self._term(w, fld, boost) for w in words))
-        self._add(kind="phrase", text=text, fields=self._fields(fld),
-                  alts=tuple(self._exact(self.analyzer.stem(w), w) for w in words),
-                  boost=boost * COMPOUND_PHRASE_WEIGHT)
+        self._bonus_phrase(text, words, fld, boost)
         joined = "".join(words)
         alt = self._exact(self.analyzer.stem(joined), joined)
         if alt.term_id is None:
@@ -294,10 +292,17 @@ class Planner:
         rest = "::".join(segments[n:])
         if n == 0 or not split_words(rest):
             return None
+        self._bonus_phrase(text, words, fld, boost)
+        return self._term(rest, fld, boost)
+
+    def _bonus_phrase(self, text: str, words: list[str], fld: str | None, boost: float
+                      ) -> None:
+        """The words as written, adjacent: a clause that only adds score
+        (``COMPOUND_PHRASE_WEIGHT`` × its BM25F), so the compound or path as typed ranks
+        first."""
         self._add(kind="phrase", text=text, fields=self._fields(fld),
                   alts=tuple(self._exact(self.analyzer.stem(w), w) for w in words),
                   boost=boost * COMPOUND_PHRASE_WEIGHT)
-        return self._term(rest, fld, boost)
 
     def _exact(self, term: str, word: str) -> Alt:
         found = self.reader.lookup_terms([term]).get(term)

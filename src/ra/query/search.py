@@ -242,8 +242,7 @@ class Searcher:
         typed = query
         if (not o.strict and problem is None and "-" in query
                 and (flags := _only_flags(query, node))):
-            query, note = flags
-            node = parse(query)
+            query, node, note = flags
         t_parse = time.perf_counter()
         rankable = problem is not None or not typed_operators(query)
         plan = plan_query(node, self.reader, self.analyzer, self.plan_options(o), query,
@@ -482,11 +481,11 @@ class Searcher:
 SORTS = ("score", "date", "path")
 
 
-def _only_flags(query: str, node) -> tuple[str, str] | None:
+def _only_flags(query: str, node) -> tuple[str, object, str] | None:
     """``-Recurse``, ``-rf``: a query whose only words are ``-word`` negations excludes
-    everything and finds nothing; it names command-line flags. ``(query, note)``: the
-    query with each such word quoted, which searches for it, and the note that says so.
-    None for any other query (``NOT x`` alone stays the error it is)."""
+    everything and finds nothing; it names command-line flags. ``(query, node, note)``:
+    the query with each such word quoted, which searches for it, its parse, and the note
+    that says so. None for any other query (``NOT x`` alone stays the error it is)."""
     from ra.query.ast import positive_words
 
     def words(node) -> list:
@@ -499,12 +498,13 @@ def _only_flags(query: str, node) -> tuple[str, str] | None:
     for a, b in reversed(spans):
         query = f'{query[:a]}"{query[a:b]}"{query[b:]}'
     try:
-        if not words(parse(query)):
-            return None
+        quoted = parse(query)
     except QueryError:
         return None
-    return query, (f"{' and '.join(flags)} alone would exclude every chunk; searched for "
-                   f"{'them' if len(flags) > 1 else 'it'} as written")
+    if not words(quoted):
+        return None
+    return query, quoted, (f"{' and '.join(flags)} alone would exclude every chunk; "
+                           f"searched for {'them' if len(flags) > 1 else 'it'} as written")
 
 
 def _joined(note: str | None, more: str | None) -> str | None:

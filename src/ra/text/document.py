@@ -150,7 +150,7 @@ def _split_frontmatter(text: str) -> tuple[dict | None, int, list[str]]:
     if opening.group(1) == "+++":
         return _toml_frontmatter(source, body_at)
     try:
-        data = _load_yaml(source)
+        data = load_yaml(source)
     except Exception as error:  # noqa: BLE001 - any YAML failure is a problem, not a crash
         return None, body_at, [f"frontmatter: invalid YAML{_yaml_line(error)}"]
     if data is None:
@@ -199,7 +199,9 @@ def _toml_frontmatter(source: str, body_at: int) -> tuple[dict | None, int, list
         return None, body_at, [f"frontmatter: invalid TOML{where}"]
 
 
-def _load_yaml(source: str) -> Any:
+def load_yaml(source: str) -> Any:
+    """``source`` as YAML, by the safe loader (libyaml's when compiled in); raises
+    ``yaml.YAMLError``."""
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when compiled in

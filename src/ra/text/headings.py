@@ -23,7 +23,7 @@ from itertools import accumulate
 from types import SimpleNamespace
 from typing import Any
 
-from ra.text.markup import heading_anchor, mdc_inline, template_title
+from ra.text.markup import MDC_OPENER, heading_anchor, mdc_inline, template_title
 from ra.text.mistletoe_import import load_core_tokens
 
 
@@ -108,8 +108,7 @@ def scan_headings(lines: Lines) -> tuple[list[Found], list[str]]:
     return found, []
 
 
-#: The opening line of an MDC block component (Nuxt Content): ``::card{title="x"}``
-_MDC_OPENER = re.compile(r"[ \t]*:{2,}[a-z][\w-]*(?:\{[^\n]*\})?[ \t]*\r?\n?")
+_MDC_OPENER = re.compile(MDC_OPENER + r"\r?\n?")  # a line as mistletoe has it
 
 
 def _mdc_props(lines: Lines, heading: Found) -> bool:

@@ -374,9 +374,12 @@ _TERM_ID = re.compile(r"\bterm_id=[\"']([^\"'\n]*)[\"']")
 #: MDC (Nuxt Content): the props of a component whose values a reader sees, at any depth
 #: of its YAML (``features: [{label: …, content: …}]``)
 _MDC_SHOWN_PROPS = frozenset(_SHOWN.split("|")) | {"description", "content", "headline"}
-#: a document with MDC block components (``::note``, ``:::code-group``), whose ``#name``
-#: lines are slots of them (``#title``), not Obsidian tags
-_MDC_BLOCK = re.compile(r"^[ \t]*:{2,}[a-z][\w-]*(?:\{[^\n]*\})?[ \t]*$", re.M)
+#: The line that opens an MDC block component (``::note``, ``:::code-group``,
+#: ``::card{title="x"}``); ``ra.text.headings`` matches it too.
+MDC_OPENER = r"[ \t]*:{2,}[a-z][\w-]*(?:\{[^\n]*\})?[ \t]*"
+#: a document with MDC block components, whose ``#name`` lines are slots of them
+#: (``#title``), not Obsidian tags
+_MDC_BLOCK = re.compile(f"^{MDC_OPENER}$", re.M)
 _MDC_SLOT = re.compile(r"^[ \t]*#[A-Za-z][\w-]*(?:\{[^\n]*\})?[ \t]*$", re.M)
 
 
@@ -398,9 +401,11 @@ def _prop_values(block: str) -> list[str]:
 
     import yaml
 
+    from ra.text.document import load_yaml  # (which imports this module)
+
     body = textwrap.dedent("\n".join(block.strip("\n").split("\n")[1:-1]))  # inside the ---
     try:
-        data = yaml.load(body, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = load_yaml(body)
     except yaml.YAMLError:
         return []
     out: list[str] = []
