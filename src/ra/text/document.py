@@ -46,7 +46,7 @@ from typing import Any
 from ra.text import is_markdown
 from ra.text.headings import Found, Lines, byte_offsets, first_h1, scan_headings, utf8_len
 from ra.text.ids import format_chunk_id, format_doc_id
-from ra.text.markup import inline_tags, mask_comments
+from ra.text.markup import inline_tags, load_yaml, mask_comments
 
 BREADCRUMB_SEPARATOR = " › "
 
@@ -197,15 +197,6 @@ def _toml_frontmatter(source: str, body_at: int) -> tuple[dict | None, int, list
         found = re.search(r"at line (\d+)", str(error))
         where = f" (line {int(found.group(1)) + 1})" if found else ""  # +1 for '+++'
         return None, body_at, [f"frontmatter: invalid TOML{where}"]
-
-
-def load_yaml(source: str) -> Any:
-    """``source`` as YAML, by the safe loader (libyaml's when compiled in); raises
-    ``yaml.YAMLError``."""
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when compiled in
-    return yaml.load(source, Loader=loader)  # noqa: S506 - a safe loader
 
 
 def _yaml_line(error: Exception) -> str:

@@ -43,6 +43,7 @@ import html
 import re
 from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 # --------------------------------------------------------------------------- headings
 
@@ -392,6 +393,15 @@ def _mdc(m: re.Match) -> str:
     return lead + ("\n".join(shown) if shown else _title(kind, None, named=False))
 
 
+def load_yaml(source: str) -> Any:
+    """``source`` as YAML, by the safe loader (libyaml's when compiled in); raises
+    ``yaml.YAMLError``. Front matter (``ra.text.document``) and MDC props are read so."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when compiled in
+    return yaml.load(source, Loader=loader)  # noqa: S506 - a safe loader
+
+
 def _prop_values(block: str) -> list[str]:
     """The shown values (``_MDC_SHOWN_PROPS``) of a ``---`` props block, in order; none
     when it is not YAML."""
@@ -400,8 +410,6 @@ def _prop_values(block: str) -> list[str]:
     import textwrap
 
     import yaml
-
-    from ra.text.document import load_yaml  # (which imports this module)
 
     body = textwrap.dedent("\n".join(block.strip("\n").split("\n")[1:-1]))  # inside the ---
     try:
