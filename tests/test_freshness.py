@@ -305,6 +305,33 @@ def test_a_rebuild_says_whether_the_configuration_or_ra_changed(tmp_path, monkey
     assert check_state(load_config(tmp_path)).describe() == "stale (config changed)"
 
 
+def test_a_default_include_that_grew_is_an_upgrade_and_indexes_the_new_kind(tmp_path,
+                                                                            monkeypatch):
+    """An index built when the default ``include`` had no ``**/*.mdoc`` (Markdoc) is
+    rebuilt for ra's sake, not for a configuration the user never touched, and the
+    rebuild reads the ``.mdoc`` files. Patterns the user wrote are theirs: not widened."""
+    import ra.config.settings as settings
+    import ra.text.analysis
+
+    files = {**BASE, "guide.mdoc": "# Guide\n\n{% callout %}\nmarkdoc pears\n{% /callout %}\n"}
+    old = settings.EARLIER_DEFAULT_INCLUDES[-1]
+    assert "**/*.mdoc" not in old and "**/*.mdoc" in settings.DEFAULT_INCLUDE
+    monkeypatch.setattr(settings, "DEFAULT_INCLUDE", old)
+    monkeypatch.setattr(ra.text.analysis, "ANALYZER_VERSION",
+                        ra.text.analysis.ANALYZER_VERSION - 1)
+    config = project(tmp_path, files, TOML)
+    assert ids(config, "pears") == []
+    monkeypatch.undo()
+
+    config = load_config(tmp_path)
+    assert check_state(config).describe() == "stale (ra upgraded: it reads files differently)"
+    assert ids(config, "pears") == ["docs:guide.mdoc#guide"]
+    assert ids(config, "callout") == []  # read as markdown (Markdoc's tags), not as text
+
+    (tmp_path / ".ra.toml").write_text(TOML + 'include = ["**/*.md"]\n')
+    assert load_config(tmp_path).earlier_config_hashes() == []
+
+
 # --- the fingerprint digest ---------------------------------------------------------------
 
 def _manifest_and_record(config):

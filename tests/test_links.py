@@ -50,13 +50,14 @@ def test_each_link_belongs_to_the_chunk_it_is_written_in():
 @pytest.mark.parametrize("target, paths, anchors", [
     ("cors.md#use-cors", ("docs/a/cors.md",), ("use-cors",)),
     ("../intro/", ("docs/intro/index.md", "docs/intro/README.md", "docs/intro/_index.md",
-                   "docs/intro/index.mdx", "docs/intro/index.qmd"), ()),
+                   "docs/intro/index.mdx", "docs/intro/index.mdoc", "docs/intro/index.qmd"), ()),
     ("setup", ("docs/a/setup.md", "docs/a/setup.mdx", "docs/a/setup.markdown",
-               "docs/a/setup.qmd", "docs/a/setup.Rmd",
+               "docs/a/setup.mdoc", "docs/a/setup.qmd", "docs/a/setup.Rmd",
                "docs/a/setup/index.md", "docs/a/setup/README.md", "docs/a/setup/_index.md",
-               "docs/a/setup/index.mdx", "docs/a/setup/index.qmd"), ()),
+               "docs/a/setup/index.mdx", "docs/a/setup/index.mdoc", "docs/a/setup/index.qmd"),
+     ()),
     ("guide.html#Some%20Part", ("docs/a/guide.md", "docs/a/guide.mdx", "docs/a/guide.markdown",
-                                "docs/a/guide.qmd", "docs/a/guide.Rmd"),
+                                "docs/a/guide.mdoc", "docs/a/guide.qmd", "docs/a/guide.Rmd"),
      ("Some Part", "some-part")),
     ("callouts.qmd#callout-types", ("docs/a/callouts.qmd",), ("callout-types",)),  # Quarto
     ("/top/page.md", ("top/page.md",), ()),

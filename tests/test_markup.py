@@ -67,6 +67,14 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
      "The bar."),
     ('<Update label="May 2026" tags={["New"]} rss={{ title: "x", description: "y" }}>\n'
      "Shipped.\n</Update>", "May 2026 Shipped."),
+    # braces nested deeper (Starlight: an array of objects holding arrays of objects); a
+    # card's description is text a reader sees (Starlight's <LinkCard>)
+    ("<SidebarPreview\n\tconfig={[\n\t\t{\n\t\t\tlabel: 'stars',\n\t\t\titems: "
+     "[{ label: 'Betelgeuse', link: '' }],\n\t\t},\n\t]}\n/>\n\nLearn more.", "Learn more."),
+    ('<ThemeDesigner labels={{ presets: { label: "P", ocean: { a: { b: "c" } } } }}>\nX.\n'
+     "</ThemeDesigner>", "X."),
+    ('<LinkCard\n\ttitle="FeelBack"\n\tdescription="Add a feedback system."\n\thref="x"\n/>',
+     "FeelBack Add a feedback system."),
     ('<ParamField path="user_id" type="string" required>\n  The id.\n</ParamField>',
      "user_id The id."),
     ('<ResponseField name="total" type="number">Count.</ResponseField> <input name="q">',
@@ -131,6 +139,10 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
      'app.yml key: "{% raw %}"'),  # code stays as written
     ("See {% include note.html %} and {%- if a -%}this{%- endif -%}: 50% {x}.",
      "See and this : 50% {x}."),
+    # Markdoc (Stripe; Starlight's .mdoc): closing tags, variables, annotations are markup
+    ('{% callout type="note" title="Heads up" %}\nTags nest.\n{% /callout %}\n\n'
+     '{% partial file="header.md" /%} Hi {% $user.name %}, {% .primary #go %} done.',
+     "Heads up Tags nest. Hi , done."),
     # what the generator fills in: a table of contents, a VitePress code import
     ("[[toc]]\n\nText.\n\n[TOC]\n${toc}", "Text."),
     ("Code:\n\n<<< @/snippets/snippet.js{2} [snippet.js]\n\nAfter.", "Code: After."),
@@ -177,6 +189,25 @@ def test_plain_text_shows_what_a_reader_sees(source, shown):
 def test_a_heading_written_with_template_markup_is_its_text(heading, title):
     doc = parse_document(f"# Page\n\n{heading}\n\nText.\n", "docs", "page.md")
     assert doc.nodes[-1].title == title
+
+
+@pytest.mark.parametrize("heading", ["# {% $markdoc.frontmatter.title %}", "# {{ page.title }}",
+                                     "# {{ $frontmatter.title }}", "# {{- title -}}"])
+@pytest.mark.parametrize("frontmatter, title", [("---\ntitle: Tags\n---\n", "Tags"),
+                                                ("", "tags-guide")])
+def test_a_heading_that_prints_the_page_title_is_that_title(heading, frontmatter, title):
+    """Markdoc, Jekyll, VitePress and Eleventy pages print their front matter's title in
+    their heading; without one, the generators take the file's name."""
+    doc = parse_document(f"{frontmatter}{heading}\n\nText.\n\n## Built-in\n\nMore.\n",
+                         "docs", "tags-guide.md")
+    assert doc.title == title
+    assert [(n.title, n.id.rsplit("#", 1)[-1]) for n in doc.nodes[1:]] == [
+        (title, title.lower()), ("Built-in", "built-in")]
+
+
+def test_a_heading_printing_another_variable_keeps_its_markup():
+    doc = parse_document("---\ntitle: Tags\n---\n# {{ site.title }}\n\nText.\n", "d", "p.md")
+    assert doc.nodes[1].title == "{{ site.title }}"
 
 
 @pytest.mark.parametrize("heading, title", [

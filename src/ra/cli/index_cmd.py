@@ -51,8 +51,8 @@ STARTER = """\
 
 [tree.docs]
 path = "./docs"
-# include = ["**/*.md", "**/*.markdown", "**/*.mdx", "**/*.qmd", "**/*.Rmd", "**/*.rmd",
-#            "**/*.txt"]   # the default
+# include = ["**/*.md", "**/*.markdown", "**/*.mdx", "**/*.mdoc", "**/*.qmd", "**/*.Rmd",
+#            "**/*.rmd", "**/*.txt"]   # the default
 # exclude = ["**/drafts/**"]
 
 # [settings]

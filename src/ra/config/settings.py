@@ -27,7 +27,7 @@ import hashlib
 import json
 import tomllib
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ra.config import toml
@@ -46,8 +46,12 @@ __all__ = [
 
 CONFIG_NAME = ".ra.toml"
 #: markdown (``ra.text.MARKDOWN_SUFFIXES``: R Markdown is spelled .Rmd and .rmd) and text
-DEFAULT_INCLUDE = ("**/*.md", "**/*.markdown", "**/*.mdx", "**/*.qmd", "**/*.Rmd", "**/*.rmd",
-                   "**/*.txt")
+DEFAULT_INCLUDE = ("**/*.md", "**/*.markdown", "**/*.mdx", "**/*.mdoc", "**/*.qmd", "**/*.Rmd",
+                   "**/*.rmd", "**/*.txt")
+#: What ``DEFAULT_INCLUDE`` was in earlier releases: an index built then, with the default
+#: patterns, was rebuilt because ra changed, not because its configuration did.
+EARLIER_DEFAULT_INCLUDES = (("**/*.md", "**/*.markdown", "**/*.mdx", "**/*.qmd", "**/*.Rmd",
+                             "**/*.rmd", "**/*.txt"),)
 
 
 # --- the configuration objects ----------------------------------------------------------
@@ -261,6 +265,17 @@ class Config:
         text = json.dumps(self.index_fingerprint(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
+    def earlier_config_hashes(self) -> list[str]:
+        """``config_hash`` as earlier releases computed it for this configuration: its
+        trees that take the default ``include`` took that release's default."""
+        out = []
+        for earlier in EARLIER_DEFAULT_INCLUDES:
+            trees = tuple(replace(t, include=earlier) if t.include == DEFAULT_INCLUDE else t
+                          for t in self.trees)
+            if trees != self.trees:
+                out.append(replace(self, trees=trees).config_hash())
+        return out
+
     def match_rules(self, rel_path: str) -> MatchedRules:
         """The context rules matching a project-relative POSIX path, merged in rule order."""
         matched = MatchedRules()
@@ -470,7 +485,7 @@ def _merged_trees(parsed: _Parsed, home: Path | None,
 
 
 #: Files a tree may hold, relative to its folder: what ``_overlaps`` tries both trees on.
-_PROBES = ("x.md", "x.markdown", "x.mdx", "x.qmd", "x.Rmd", "x.txt", "sub/x.md")
+_PROBES = ("x.md", "x.markdown", "x.mdx", "x.mdoc", "x.qmd", "x.Rmd", "x.txt", "sub/x.md")
 
 
 def _overlaps(trees: Sequence[Tree]) -> list[ConfigWarning]:

@@ -78,11 +78,12 @@ CONFIG_CHANGED, RA_UPGRADED = "config changed", "ra upgraded: it reads files dif
 def why_rebuilt(manifest: dict, config) -> str:
     """Why an index whose manifest is ``manifest`` no longer fits ``config``: its
     configuration (``CONFIG_CHANGED``), or ra itself (``RA_UPGRADED``: the manifest's
-    hash is that of the configuration as it is with an earlier schema or analyzer
-    version)."""
+    hash is that of the configuration as it is, or as an earlier release's default
+    ``include`` made it, with an earlier schema or analyzer version)."""
     from ra.text.analysis import ANALYZER_VERSION
 
-    own = config.config_hash()
-    earlier = {_hash(schema, analyzer, own) for schema in range(1, SCHEMA_VERSION + 1)
+    owns = [config.config_hash(), *config.earlier_config_hashes()]
+    earlier = {_hash(schema, analyzer, own) for own in owns
+               for schema in range(1, SCHEMA_VERSION + 1)
                for analyzer in range(1, ANALYZER_VERSION + 1)}
     return RA_UPGRADED if manifest.get("config_hash") in earlier else CONFIG_CHANGED

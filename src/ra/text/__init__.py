@@ -10,9 +10,10 @@ No I/O beyond reading the packaged BPE file. May import: ``ra.config.settings``,
 """
 
 #: File suffixes read as markdown (compared lowercased; everything else indexed is plain
-#: text): CommonMark's, MDX (Docusaurus, Astro), and Quarto's and R Markdown's documents,
-#: which are pandoc markdown with executable code cells.
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".qmd", ".rmd")
+#: text): CommonMark's, MDX (Docusaurus, Astro), Markdoc's (Stripe, Starlight, Keystatic),
+#: and Quarto's and R Markdown's documents, which are pandoc markdown with executable code
+#: cells.
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".mdoc", ".qmd", ".rmd")
 
 
 def is_markdown(path: object) -> bool:

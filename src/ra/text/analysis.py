@@ -38,8 +38,10 @@ MAX_TOKEN_BYTES = 40
 #: snippets inside code blocks, DocFX's extensions, template calls ({{ f(x) }}),
 #: [[toc]], a shortcode's text= (Kubernetes' glossary tooltips), template markup in
 #: headings, ```{r} cells, tldr's mnemonic letters (E[x]tract). 5: Nuxt Content's MDC
-#: (components, props, slots, inline components), bracketed spans in headings.
-ANALYZER_VERSION = 5
+#: (components, props, slots, inline components), bracketed spans in headings. 6: JSX
+#: attributes nesting braces deeper ({[{ items: [{…}] }]}), a component's description=,
+#: Markdoc's tags ({% /callout %}, {% $var %}), a heading that prints the page's title.
+ANALYZER_VERSION = 6
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -39,14 +39,14 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
 
 from ra.text import is_markdown
 from ra.text.headings import Found, Lines, byte_offsets, first_h1, scan_headings, utf8_len
 from ra.text.ids import format_chunk_id, format_doc_id
-from ra.text.markup import inline_tags, load_yaml, mask_comments
+from ra.text.markup import PAGE_TITLE, inline_tags, load_yaml, mask_comments
 
 BREADCRUMB_SEPARATOR = " › "
 
@@ -109,12 +109,22 @@ def parse_document(text: str, tree: str, path: str, *,
     lines = Lines(mask_comments(body))  # the same lines, comments blanked
     headings, scan_problems = scan_headings(lines)
     meta = _metadata(data or {})
+    headings = _page_titles(headings, meta["title"] or _stem(path))
     title = meta["title"] or first_h1(headings) or _stem(path)
     nodes = build_chunk_tree(body, tree, path, title, base=utf8_len(text[:body_at]),
                              headings=headings if chunk_at_headings else [], lines=lines)
     tags = tuple(dict.fromkeys([*meta["tags"], *inline_tags(body)]))
     return Document(tree, path, "markdown", title, tags, meta["description"],
                     meta["status"], data or {}, nodes, tuple(problems + scan_problems))
+
+
+def _page_titles(headings: list[Found], title: str) -> list[Found]:
+    """A heading that prints the page's title (``# {{ page.title }}``, Markdoc's
+    ``# {% $markdoc.frontmatter.title %}``) is that title, from the front matter (else the
+    file's name, as the generators default it): its markup is no text."""
+    if not any("{" in h.text for h in headings):
+        return headings
+    return [replace(h, text=title) if PAGE_TITLE.fullmatch(h.text) else h for h in headings]
 
 
 # --------------------------------------------------------------------------- frontmatter

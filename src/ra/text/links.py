@@ -42,9 +42,10 @@ from ra.text.markup import (
 
 #: The markdown files a link without a suffix (or to an ``.html`` page) may name, as their
 #: names are spelled (R Markdown's is ``.Rmd``), preferred first
-MARKDOWN = (".md", ".mdx", ".markdown", ".qmd", ".Rmd")
+MARKDOWN = (".md", ".mdx", ".markdown", ".mdoc", ".qmd", ".Rmd")
 _PAGE = (".html", ".htm")
-_INDEX = ("index.md", "README.md", "_index.md", "index.mdx", "index.qmd")  # a folder's page
+#: a folder's page
+_INDEX = ("index.md", "README.md", "_index.md", "index.mdx", "index.mdoc", "index.qmd")
 _MEDIA = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|pdf|mp[34]|webm|mov|ogg|wav|zip)$", re.I)
 
 

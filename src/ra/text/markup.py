@@ -68,6 +68,12 @@ def heading_anchor(title: str) -> tuple[str, str | None]:
     return title[: found.start()].rstrip(), anchor or None
 
 
+#: A heading that prints the page's title: Markdoc's ``# {% $markdoc.frontmatter.title %}``,
+#: Jekyll's and mkdocs-macros' ``# {{ page.title }}``, VitePress' ``# {{ $frontmatter.title }}``,
+#: Eleventy's ``# {{ title }}``
+_TITLE_REF = r"[ \t]*(?:\$?markdoc\.)?\$?(?:page\.)?(?:frontmatter\.)?title[ \t]*"
+PAGE_TITLE = re.compile(rf"\{{\{{-?{_TITLE_REF}-?\}}\}}|\{{%-?{_TITLE_REF}-?%\}}")
+
 _LONE_SHORTCODE = re.compile(r"\{\{[<%]-?[ \t]*[\w/-]+[ \t]+\"([^\"\n]+)\"[ \t]*-?[%>]\}\}")
 
 
@@ -343,7 +349,7 @@ def _div_title(attributes: str) -> str:
     return _title(callout.group(1), given and (given.group(1) or given.group(2) or ""))
 
 
-_SHOWN = r"title|label|caption|alt|summary|text"
+_SHOWN = r"title|label|caption|alt|summary|text|description"
 _SHOWN_ATTRS = re.compile(rf"\b(?:{_SHOWN})=(?:\"([^\"]*)\"|'([^']*)')")
 _ANCHOR_ATTRS = re.compile(rf"\b(?:{_SHOWN}|id|name)=(?:\"([^\"]*)\"|'([^']*)')")
 #: API reference fields (Mintlify's ``<ParamField path="user_id">``, ``query``, ``body``,
@@ -371,6 +377,19 @@ def _shown(m: re.Match) -> str:
 
 
 _TERM_ID = re.compile(r"\bterm_id=[\"']([^\"'\n]*)[\"']")
+
+def _braced(depth: int) -> str:
+    """A pattern for an expression in braces holding braces nested up to ``depth`` deep
+    (Python's ``re`` has no recursion): a JSX attribute's value, which may be an object
+    (``style={{ width: 1 }}``) or an array of objects holding arrays of objects
+    (Starlight's ``<SidebarPreview config={[{ items: [{ label: 'x' }] }]} />``)."""
+    inner = r"[^{}]*"
+    for _ in range(depth):
+        inner = rf"[^{{}}]*(?:\{{{inner}\}}[^{{}}]*)*"
+    return rf"\{{{inner}\}}"
+
+
+_BRACED = _braced(5)
 
 #: MDC (Nuxt Content): the props of a component whose values a reader sees, at any depth
 #: of its YAML (``features: [{label: …, content: …}]``)
@@ -569,8 +588,11 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     # Hugo shortcodes (their title/caption attributes are text)
     (("{{",), re.compile(r"\{\{[<%][\s\S]*?[%>]\}\}"), _shown),
     # Liquid tags: GitBook (`{% hint style="info" %}`, `{% tab title="Docker" %}`),
-    # Jekyll (`{% include … %}`), Eleventy; a tab's title or a code block's caption is text
-    (("{%",), re.compile(r"(?<!\{)\{%-?[ \t]*[a-z][\w-]*(?:[^%\n]|%(?!\}))*-?%\}"), _shown),
+    # Jekyll (`{% include … %}`), Eleventy; a tab's title or a code block's caption is text.
+    # Markdoc (Stripe, Starlight's .mdoc) also closes tags (`{% /callout %}`), prints
+    # variables (`{% $markdoc.frontmatter.title %}`) and annotates (`{% .primary #id %}`)
+    (("{%",), re.compile(r"(?<!\{)\{%-?[ \t]*[/$.#]?[a-z][\w-]*(?:[^%\n]|%(?!\}))*-?%\}"),
+     _shown),
     # attribute lists, on headings and elsewhere (`{ .md-button }`)
     (("{",), _ANY_ATTRS, ""),
     # mnemonic letters in brackets inside a word (tldr-pages: `[c]reate`, `E[x]tract`,
@@ -598,8 +620,7 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     # HTML and JSX tags (their title/label/alt attributes are text), autolinks
     # (a JSX attribute's value is an expression in braces, which may hold an object:
     # `rss={{ title: "x" }}`)
-    (("<",), re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>{}]|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\})*?)?"
-                        r"/?>"), _shown),
+    (("<",), re.compile(rf"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>{{}}]|{_BRACED})*?)?/?>"), _shown),
     (("<",), re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>"), r"\1"),
     # GFM tables: the delimiter row goes, pipes between cells become spaces
     (("|",), re.compile(rf"\n{_WS}*\|?{_WS}*:?-+:?{_WS}*(?:\|{_WS}*:?-+:?{_WS}*)+\|?{_WS}*{_EOL}"),
