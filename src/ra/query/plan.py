@@ -6,7 +6,8 @@ Every leaf of the query becomes a numbered *clause*:
   than four characters, fuzzy expansions (weighted ``fuzzy_weight`` below exact);
 - a compound word, one that analyses to several tokens (``tldr-pages``, ``file.test.ts``,
   ``src/api``) → its parts, each a term clause with its own fuzzy expansions, all
-  required, or else its joined word (``tldrpages``) when the vocabulary has it; plus a
+  required, or else its joined word (``tldrpages``) when the vocabulary has it (when
+  it analyses to one of the parts, ``what's`` → ``what``, that part's clause); plus a
   phrase clause over its parts that only adds score (``COMPOUND_PHRASE_WEIGHT`` × its
   BM25F), so the compound as written ranks first while a typo in one part
   (``tldr-pagoes``) or the parts apart still match. Under a NOT, and for CJK text (whose
@@ -274,6 +275,10 @@ class Planner:
         alt = self._exact(self.analyzer.stem(joined), joined)
         if alt.term_id is None:
             return parts
+        for item in parts.items:  # "what's" joins to "whats", which stems to "what": the
+            if (isinstance(item, Ref)  # part itself, not a second clause scoring it again
+                    and self.plan.clauses[item.index].alts[0].term_id == alt.term_id):
+                return AnyOf((item, parts))
         whole = self._add(kind="term", text=joined, fields=self._fields(fld), alts=(alt,),
                           boost=boost)
         return AnyOf((whole, parts))
