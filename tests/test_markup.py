@@ -75,6 +75,13 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
      "</ThemeDesigner>", "X."),
     ('<LinkCard\n\ttitle="FeelBack"\n\tdescription="Add a feedback system."\n\thref="x"\n/>',
      "FeelBack Add a feedback system."),
+    # a quoted value holding < and > (Fumadocs), over lines (the Rust book's alt texts);
+    # an apostrophe is no quote; a JSX fragment shows its content
+    ("<auto-type-table type=\"Omit<import('x').Props, keyof React.ComponentProps<'div'>>\" />"
+     "\nText.", "Text."),
+    ('<img alt="Two tables: s1 on the\nstack." src="img/t.svg" class="center"\n/> After.',
+     "Two tables: s1 on the stack. After."),
+    ("ssh://<YOUR USER'S EMAIL>@example.com and <>![Nav](/nav.png)</>", "ssh:// @example.com and Nav"),
     ('<ParamField path="user_id" type="string" required>\n  The id.\n</ParamField>',
      "user_id The id."),
     ('<ResponseField name="total" type="number">Count.</ResponseField> <input name="q">',

@@ -40,7 +40,8 @@ MAX_TOKEN_BYTES = 40
 #: headings, ```{r} cells, tldr's mnemonic letters (E[x]tract). 5: Nuxt Content's MDC
 #: (components, props, slots, inline components), bracketed spans in headings. 6: JSX
 #: attributes nesting braces deeper ({[{ items: [{…}] }]}), a component's description=,
-#: Markdoc's tags ({% /callout %}, {% $var %}), a heading that prints the page's title.
+#: Markdoc's tags ({% /callout %}, {% $var %}), a heading that prints the page's title,
+#: a tag's double-quoted value holding < or > (type="Omit<P, 'x'>"), JSX fragments <>x</>.
 ANALYZER_VERSION = 6
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first

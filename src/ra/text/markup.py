@@ -619,8 +619,12 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     ((":",), re.compile(r":(?<![^\s(\[]:)[a-z][a-z0-9_+-]*:(?![\w/])"), ""),
     # HTML and JSX tags (their title/label/alt attributes are text), autolinks
     # (a JSX attribute's value is an expression in braces, which may hold an object:
-    # `rss={{ title: "x" }}`)
-    (("<",), re.compile(rf"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>{{}}]|{_BRACED})*?)?/?>"), _shown),
+    # `rss={{ title: "x" }}`; a value in double quotes may hold what a tag may not, over
+    # lines but not past a blank one: Fumadocs' `<auto-type-table type="Omit<Props, 'x'>" />`;
+    # an apostrophe is a character like any other: `<YOUR USER'S EMAIL>`); JSX fragments
+    (("<",), re.compile(rf"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>{{}}\"]|\"(?:[^\"\n]|\n(?!{_WS}*\n))*\""
+                        rf"|{_BRACED})*?)?/?>"), _shown),
+    (("<>",), re.compile(r"<>([^\n]*?)</>"), r"\1"),
     (("<",), re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>"), r"\1"),
     # GFM tables: the delimiter row goes, pipes between cells become spaces
     (("|",), re.compile(rf"\n{_WS}*\|?{_WS}*:?-+:?{_WS}*(?:\|{_WS}*:?-+:?{_WS}*)+\|?{_WS}*{_EOL}"),
