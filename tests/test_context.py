@@ -106,10 +106,16 @@ def test_sample_content_reads_only_the_first_bytes(tmp_path):
 
 
 def test_path_terms_split_camel_case_and_drop_noise():
+    """camelCase splits (not upstream, which splits at ``_ - .`` only), and the name is
+    also one word: docs write ``editLink`` as code, which the analyzer reads whole."""
     words = by_word(path_terms("src/tests/HTTPServer/oauthHandler_v2-config.test.ts",
                                min_length=4))
-    assert set(words) == {"http", "server", "oauth", "handler", "config"}
+    assert set(words) == {"http", "server", "httpserver", "oauth", "handler", "oauthhandler",
+                          "config"}
     assert words["server"].source == "path:dir" and words["handler"].weight == 4.0
+    assert words["oauthhandler"].weight == 4.0
+    assert set(by_word(path_terms("components/EditLink.astro"))) == {
+        "components", "edit", "link", "editlink"}
 
 
 def test_path_terms_merge_repeats_keeping_the_stronger_source():

@@ -4,9 +4,10 @@
 
 1. sample: the first ``sample_size`` bytes; a missing, binary (NUL byte) or empty file is
    skipped with a warning (``UnreadableFile``);
-2. path: components of the project-relative path, split at ``_ - .`` and camelCase,
-   lowercased, noise (``src``, ``tests``, extensions…) and stopwords dropped; a file-name
-   word weighs 4, a directory word 3 (the original implementation's weights);
+2. path: components of the project-relative path, split at ``_ - .`` and camelCase (a
+   camelCase name is also kept whole: docs write ``editLink``), lowercased, noise
+   (``src``, ``tests``, extensions…) and stopwords dropped; a file-name word weighs 4, a
+   directory word 3 (the original implementation's weights);
 3. rules: ``config.match_rules(path)`` injects terms (query boost 2), restricts trees
    (intersected with ``--tree``), names documents to include first, overrides search
    settings;
@@ -105,8 +106,14 @@ def tokenize(text: str, min_length: int = 1, max_length: int | None = None) -> l
 
 
 def _path_words(component: str) -> list[str]:
-    return [w.lower() for part in re.split(r"[\W_]+", component)
-            for w in _PATH_WORD.findall(part)]
+    """The words of a path component, split at ``_ - .`` and camelCase; a camelCase
+    name is also one word (``EditLink`` → edit, link, editlink): docs write the name
+    as code, ``editLink``, which the analyzer reads as one word."""
+    out = []
+    for part in re.split(r"[\W_]+", component):
+        words = [w.lower() for w in _PATH_WORD.findall(part)]
+        out += [*words, part.lower()] if len(words) > 1 and part.isalpha() else words
+    return out
 
 
 def path_terms(path: str, *, min_length: int = 4,
