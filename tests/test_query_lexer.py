@@ -175,6 +175,13 @@ def test_extensions(query, tokens):
     ("-()", [["Not"], ["Term", "()"]]),
     ("a()^2", [["Term", "a()"], ["Boost", 2.0]]),
     ("( )", [["LParen"], ["RParen"]]),  # with a space between it is a group, still
+    # typographic quotes, as pasted from a web page or a word processor: a phrase when
+    # they close, else text
+    ("\u201ccontent collections\u201d schema", [["Phrase", "content collections"],
+                                              ["Term", "schema"]]),
+    ("\u201eInhalt Sammlung\u201c~2", [["Phrase", "Inhalt Sammlung"], ["Slop", 2]]),
+    ("a \u201cb c", [["Term", "a"], ["Term", "\u201cb"], ["Term", "c"]]),
+    ("\u201c\u201d", [["Term", "\u201c\u201d"]]),
 ])
 def test_operators_only_where_clearly_meant(query, tokens):
     assert encode(query) == tokens
@@ -204,7 +211,8 @@ QUERYISH = st.one_of(
     st.text(max_size=30),
     st.lists(st.sampled_from(['rust', 'OR', 'or', 'AND', 'NOT', '-', '(', ')', '"', ' ',
                               '\t', '^2', '^', '~3', '~', '*', 'title:', 'TAGS:', 'foo:',
-                              ':', '.5', 'é', '"a b"', '()', '-p', 'x', ',']),
+                              ':', '.5', 'é', '"a b"', '()', '-p', 'x', ',', '\u201c',
+                              '\u201d', '\u201e']),
              max_size=12).map("".join),
 )
 

@@ -6,7 +6,9 @@ text, and the analyzer later drops what is not a letter or digit. Tokens (their
 conformance encoding in brackets):
 
 - ``"..."`` a phrase [``["Phrase", text]``]; ``~N`` right after its closing quote sets
-  the proximity [``["Slop", N]``];
+  the proximity [``["Slop", N]``]. Typographic quotes as word processors and web pages
+  write them (``“...”``, ``„...“``) are a phrase too when they close; unclosed, they are
+  text;
 - ``(`` and ``)`` [``["LParen"]``, ``["RParen"]``], except an empty pair ``()``, which
   groups nothing and is text: ``reactive()``, ``useState() hook`` are a function's name
   as agents write it, not a syntax error;
@@ -120,6 +122,8 @@ def _next_token(query: str, i: int) -> tuple[Token, int]:
     char = query[i]
     if char == '"':
         return _phrase(query, i)
+    if char in _SMART_CLOSE and (phrase := _smart_phrase(query, i)):
+        return phrase
     if char in "()" and not _empty_pair(query, i):
         return Token("LParen" if char == "(" else "RParen", None, i, char), i + 1
     if char == "-" and negates(query, i):
@@ -132,6 +136,19 @@ def _next_token(query: str, i: int) -> tuple[Token, int]:
 def _empty_pair(query: str, i: int) -> bool:
     """Whether ``()`` starts at ``i``: text, not a group (see the module docstring)."""
     return query.startswith("()", i)
+
+
+#: typographic opening quotes and the quotes that close them (“English”, „German“)
+_SMART_CLOSE = {"\u201c": "\u201d\"", "\u201e": "\u201c\u201d"}
+
+
+def _smart_phrase(query: str, start: int) -> tuple[Token, int] | None:
+    """A phrase in typographic quotes, when they close (else None: the quote is text)."""
+    closers = _SMART_CLOSE[query[start]]
+    end = next((j for j in range(start + 1, len(query)) if query[j] in closers), -1)
+    if end < 0 or not query[start + 1:end].strip():
+        return None
+    return Token("Phrase", query[start + 1:end], start, query[start:end + 1]), end + 1
 
 
 def _phrase(query: str, start: int) -> tuple[Token, int]:
