@@ -83,6 +83,10 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
      "Two tables: s1 on the stack. After."),
     ("ssh://<YOUR USER'S EMAIL>@example.com and <>![Nav](/nav.png)</>",
      "ssh:// @example.com and Nav"),
+    # rehype-pretty-code (Nextra, Fumadocs): an inline code span's {:lang} is not shown;
+    # format specs stay
+    ("Set `navigation: true{:js}`, or `<td>{:jsx}`.", "Set navigation: true, or <td>."),
+    ("Print `{:x}`, `{:?}`, `x{:>10}`.", "Print {:x}, {:?}, x{:>10}."),
     ('<ParamField path="user_id" type="string" required>\n  The id.\n</ParamField>',
      "user_id The id."),
     ('<ResponseField name="total" type="number">Count.</ResponseField> <input name="q">',

@@ -164,6 +164,8 @@ def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list
                 start, code = _role(text, start, code)
             if not raw:
                 code = _unescaped(code.strip(" ") or code)
+                if code.endswith("}"):  # rehype-pretty-code's `true{:js}` shows `true`
+                    code = _INLINE_LANGUAGE.sub("", code)
             out += [text[pos:start], _hold(codes, code)]
             pos = i = close[1]
         elif token == "<!--" and not html:
@@ -178,6 +180,11 @@ def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list
             pos = i = end
     out.append(text[pos:])
     return "".join(out), codes
+
+
+#: the language of an inline code span, as rehype-pretty-code (Nextra, Fumadocs) takes it:
+#: ``navigation: true{:js}`` is shown as ``navigation: true``, highlighted as JavaScript
+_INLINE_LANGUAGE = re.compile(r"(?<=\S)\{:[a-z][\w.+#-]*\}\Z")
 
 
 def _code(block: str) -> str:
