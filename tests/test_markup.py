@@ -186,6 +186,11 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ('Watch :video{controls src="x.mp4"}, see :badge[Soon]{color="red"} and '
      ':icon{name="mdi:home" label="Home"}.', "Watch , see Soon and Home ."),
     ("std::vector, e.g. :root, and a::b stay.", "std::vector, e.g. :root, and a::b stay."),
+    # Tailwind classes in a span's attributes (Nuxt UI); a kubectl jsonpath is no class
+    ("Markdown meets [Vue]{.text-(--ui-primary)} and [it]{.w-1/2 .hover:underline}.",
+     "Markdown meets Vue and it."),
+    ("kubectl get svc -o jsonpath='{.status.loadBalancer.ingress[0].ip}'",
+     "kubectl get svc -o jsonpath='{.status.loadBalancer.ingress[0].ip}'"),
     ("Some text\n#rust\nmore", "Some text #rust more"),  # no MDC: an Obsidian tag line
 ])
 def test_plain_text_shows_what_a_reader_sees(source, shown):

@@ -42,7 +42,8 @@ MAX_TOKEN_BYTES = 40
 #: attributes nesting braces deeper ({[{ items: [{…}] }]}), a component's description=,
 #: Markdoc's tags ({% /callout %}, {% $var %}), a heading that prints the page's title,
 #: a tag's double-quoted value holding < or > (type="Omit<P, 'x'>"), JSX fragments <>x</>,
-#: an inline code span's {:lang} (rehype-pretty-code).
+#: an inline code span's {:lang} (rehype-pretty-code), Tailwind classes in attribute lists
+#: ({.text-(--ui-primary)}).
 ANALYZER_VERSION = 6
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
