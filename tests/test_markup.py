@@ -134,6 +134,12 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ("   [!code-cpp[NVC_MFCDocView#15](../mfc/codesnippet/cpp/x_1.cpp)]\nText.", "Text."),
     ('> [!div class="nextstepaction"]\n> [Next](x.md)\n\n> [!NOTE]\n> Kept.', "Next Note Kept."),
     (":::note Kept title\nDocusaurus.\n:::", "Kept title Docusaurus."),  # not DocFX
+    # mkdocstrings: the object whose API docs render here, and the members it lists
+    ("::: fastapi.APIRouter\n    options:\n        members:\n            - websocket\n"
+     "            - include_router\n\nAfter.", "fastapi.APIRouter websocket include_router After."),
+    ("::: httpx\n    options:\n      show_root_heading: true\n\n::: pydantic.main.BaseModel",
+     "httpx pydantic.main.BaseModel"),
+    ("::: mkdocstrings\n    options: [broken\n", "mkdocstrings"),
     # pymdownx snippets inside a code block (`;--8<--` is the escaped, shown form)
     ('```yaml\n--8<-- "docs/examples/mkdocs.yml"\n;--8<-- "x.yml"\n```', ';--8<-- "x.yml"'),
     # pandoc fenced divs (Quarto): a callout shows its title, or its kind; other divs nothing

@@ -43,7 +43,7 @@ MAX_TOKEN_BYTES = 40
 #: Markdoc's tags ({% /callout %}, {% $var %}), a heading that prints the page's title,
 #: a tag's double-quoted value holding < or > (type="Omit<P, 'x'>"), JSX fragments <>x</>,
 #: an inline code span's {:lang} (rehype-pretty-code), Tailwind classes in attribute lists
-#: ({.text-(--ui-primary)}).
+#: ({.text-(--ui-primary)}), mkdocstrings' ::: fastapi.APIRouter and its members.
 ANALYZER_VERSION = 6
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first

@@ -428,6 +428,24 @@ def load_yaml(source: str) -> Any:
     return yaml.load(source, Loader=loader)  # noqa: S506 - a safe loader
 
 
+def _members(block: str) -> list[str]:
+    """The ``members`` a mkdocstrings options block lists (``options: members: [get]``),
+    in order; none when it lists none or is not YAML."""
+    if "members" not in block:
+        return []
+    import textwrap
+
+    import yaml
+
+    try:
+        data = load_yaml(textwrap.dedent(block.strip("\n")))
+    except yaml.YAMLError:
+        return []
+    options = data.get("options") if isinstance(data, dict) else None
+    members = options.get("members") if isinstance(options, dict) else None
+    return [str(m) for m in members if isinstance(m, str)] if isinstance(members, list) else []
+
+
 def _prop_values(block: str) -> list[str]:
     """The shown values (``_MDC_SHOWN_PROPS``) of a ``---`` props block, in order; none
     when it is not YAML."""
@@ -534,6 +552,12 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
      lambda m: m.group(1) + _title(m.group(2), m.group(3) or None, named=False)),
     (("mdx-code-block",), re.compile(rf"\n{_WS}*{_FENCE_OPENER}{_WS}*mdx-code-block[^\n]*{_EOL}"),
      "\n"),
+    # mkdocstrings: `::: fastapi.APIRouter` renders the API docs of that object here, with
+    # an indented YAML options block; the object and the members it lists are what the
+    # page shows of it (the docs themselves are in the code, not at hand)
+    ((":::",), re.compile(rf"(\n{_WS}*):::{_WS}+([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z_]\w*"
+                          rf"(?=\n{_WS}+options:)){_WS}*{_EOL}((?:\n{_WS}+\S[^\n]*)*)"),
+     lambda m: m.group(1) + " ".join([m.group(2), *_members(m.group(3))])),
     # DocFX (Microsoft Learn): `:::image type="content" source="…" alt-text="…":::`,
     # `:::code source="…":::`, `::: moniker range="…"`, `:::row:::`, `:::column-end:::`:
     # a line of attributes (or a bare name closed by colons); an image's alt text is text
