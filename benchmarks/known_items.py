@@ -24,6 +24,9 @@ fixed seed: the typos agents make):
   documents it (2026-11-27). Docs rarely spell the path out: the Rust book says "Mutex"
   and keeps ``use std::sync::Mutex;`` in its included listings, cpp-docs' reference pages
   say "the unique_ptr class".
+- ``short`` (hand-written, ``SHORT``): a short question as typed into a search box ("how
+  to add CORS" found no CORS page on FastAPI's docs: that page never says "how"), three
+  to six words, for the three corpora (2026-11-27, written before any was run).
 
 Each set is split into a *tuning* half and a *reporting* half by a fixed seed
 (``halves``). Ranking may be tuned on the tuning halves (and SciFact train) only; the
@@ -56,7 +59,7 @@ TREES = {  # corpus: (tree name, folder indexed)
     "rust-book": ("docs", CORPORA / "rust-book" / "src"),
     "cpp-docs": ("cpp", CORPORA / "cpp-docs" / "docs"),
 }
-SETS = ("tldr", "rust-book", "cpp-docs", "tasks", "questions", "symbols")
+SETS = ("tldr", "rust-book", "cpp-docs", "tasks", "questions", "symbols", "short")
 
 
 @dataclass(frozen=True)
@@ -444,6 +447,56 @@ QUESTIONS = [
 ]
 
 
+#: Hand-written short questions, as typed into a search box (3 to 6 words, lower case, no
+#: question mark; written 2026-11-27 before any was run): (corpus, query, target).
+SHORT = [
+    # tldr
+    ("tldr", "how to extract a tar.gz file", "tar"),
+    ("tldr", "how to kill a process", "kill"),
+    ("tldr", "how to rename a file", "mv"),
+    ("tldr", "how to change file permissions", "chmod"),
+    ("tldr", "how to count lines in a file", "wc"),
+    ("tldr", "how to sort lines", "sort"),
+    ("tldr", "how to find files by name", "find"),
+    ("tldr", "how to compare two files", "diff"),
+    ("tldr", "how to create a symlink", "ln"),
+    ("tldr", "how to schedule a cron job", "crontab"),
+    ("tldr", "how to clone a repository", "git-clone"),
+    ("tldr", "how to make a zip archive", "zip"),
+    ("tldr", "what is the current directory", "pwd"),
+    ("tldr", "who is logged in", "who"),
+    ("tldr", "how to list running processes", "ps"),
+    ("tldr", "how to change file owner", "chown"),
+    # rust-book
+    ("rust-book", "how to read a file", "ch12-02-reading-a-file.md"),
+    ("rust-book", "what is ownership", "ch04-01-what-is-ownership.md"),
+    ("rust-book", "what are lifetimes", "ch10-03-lifetime-syntax.md"),
+    ("rust-book", "how to define a struct", "ch05-01-defining-structs.md"),
+    ("rust-book", "what is a closure", "ch13-01-closures.md"),
+    ("rust-book", "how to spawn a thread", "ch16-01-threads.md"),
+    ("rust-book", "what are smart pointers", "ch15-00-smart-pointers.md"),
+    ("rust-book", "how to write tests", "ch11-01-writing-tests.md"),
+    ("rust-book", "what are trait objects", "ch18-02-trait-objects.md"),
+    ("rust-book", "how to handle errors", "ch09-00-error-handling.md"),
+    ("rust-book", "what is unsafe rust", "ch20-01-unsafe-rust.md"),
+    ("rust-book", "what is a slice", "ch04-03-slices.md"),
+    ("rust-book", "how do macros work", "ch20-05-macros.md"),
+    # cpp-docs
+    ("cpp-docs", "what is a lambda", "cpp/lambda-expressions-in-cpp.md"),
+    ("cpp-docs", "how to use unique_ptr", "cpp/how-to-create-and-use-unique-ptr-instances.md"),
+    ("cpp-docs", "what is an rvalue reference", "cpp/rvalue-reference-declarator-amp-amp.md"),
+    ("cpp-docs", "what is constexpr", "cpp/constexpr-cpp.md"),
+    ("cpp-docs", "how to overload operators", "cpp/operator-overloading.md"),
+    ("cpp-docs", "what are templates", "cpp/templates-cpp.md"),
+    ("cpp-docs", "how to declare an enum", "cpp/enumerations-cpp.md"),
+    ("cpp-docs", "what is a virtual function", "cpp/virtual-functions.md"),
+    ("cpp-docs", "how to create a DLL",
+     "build/walkthrough-creating-and-using-a-dynamic-link-library-cpp.md"),
+    ("cpp-docs", "what is RAII", "cpp/object-lifetime-and-resource-management-modern-cpp.md"),
+    ("cpp-docs", "how to throw an exception", "cpp/try-throw-and-catch-statements-cpp.md"),
+]
+
+
 #: Hand-written qualified names (see the module docstring): (corpus, query, target).
 _STD = "standard-library/"
 SYMBOLS = [
@@ -537,12 +590,17 @@ def symbol_items() -> list[Item]:
     return task_items("symbols", SYMBOLS)
 
 
+def short_items() -> list[Item]:
+    return task_items("short", SHORT)
+
+
 # --- the sets and their halves ------------------------------------------------------------
 
 def items(name: str) -> list[Item]:
     """The items of one set, in a fixed order."""
     make = {"tldr": tldr_items, "rust-book": rust_book_items, "cpp-docs": cpp_items,
-            "tasks": task_items, "questions": question_items, "symbols": symbol_items}
+            "tasks": task_items, "questions": question_items, "symbols": symbol_items,
+            "short": short_items}
     return make[name]()
 
 
