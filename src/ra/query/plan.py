@@ -32,7 +32,9 @@ the top level), which the coordination factor counts. A query of at least
 ``long_query_words`` groups, with no OR or AND typed, is *ranked* rather than filtered
 (``Plan.ranked``): natural-language questions and claims rarely have a chunk holding
 every word, and the chunk holding most of them is not always the best. So is a shorter
-one that holds the word "or" ("sqlite or postgres database").
+one that holds the word "or" ("sqlite or postgres database"). A question's frame (``how
+to``, ``what is a``) is score-only in a query with no OR or AND typed
+(``Planner._without_frame``).
 """
 
 from __future__ import annotations
@@ -139,6 +141,12 @@ class Plan:
                        if a.term_id is not None and not self.clauses[i].feedback})
 
 
+#: The first words of a question, and the words of its frame (``Planner._without_frame``).
+QUESTION_WORDS = frozenset("how what what's whats why when where which who can could should "
+                           "would do does did is are".split())
+FRAME_WORDS = QUESTION_WORDS | frozenset("to i we you a an the my our".split())
+
+
 @dataclass
 class PlanOptions:
     fuzzy: bool = True
@@ -165,6 +173,8 @@ class Planner:
         if expr is None:
             raise QueryError("the query has no searchable words", query=query,
                              syntax=False, hint="use letters or digits, e.g. 'error handling'")
+        if rankable:
+            expr = self._without_frame(expr)
         self.plan.expr = expr
         neg = _negated(expr)
         self.plan.negative = tuple(sorted(neg))
@@ -178,6 +188,23 @@ class Planner:
         self.plan.ranked = rankable and (
             len(self.plan.groups) >= self.options.long_query_words or self._says_or())
         return self.plan
+
+    def _without_frame(self, expr: Expr) -> Expr:
+        """A question's frame (``how to``, ``what is a``, ``how do I``) adds score but is
+        neither required nor counted: the page on a thing rarely asks about it."""
+        if type(expr) is not AllOf:
+            return expr
+        n = 0
+        for item in expr.items:
+            clause = self.plan.clauses[item.index] if isinstance(item, Ref) else None
+            if clause is None or clause.kind != "term" or (
+                    clause.text.lower() not in (QUESTION_WORDS if n == 0 else FRAME_WORDS)):
+                break
+            n += 1
+        rest = expr.items[n:]
+        if n == 0 or not rest:
+            return expr
+        return rest[0] if len(rest) == 1 else AllOf(rest)
 
     def _says_or(self) -> bool:
         """Whether the query holds the word "or" (not the operator ``OR``): "sqlite or

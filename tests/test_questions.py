@@ -1,0 +1,68 @@
+"""A question's frame (``how to``, ``what is a``, ``how do I``) adds score but is neither
+required nor counted by coordination: the page on a thing rarely asks about it. On
+FastAPI's docs "how to add CORS" kept only the middleware page, which says "how", "to",
+"add" and "CORS"; the CORS tutorial never says "how".
+
+The corpus is written by this module; no third-party text is used here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import searcher_over
+from ra.query.search import Searcher, SearchOptions
+
+DOCS = {
+    "cors.md": "# CORS\n\nAdd CORS to allow requests from other origins, with the CORS "
+               "middleware.\n",
+    "middleware.md": "# Middleware\n\nHow middleware works: it wraps each request. To add "
+                     "CORS, see the CORS page.\n",
+    "lambda.md": "# Lambdas\n\nA lambda is an anonymous function object.\n",
+    "faq.md": "# FAQ\n\nWhat is a closure? What is a capture? See the lambda page.\n",
+    "canbus.md": "# CAN bus\n\nThe CAN bus links the controllers of a car.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def searcher(tmp_path_factory):
+    root = tmp_path_factory.mktemp("questions")
+    home = tmp_path_factory.mktemp("questions-home")
+    (root / "kb").mkdir()
+    for name, text in DOCS.items():
+        (root / "kb" / name).write_text(text)
+    (root / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n')
+    with searcher_over(root, home) as searcher:
+        yield searcher
+
+
+def ids(searcher: Searcher, query: str, **options) -> list[str]:
+    opts = SearchOptions(limit=20, cutoff_ratio=0.0, aggregation=False, **options)
+    return [r.id.split("#")[0] for r in searcher.search([query], opts).queries[0].results]
+
+
+def test_the_page_on_the_thing_is_found_though_it_never_asks(searcher):
+    assert "kb:cors.md" in ids(searcher, "how to add CORS")
+    assert "kb:lambda.md" in ids(searcher, "what is a lambda")
+
+
+def test_the_frame_adds_score_only(searcher):
+    explain = searcher.search(["how to add CORS"], SearchOptions(explain=True)
+                              ).queries[0].explain
+    shown = [(c["text"], c["score_only"]) for c in explain["clauses"]]
+    assert shown == [("how", True), ("to", True), ("add", False), ("CORS", False)]
+
+
+def test_a_typed_operator_or_a_question_of_frame_words_only_is_as_written(searcher):
+    for query in ("how to AND add CORS", "what is a"):
+        explain = searcher.search([query], SearchOptions(explain=True)).queries[0].explain
+        assert not any(c["score_only"] for c in explain["clauses"]), query
+    assert "kb:cors.md" not in ids(searcher, "how to AND add CORS")
+
+
+def test_only_a_question_has_a_frame(searcher):
+    """"can bus" starts with a question word and is no question; its words stay required
+    once the frame is gone: "can" adds score, "bus" is required."""
+    assert ids(searcher, "can bus")[:1] == ["kb:canbus.md"]
+    explain = searcher.search(["a lambda"], SearchOptions(explain=True)).queries[0].explain
+    assert not any(c["score_only"] for c in explain["clauses"])
