@@ -81,6 +81,20 @@ def searcher_over(root: Path, home: Path) -> Iterator:
 
 
 @contextmanager
+def kb_searcher(tmp_path_factory, name: str, docs: dict[str, str], settings: str = ""
+                ) -> Iterator:
+    """A ``Searcher`` (``searcher_over``) over a tree ``kb`` of ``docs`` (file name → text),
+    with ``settings`` (TOML) before the tree's table."""
+    root, home = tmp_path_factory.mktemp(name), tmp_path_factory.mktemp(f"{name}-home")
+    (root / "kb").mkdir()
+    for file, text in docs.items():
+        (root / "kb" / file).write_text(text)
+    (root / ".ra.toml").write_text(f'{settings}[tree.kb]\npath = "./kb"\n')
+    with searcher_over(root, home) as searcher:
+        yield searcher
+
+
+@contextmanager
 def short_and_held(root: Path, home: Path) -> Iterator:
     """``(short, held, config)``: a short-lived reader of the knowledge base configured at
     ``root`` (built first, with ``home`` as HOME) and a long-lived one of the same

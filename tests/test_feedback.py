@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from conftest import searcher_over
+from conftest import kb_searcher
 from ra.query import feedback
 from ra.query.parser import parse
 from ra.query.plan import PlanOptions, plan_query
@@ -33,18 +33,13 @@ LONG = "why does the sea level rise when summers get warmer"
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory):
-    root = tmp_path_factory.mktemp("feedback")
-    home = tmp_path_factory.mktemp("feedback-home")
-    (root / "kb").mkdir()
-    for name, text in TOPICS.items():
-        (root / "kb" / f"{name}.md").write_text(f"# {name.title()}\n\n{text}\n")
+    docs = {f"{name}.md": f"# {name.title()}\n\n{text}\n" for name, text in TOPICS.items()}
     for i in range(40):  # many chunks, so that the topic words are rare
         words = FILLER[i % len(FILLER)].split()
-        (root / "kb" / f"note{i:02}.md").write_text(
+        docs[f"note{i:02}.md"] = (
             f"# Note {i}\n\n" + " ".join(words[(i + k) % len(words)] for k in range(12)) + "\n")
-    (root / ".ra.toml").write_text('[search]\nfeedback = true\n\n[tree.kb]\npath = "./kb"\n')
-    with searcher_over(root, home) as searcher:
-        yield searcher
+    with kb_searcher(tmp_path_factory, "feedback", docs, "[search]\nfeedback = true\n\n") as s:
+        yield s
 
 
 def plan_of(kb: Searcher, query: str):

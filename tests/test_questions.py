@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import searcher_over
+from conftest import kb_searcher
 from ra.query.search import Searcher, SearchOptions
 
 DOCS = {
@@ -26,13 +26,7 @@ DOCS = {
 
 @pytest.fixture(scope="module")
 def searcher(tmp_path_factory):
-    root = tmp_path_factory.mktemp("questions")
-    home = tmp_path_factory.mktemp("questions-home")
-    (root / "kb").mkdir()
-    for name, text in DOCS.items():
-        (root / "kb" / name).write_text(text)
-    (root / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n')
-    with searcher_over(root, home) as searcher:
+    with kb_searcher(tmp_path_factory, "questions", DOCS) as searcher:
         yield searcher
 
 
