@@ -132,7 +132,7 @@ class Plan:
 
     def score_only(self) -> set[int]:
         """The positive clauses no chunk needs to match: they only add score (the phrase
-        of a compound or of a ``::`` path, feedback terms)."""
+        of a compound or of a ``::`` path, a question's frame, feedback terms)."""
         return set(self.positive) - refs(self.expr)
 
     def terms(self) -> list[str]:
@@ -142,8 +142,8 @@ class Plan:
 
 
 #: The first words of a question, and the words of its frame (``Planner._without_frame``).
-QUESTION_WORDS = frozenset("how what what's whats why when where which who can could should "
-                           "would do does did is are".split())
+QUESTION_WORDS = frozenset("how what whats why when where which who can could should would "
+                           "do does did is are".split())
 FRAME_WORDS = QUESTION_WORDS | frozenset("to i we you a an the my our".split())
 
 

@@ -385,6 +385,7 @@ def _shown(m: re.Match) -> str:
 
 _TERM_ID = re.compile(r"\bterm_id=[\"']([^\"'\n]*)[\"']")
 
+
 def _braced(depth: int) -> str:
     """A pattern for an expression in braces holding braces nested up to ``depth`` deep
     (Python's ``re`` has no recursion): a JSX attribute's value, which may be an object
@@ -400,7 +401,7 @@ _BRACED = _braced(5)
 
 #: MDC (Nuxt Content): the props of a component whose values a reader sees, at any depth
 #: of its YAML (``features: [{label: …, content: …}]``)
-_MDC_SHOWN_PROPS = frozenset(_SHOWN.split("|")) | {"description", "content", "headline"}
+_MDC_SHOWN_PROPS = frozenset(_SHOWN.split("|")) | {"content", "headline"}
 #: The line that opens an MDC block component (``::note``, ``:::code-group``,
 #: ``::card{title="x"}``); ``ra.text.headings`` matches it too.
 MDC_OPENER = r"[ \t]*:{2,}[a-z][\w-]*(?:\{[^\n]*\})?[ \t]*"
@@ -428,19 +429,25 @@ def load_yaml(source: str) -> Any:
     return yaml.load(source, Loader=loader)  # noqa: S506 - a safe loader
 
 
-def _members(block: str) -> list[str]:
-    """The ``members`` a mkdocstrings options block lists (``options: members: [get]``),
-    in order; none when it lists none or is not YAML."""
-    if "members" not in block:
-        return []
+def _indented_yaml(block: str) -> Any:
+    """An indented block of YAML inside markdown (MDC props, mkdocstrings options),
+    dedented and loaded; None when it is not YAML."""
     import textwrap
 
     import yaml
 
     try:
-        data = load_yaml(textwrap.dedent(block.strip("\n")))
+        return load_yaml(textwrap.dedent(block))
     except yaml.YAMLError:
+        return None
+
+
+def _members(block: str) -> list[str]:
+    """The ``members`` a mkdocstrings options block lists (``options: members: [get]``),
+    in order; none when it lists none or is not YAML."""
+    if "members" not in block:
         return []
+    data = _indented_yaml(block.strip("\n"))
     options = data.get("options") if isinstance(data, dict) else None
     members = options.get("members") if isinstance(options, dict) else None
     return [str(m) for m in members if isinstance(m, str)] if isinstance(members, list) else []
@@ -451,15 +458,7 @@ def _prop_values(block: str) -> list[str]:
     when it is not YAML."""
     if not block:
         return []
-    import textwrap
-
-    import yaml
-
-    body = textwrap.dedent("\n".join(block.strip("\n").split("\n")[1:-1]))  # inside the ---
-    try:
-        data = load_yaml(body)
-    except yaml.YAMLError:
-        return []
+    data = _indented_yaml("\n".join(block.strip("\n").split("\n")[1:-1]))  # inside the ---
     out: list[str] = []
     stack, seen = [data], set()
     while stack:  # depth first, in document order; each container once (YAML aliases
