@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import GUIDE
-from ra.cli.app import app, main
+from ra.cli.app import SYNONYMS, app, main
 
 
 @pytest.fixture
@@ -39,6 +39,23 @@ def test_every_command_has_help_with_an_example(capsys):
         code, out, _ = run(capsys, name, "--help")
         assert code == 0, name
         assert "Example" in out, f"`ra {name} --help` shows no example"
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("index", "update"), ("list", "ls"),
+                                              ("serch", "search"), ("REINDEX", "update")])
+def test_an_unknown_command_says_which_command_was_meant(tmp_path, monkeypatch, capsys,
+                                                          typed, meant):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, typed)
+    assert code == 2 and out == ""
+    assert f"No such command '{typed}'. Did you mean '{meant}'?" in err
+    assert "Traceback" not in err
+
+
+def test_every_synonym_names_a_command():
+    names = {c.name for c in app.registered_commands} | {g.name for g in app.registered_groups}
+    assert set(SYNONYMS.values()) <= names
+    assert not set(SYNONYMS) & names
 
 
 def test_search_full_output(project, capsys):

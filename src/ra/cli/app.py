@@ -16,10 +16,37 @@ import os
 import sys
 
 import typer
+from typer.core import TyperGroup
 
 from ra import __version__
 
+#: What other tools call a command of ra's, for the error on an unknown command: click
+#: suggests only names spelled alike, and `ra index` is what a new user types first.
+SYNONYMS = {
+    "index": "update", "build": "update", "reindex": "update", "rebuild": "update",
+    "refresh": "update", "find": "search", "query": "search", "grep": "search",
+    "list": "ls", "show": "get", "cat": "get", "serve": "mcp", "server": "mcp",
+    "info": "status", "doctor": "check", "validate": "check", "similar": "likethis",
+}
+
+
+class _Group(TyperGroup):
+    """ra's command group: an unknown command that another tool's name for one of ra's
+    (``SYNONYMS``) says which."""
+
+    def resolve_command(self, ctx, args):
+        try:
+            return super().resolve_command(ctx, args)
+        except Exception as exc:  # click's UsageError (typer's own copy of click, or click)
+            name = SYNONYMS.get(args[0].lower()) if args else None
+            message = getattr(exc, "message", None)
+            if name and isinstance(message, str) and "Did you mean" not in message:
+                exc.message = f"{message.rstrip('.')}. Did you mean {name!r}?"
+            raise
+
+
 app = typer.Typer(
+    cls=_Group,
     name="ra",
     help="ra — research assistant: search your markdown knowledge base.\n\n"
          "Example: ra search \"error handling\"",
