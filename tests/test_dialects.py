@@ -4,7 +4,7 @@ The fixtures under ``tests/fixtures/dialects/`` are unmodified extracts of publi
 documentation, one folder per dialect (mkdocs with Material and FastAPI, Docusaurus and
 MDX, DocFX as Microsoft Learn writes it, Mintlify's and Astro Starlight's MDX components,
 Hugo, Markdoc, mdBook, MyST, Nuxt Content's MDC, an Obsidian vault, Python-Markdown with
-MultiMarkdown metadata, Quarto);
+MultiMarkdown metadata, Quarto, react.dev);
 their sources and licenses are in ``tests/fixtures/dialects/LICENSES.md``. For each dialect a
 golden file under ``tests/golden/dialects/`` records every document's title, tags and
 problems, and one row per chunk: ``[id, parent_id, depth, title, breadcrumb]``, then the
@@ -106,6 +106,10 @@ def test_ids_titles_and_breadcrumbs_are_free_of_markup(dialect):
     ("docusaurus", "docusaurus/markdown-features-tabs.mdx", "syncing-tab-choices",
      "Syncing tab choices"),
     ("python-markdown", "install.md", "git", "Using the Git Repository"),
+    # react.dev's MDX comment ({/*preinit*/}): the page's anchor, not the title's slug
+    ("react-dev", "reference/react-dom/preinit.md", "preinit", "preinit(href, options)"),
+    ("react-dev", "learn/render-and-commit.md", "step-1-trigger-a-render",
+     "Step 1: Trigger a render"),
 ])
 def test_declared_heading_ids_are_the_chunk_ids(dialect, rel, anchor, title):
     doc, _ = documents(dialect)[rel]
@@ -161,6 +165,8 @@ def test_ra_get_by_the_anchor_a_page_declares(dialects_kb, capsys):
     # .mdx is indexed by default (Docusaurus)
     assert main(["get", "dialects:docusaurus/docusaurus/markdown-features-tabs.mdx"
                         "#syncing-tab-choices"]) == 0
+    # react.dev links to /reference/react-dom/preinit#preinit: that anchor is the chunk's
+    assert main(["get", "dialects:react-dev/reference/react-dom/preinit.md#preinit"]) == 0
 
 
 def test_search_results_quote_text_not_markup(dialects_kb, capsys):

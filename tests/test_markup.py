@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from ra.query.snippets import strip_markdown
 from ra.text.document import parse_document
 from ra.text.markup import (
+    comment_anchor,
     heading_anchor,
     inline_tags,
     mask_comments,
@@ -32,6 +33,30 @@ from ra.text.markup import (
 ])
 def test_heading_anchor(title, expected):
     assert heading_anchor(title) == expected
+
+
+@pytest.mark.parametrize("line, anchor", [
+    ("## Reference {/*reference*/}\n", "reference"),  # react.dev
+    ("### `useState(initialState)` {/*usestate*/}", "usestate"),
+    ("### Heading IDs {/* #heading-ids */}", "heading-ids"),  # Docusaurus 3.10
+    ("## Title {/* #my-id kept in sync by write-heading-ids */}", "my-id"),
+    ("## Title {/*#v1.2*/} ##", "v1-2"),  # a closing sequence; what an id cannot hold
+    ("## Title {/* TODO */}", None),  # an upper-case word is a comment, not a slug
+    ("## Title {/* two words */}", None),  # Docusaurus wants the #; react.dev one slug
+    ("## Title {/*x*/} and more", None),  # not at the end
+    ("## Title {#plain-id}", None),  # heading_anchor's business
+])
+def test_comment_anchor(line, anchor):
+    assert comment_anchor(line) == anchor
+
+
+def test_a_heading_id_in_an_mdx_comment_is_the_chunk_id():
+    doc = parse_document("# Page\n\n## Reference {/*reference*/}\n\nx\n\n### `f(x)` {/*f*/}\n\n"
+                         "y\n\n## IDs {/* #ids */}\n\nz\n\n## Note {/* TODO */}\n\nw\n\n"
+                         "Setext {/*set*/}\n---\n\nv\n", "t", "a.md")
+    assert [(n.slug, n.title) for n in doc.nodes[2:]] == [
+        ("reference", "Reference"), ("f", "f(x)"), ("ids", "IDs"), ("note", "Note"),
+        ("set", "Setext")]
 
 
 def test_declared_ids_become_slugs_and_repeat_like_slugs():

@@ -43,8 +43,10 @@ MAX_TOKEN_BYTES = 40
 #: Markdoc's tags ({% /callout %}, {% $var %}), a heading that prints the page's title,
 #: a tag's double-quoted value holding < or > (type="Omit<P, 'x'>"), JSX fragments <>x</>,
 #: an inline code span's {:lang} (rehype-pretty-code), Tailwind classes in attribute lists
-#: ({.text-(--ui-primary)}), mkdocstrings' ::: fastapi.APIRouter and its members.
-ANALYZER_VERSION = 6
+#: ({.text-(--ui-primary)}), mkdocstrings' ::: fastapi.APIRouter and its members. 7: a
+#: heading's id in an MDX comment (react.dev's {/*id*/}, Docusaurus' {/* #id */}), JSX's
+#: titleText=, altText=, labelText=.
+ANALYZER_VERSION = 7
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -46,7 +46,7 @@ from typing import Any
 from ra.text import is_markdown
 from ra.text.headings import Found, Lines, byte_offsets, first_h1, scan_headings, utf8_len
 from ra.text.ids import format_chunk_id, format_doc_id
-from ra.text.markup import PAGE_TITLE, inline_tags, load_yaml, mask_comments
+from ra.text.markup import PAGE_TITLE, comment_anchor, inline_tags, load_yaml, mask_comments
 
 BREADCRUMB_SEPARATOR = " › "
 
@@ -108,6 +108,8 @@ def parse_document(text: str, tree: str, path: str, *,
     body = text[body_at:]
     lines = Lines(mask_comments(body))  # the same lines, comments blanked
     headings, scan_problems = scan_headings(lines)
+    if "{/*" in body:
+        headings = _comment_ids(headings, Lines(body))
     meta = _metadata(data or {})
     headings = _page_titles(headings, meta["title"] or _stem(path))
     title = meta["title"] or first_h1(headings) or _stem(path)
@@ -116,6 +118,19 @@ def parse_document(text: str, tree: str, path: str, *,
     tags = tuple(dict.fromkeys([*meta["tags"], *inline_tags(body)]))
     return Document(tree, path, "markdown", title, tags, meta["description"],
                     meta["status"], data or {}, nodes, tuple(problems + scan_problems))
+
+
+def _comment_ids(headings: list[Found], lines: Lines) -> list[Found]:
+    """Headings whose line ends with an MDX comment that declares their id (Docusaurus'
+    ``## Title {/* #id */}``, react.dev's ``## Title {/*id*/}``; ``markup.comment_anchor``)
+    with that id: the comment was blanked before they were found (``mask_comments``)."""
+    out = []
+    for h in headings:
+        anchor = None if h.anchor else next(
+            (a for i in range(h.stop - 1, h.first - 1, -1)
+             if (a := comment_anchor(lines.lines[i])) is not None), None)
+        out.append(replace(h, anchor=anchor) if anchor else h)
+    return out
 
 
 def _page_titles(headings: list[Found], title: str) -> list[Found]:

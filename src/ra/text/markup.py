@@ -68,6 +68,26 @@ def heading_anchor(title: str) -> tuple[str, str | None]:
     return title[: found.start()].rstrip(), anchor or None
 
 
+#: A heading's id written as an MDX comment at its end: Docusaurus' ``## Title {/* #id */}``
+#: (its syntax for MDX from 3.10: the comment's first word, after its ``#``) and react.dev's
+#: ``## Title {/*id*/}`` (the whole comment, a slug: lower case, no space).
+_COMMENT_ID = re.compile(r"\{/\*[ \t]*(?:#([^\s{}#*]+)[^\n*]*|([\w-]+)[ \t]*)\*/\}"
+                         r"[ \t]*(?:#+[ \t]*)?\r?\n?$")
+
+
+def comment_anchor(line: str) -> str | None:
+    """The id a heading's line declares in an MDX comment at its end (``_COMMENT_ID``),
+    as ``heading_anchor`` makes it safe; None when it declares none. The comment itself
+    is no text (``mask_comments`` blanked it before the heading was found)."""
+    found = _COMMENT_ID.search(line) if "{/*" in line else None
+    if not found:
+        return None
+    anchor = found.group(1) or found.group(2)
+    if found.group(2) and anchor != anchor.lower():
+        return None  # {/* TODO */}: a comment, not react.dev's slug
+    return _ID_UNSAFE.sub("-", anchor).strip("-") or None
+
+
 #: A heading that prints the page's title: Markdoc's ``# {% $markdoc.frontmatter.title %}``,
 #: Jekyll's and mkdocs-macros' ``# {{ page.title }}``, VitePress' ``# {{ $frontmatter.title }}``,
 #: Eleventy's ``# {{ title }}``
@@ -357,12 +377,15 @@ def _div_title(attributes: str) -> str:
 
 
 _SHOWN = r"title|label|caption|alt|summary|text|description"
-_SHOWN_ATTRS = re.compile(rf"\b(?:{_SHOWN})=(?:\"([^\"]*)\"|'([^']*)')")
-_ANCHOR_ATTRS = re.compile(rf"\b(?:{_SHOWN}|id|name)=(?:\"([^\"]*)\"|'([^']*)')")
+#: ... also as JSX names them: react.dev's ``<Recipes titleText="Basic useState examples">``
+#: is a box's heading; ``altText``, ``labelText``
+_SHOWN_NAMES = rf"(?:{_SHOWN})(?:Text)?"
+_SHOWN_ATTRS = re.compile(rf"\b{_SHOWN_NAMES}=(?:\"([^\"]*)\"|'([^']*)')")
+_ANCHOR_ATTRS = re.compile(rf"\b(?:{_SHOWN_NAMES}|id|name)=(?:\"([^\"]*)\"|'([^']*)')")
 #: API reference fields (Mintlify's ``<ParamField path="user_id">``, ``query``, ``body``,
 #: ``header``; ``<ResponseField name="id">``): the field's name is the heading a reader
 #: sees, and it is written nowhere else.
-_FIELD_ATTRS = re.compile(rf"\b(?:{_SHOWN}|name|path|query|body|header)="
+_FIELD_ATTRS = re.compile(rf"\b(?:{_SHOWN_NAMES}|name|path|query|body|header)="
                           rf"(?:\"([^\"]*)\"|'([^']*)')")
 _FIELD_TAG = re.compile(r"<[A-Za-z][\w.]*Field\b")
 
