@@ -152,6 +152,8 @@ def test_ls_and_status_json(project, capsys):
     assert {d["id"] for d in docs} == {"docs:guide.md", "docs:sub/notes.txt"}
     code, out, _ = run(capsys, "ls", "trees", "--json")
     assert json.loads(out)[0]["name"] == "docs"
+    code, out, _ = run(capsys, "ls")  # 001's `ra ls [WHAT]`: the trees, as a start
+    assert code == 0 and out.startswith("docs\t")
     code, out, _ = run(capsys, "status", "--json")
     status = json.loads(out)
     assert code == 0 and status["index"]["state"] == "current"

@@ -15,14 +15,14 @@ inspect_app = typer.Typer(help="Show how ra sees a file.\n\nExample: ra inspect 
 
 def register(app: typer.Typer) -> None:
     app.add_typer(inspect_app, name="inspect")
-    app.command("ls", help=LS_HELP, no_args_is_help=True)(ls)
+    app.command("ls", help=LS_HELP)(ls)
 
 
-LS_HELP = """List trees, documents or chunks of the index.
+LS_HELP = """List trees (the default), documents or chunks of the index.
 
 Examples:
 
-  ra ls trees
+  ra ls
 
   ra ls docs --json
 
@@ -62,7 +62,8 @@ def inspect_doc(
 
 
 def ls(
-    what: str = typer.Argument(..., help="trees | docs | chunks"),
+    what: str = typer.Argument("trees", help="trees | docs | chunks",
+                               show_default=True),
     json_: bool = typer.Option(False, "--json", help="JSON output."),
     tree: list[str] = typer.Option([], "--tree", "-t", help="Only these trees."),
 ) -> None:
