@@ -213,6 +213,31 @@ def test_init_names_the_folder_that_holds_the_notes(tmp_path, monkeypatch, capsy
                                                      n.startswith(".") for n in names)
 
 
+def test_init_leaves_out_the_dependencies_it_did_not_count(tmp_path, monkeypatch, capsys,
+                                                          isolated_home):
+    """Notes spread out make the tree ``.``, which holds ``node_modules`` (a README and a
+    CHANGELOG per package) and ``vendor``: ``ra init`` counted neither, and the index it
+    builds takes neither; a dependency folder without markdown is not named."""
+    _files(tmp_path, ["README.md", "AGENTS.md", "docs/a.md", "design/b.md",
+                      "node_modules/lodash/README.md", "packages/app/node_modules/x/y.md",
+                      "vendor/lib/CHANGELOG.md", "build/out.js", ".venv/lib/z.md"])
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "init")
+    config = (tmp_path / ".ra.toml").read_text()
+    assert code == 0 and 'path = "."' in config
+    assert 'exclude = ["**/node_modules/**", "**/vendor/**"]' in config
+    assert "4 markdown files; left out: node_modules/, vendor/" in err
+    code, out, _ = run(capsys, "ls", "docs")
+    assert code == 0 and sorted(line.split("\t")[0] for line in out.splitlines()) == [
+        "docs:AGENTS.md", "docs:README.md", "docs:design/b.md", "docs:docs/a.md"]
+    # a tree that holds no such folder gets no exclude
+    (tmp_path / "notes").mkdir()
+    _files(tmp_path / "notes", ["a.md", "b.md"])
+    monkeypatch.chdir(tmp_path / "notes")
+    assert run(capsys, "init")[0] == 0
+    assert "\nexclude" not in (tmp_path / "notes" / ".ra.toml").read_text()
+
+
 def test_a_new_user_searches_right_after_init(tmp_path, monkeypatch, capsys, isolated_home):
     _files(tmp_path, ["README.md", "site/content/guides/tailwind.md",
                       "site/content/guides/deploy.md", "site/content/index.md"])

@@ -109,10 +109,18 @@ def init(
         output.note(f"wrote {target}")
         return
     folder, found = notes_folder(Path.cwd())
-    target.write_text(STARTER.replace('path = "./docs"', f"path = {json.dumps(folder)}"))
+    left_out = not_notes_within(Path.cwd() / folder) if found else []
+    starter = STARTER.replace('path = "./docs"', f"path = {json.dumps(folder)}")
+    if left_out:
+        patterns = ", ".join(json.dumps(f"**/{name}/**") for name in left_out)
+        starter = starter.replace('# exclude = ["**/drafts/**"]\n',
+                                  f"exclude = [{patterns}]  # dependencies and build "
+                                  "output: not notes\n")
+    target.write_text(starter)
     if found:
+        skipped = "; left out: " + ", ".join(f"{n}/" for n in left_out) if left_out else ""
         output.note(f"wrote {target}: tree docs is {folder} "
-                    f"({render.plural(found, 'markdown file')})")
+                    f"({render.plural(found, 'markdown file')}{skipped})")
     else:
         output.note(f"wrote {target}; no markdown files here yet: point [tree.docs] path "
                     "at the folder of your notes")
@@ -160,6 +168,30 @@ def notes_folder(cwd: Path) -> tuple[str, int]:
             break
         folder = best
     return ("." if folder == top else f"./{folder.as_posix()}"), within[folder]
+
+
+def not_notes_within(root: Path) -> list[str]:
+    """The ``NOT_NOTES`` folder names under ``root`` (any depth, outside hidden folders)
+    that hold a markdown file: ``notes_folder`` did not count their files, and a tree at
+    ``root`` would index them (a JavaScript project's ``node_modules`` holds a README and
+    a CHANGELOG per package), so ``ra init`` excludes them. Each such folder is looked
+    into until its first markdown file."""
+    found: set[str] = set()
+    for top, folders, _ in os.walk(root):
+        folders[:] = [f for f in folders if not f.startswith(".")]
+        for name in [f for f in folders if f in NOT_NOTES]:
+            folders.remove(name)
+            if name not in found and _holds_markdown(Path(top) / name):
+                found.add(name)
+    return sorted(found)
+
+
+def _holds_markdown(folder: Path) -> bool:
+    for _, folders, files in os.walk(folder):
+        folders[:] = [f for f in folders if not f.startswith(".")]
+        if any(is_markdown(f) and not f.startswith(".") for f in files):
+            return True
+    return False
 
 
 def _gitignore_index(cwd: Path) -> Path | None:
