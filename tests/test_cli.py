@@ -238,6 +238,23 @@ def test_init_leaves_out_the_dependencies_it_did_not_count(tmp_path, monkeypatch
     assert "\nexclude" not in (tmp_path / "notes" / ".ra.toml").read_text()
 
 
+def test_check_warns_about_a_tree_that_indexes_dependencies(tmp_path, monkeypatch, capsys):
+    _files(tmp_path, ["README.md", "docs/a.md", "node_modules/a/README.md",
+                      "node_modules/b/CHANGELOG.md", "web/vendor/x/README.md", "dist/c.md"])
+    (tmp_path / ".ra.toml").write_text('[tree.proj]\npath = "."\n')
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "check")
+    assert code == 1
+    assert ('tree proj: 2 files under node_modules/ (dependencies, not notes) are indexed; '
+            'exclude = ["**/node_modules/**"] leaves them out') in err
+    assert "tree proj: 1 file under vendor/ (dependencies, not notes) is indexed" in err
+    assert "dist/" not in err  # build output may be meant: no warning
+    (tmp_path / ".ra.toml").write_text('[tree.proj]\npath = "."\n'
+                                       'exclude = ["**/node_modules/**", "**/vendor/**"]\n')
+    _, _, err = run(capsys, "check")
+    assert "dependencies" not in err
+
+
 def test_a_new_user_searches_right_after_init(tmp_path, monkeypatch, capsys, isolated_home):
     _files(tmp_path, ["README.md", "site/content/guides/tailwind.md",
                       "site/content/guides/deploy.md", "site/content/index.md"])

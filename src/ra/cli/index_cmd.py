@@ -129,9 +129,6 @@ def init(
         output.note(f"added .ra/ to {ignored}")
 
 
-#: Folders ``ra init`` does not look into for notes: dependencies and build output.
-NOT_NOTES = frozenset({"node_modules", "bower_components", "vendor", "site-packages",
-                       "venv", "__pycache__", "target", "build", "dist", "_build"})
 #: The share of the markdown files in subfolders that a folder must hold for ``ra init``
 #: to name it rather than its parent.
 NOTES_SHARE = 0.8
@@ -145,7 +142,9 @@ def notes_folder(cwd: Path) -> tuple[str, int]:
     while the folder it is in holds none of its own (``docs/`` in most projects,
     ``src/content/docs/en`` in an Astro site); ``.`` when they are spread out, and
     ``("./docs", 0)`` when there are none. Hidden folders, dependencies and build output
-    (``NOT_NOTES``) are not looked into."""
+    (``ra.config.settings.NOT_NOTES``) are not looked into."""
+    from ra.config.settings import NOT_NOTES
+
     within: Counter[Path] = Counter()  # markdown files in each folder and below it
     own: Counter[Path] = Counter()
     for top, folders, files in os.walk(cwd):
@@ -176,6 +175,8 @@ def not_notes_within(root: Path) -> list[str]:
     ``root`` would index them (a JavaScript project's ``node_modules`` holds a README and
     a CHANGELOG per package), so ``ra init`` excludes them. Each such folder is looked
     into until its first markdown file."""
+    from ra.config.settings import NOT_NOTES
+
     found: set[str] = set()
     for top, folders, _ in os.walk(root):
         folders[:] = [f for f in folders if not f.startswith(".")]

@@ -36,15 +36,22 @@ from ra.config.semantic import SemanticSettings
 from ra.config.toml import ConfigWarning, format_key, parse_config_file, parse_config_text
 
 __all__ = [
-    "CONFIG_NAME", "DEFAULT_INCLUDE", "Config", "ConfigWarning", "ContextRule",
-    "ContextSettings", "DaemonSettings", "FieldBoosts", "MatchedRules", "McpSettings",
-    "SearchSettings", "Settings", "Tree", "discover_config_files", "effective_trees",
+    "CONFIG_NAME", "DEFAULT_INCLUDE", "DEPENDENCIES", "NOT_NOTES", "Config", "ConfigWarning",
+    "ContextRule", "ContextSettings", "DaemonSettings", "FieldBoosts", "MatchedRules",
+    "McpSettings", "SearchSettings", "Settings", "Tree", "discover_config_files", "effective_trees",
     "expand_tilde",
     "global_config_path", "is_global_config", "is_root_config", "load_config", "load_config_files",
     "parse_config_file", "parse_config_text", "resolve_path",
 ]
 
 CONFIG_NAME = ".ra.toml"
+
+#: Folders of dependencies: a tree that takes the markdown in them indexes third-party
+#: READMEs and CHANGELOGs, not notes (``ra check`` warns; ``ra init`` excludes them).
+DEPENDENCIES = frozenset({"node_modules", "bower_components", "site-packages", "vendor"})
+#: ... and of build output and environments: ``ra init`` does not count the markdown in
+#: any of these, and excludes those of them under the tree it names that hold some.
+NOT_NOTES = DEPENDENCIES | {"venv", "__pycache__", "target", "build", "dist", "_build"}
 #: markdown (``ra.text.MARKDOWN_SUFFIXES``: R Markdown is spelled .Rmd and .rmd) and text
 DEFAULT_INCLUDE = ("**/*.md", "**/*.markdown", "**/*.mdx", "**/*.mdoc", "**/*.qmd", "**/*.Rmd",
                    "**/*.rmd", "**/*.txt")

@@ -7,6 +7,7 @@ current generation's manifest and chunks.
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -79,6 +80,7 @@ def run_checks(config) -> list[tuple[str, str]]:
         findings += _check_tree(tree)
     found = discover(config.trees)
     findings += [("warning", p) for p in found.problems()]
+    findings += [("warning", w) for w in _dependencies(found.files)]
     findings += [("warning", f"{f.tree}:{f.path}: unreadable ({why}): not indexed")
                  for f, why in _unreadable(found.files)]
     findings += _check_chunks(config)
@@ -91,6 +93,24 @@ def run_checks(config) -> list[tuple[str, str]]:
     level = "ok" if state.state == "current" else "warning"
     findings.append((level, f"index: {state.describe()}"))
     return findings
+
+
+def _dependencies(files) -> list[str]:
+    """A warning for each tree and dependency folder (``node_modules``, ``vendor``, …) of
+    which the tree indexes files: third-party READMEs and CHANGELOGs, not notes, that
+    crowd the notes out of results (a tree at the top of a JavaScript project)."""
+    from ra.config.settings import DEPENDENCIES
+
+    counts: Counter[tuple[str, str]] = Counter()
+    for f in files:
+        parts = f.path.split("/")[:-1]
+        name = next((p for p in parts if p in DEPENDENCIES), None)
+        if name:
+            counts[(f.tree, name)] += 1
+    return [f"tree {tree}: {n:,} {'files' if n != 1 else 'file'} under {name}/ (dependencies, "
+            f"not notes) {'are' if n != 1 else 'is'} indexed; "
+            f'exclude = ["**/{name}/**"] leaves {"them" if n != 1 else "it"} out'
+            for (tree, name), n in sorted(counts.items())]
 
 
 def _unreadable(files) -> list[tuple]:
