@@ -103,7 +103,10 @@ def test_long_token_rule_counts_utf8_bytes_not_characters():
     assert len(two_byte) == 20 and len(two_byte.encode()) == 40
     assert split_words(f"keep {two_byte} this") == ["keep", "this"]
     assert split_words("é" * 19) == ["é" * 19]  # 38 bytes: kept
-    assert split_words("語" * 14) == []  # 42 bytes of CJK: dropped before bigramming
+    # a CJK run is measured as the bigrams it is indexed as: 42 bytes of CJK are 13
+    # bigrams of 6 bytes (dropped whole before, so long Chinese sentences were lost)
+    assert split_words("語" * 14) == ["語語"] * 13
+    assert split_words("哈希" + "a" * 45 + "值") == ["哈希", "值"]  # the long ASCII part
 
 
 def test_long_token_rule_applies_after_lowercasing():

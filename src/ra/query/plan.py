@@ -10,8 +10,11 @@ Every leaf of the query becomes a numbered *clause*:
   it analyses to one of the parts, ``what's`` → ``what``, that part's clause); plus a
   phrase clause over its parts that only adds score (``COMPOUND_PHRASE_WEIGHT`` × its
   BM25F), so the compound as written ranks first while a typo in one part
-  (``tldr-pagoes``) or the parts apart still match. Under a NOT, and for CJK text (whose
-  bigrams are not words of their own), a compound stays a phrase;
+  (``tldr-pagoes``) or the parts apart still match. Under a NOT a compound stays a
+  phrase;
+- a run of CJK text → its bigrams (the analyzer's tokens), each an exact term clause of
+  the query's top-level AND, so a question typed without spaces is a long query and
+  ranked, plus the run's phrase for score only; under a NOT, a phrase;
 - a ``::`` path (``std::sync::Mutex``) → the name after its leading lowercase namespaces
   (``Mutex``), required, plus the path's phrase for score only: docs say "a Mutex";
 - a word under a NOT excludes that word only, not its typo neighbours (``-thalassemia``
@@ -259,6 +262,9 @@ class Planner:
                 if not kids:
                     return None
                 kind = AllOf if isinstance(node, ast.And) else AnyOf
+                if kind is AllOf:  # a CJK run's words are words of the query (``_cjk``)
+                    kids = tuple(x for k, i in zip(kids, items, strict=False) for x in (
+                        k.items if type(k) is AllOf and isinstance(i, ast.Term) else (k,)))
                 return kids[0] if len(kids) == 1 else kind(kids)
         raise TypeError(f"unknown query node {node!r}")  # pragma: no cover
 
@@ -279,7 +285,9 @@ class Planner:
         if fld == "tree":
             return self._add(kind="tree", text=text, tree=text)
         words = split_words(text)
-        if len(words) > 1 and fuzzy and not self._negations and not has_cjk(text):
+        if len(words) > 1 and fuzzy and not self._negations:
+            if has_cjk(text):
+                return self._cjk(text, words, fld, boost)
             if "::" in text and (qualified := self._qualified(text, words, fld, boost)):
                 return qualified
             return self._compound(text, words, fld, boost)
@@ -309,6 +317,15 @@ class Planner:
         whole = self._add(kind="term", text=joined, fields=self._fields(fld), alts=(alt,),
                           boost=boost)
         return AnyOf((whole, parts))
+
+    def _cjk(self, text: str, words: list[str], fld: str | None, boost: float) -> AllOf:
+        """A run of CJK text, which the analyzer reads as overlapping bigrams (and any
+        other words typed with it, ``列表渲染中的key``): each bigram a word of the query,
+        plus the run's phrase for score only (see the module docstring)."""
+        items = tuple(dict.fromkeys(
+            self._term(w, fld, boost, fuzzy=not has_cjk(w)) for w in dict.fromkeys(words)))
+        self._bonus_phrase(text, words, fld, boost)
+        return AllOf(items) if len(items) > 1 else items[0]
 
     def _qualified(self, text: str, words: list[str], fld: str | None, boost: float
                    ) -> Expr | None:
