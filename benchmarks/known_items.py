@@ -1,8 +1,8 @@
 """Known-item sets: queries as agents type them, each with the page a human would pick.
 
-Four sets over three corpora of ``../shared/corpora``, every query in a clean and a
-one-typo variant (an adjacent swap or a deletion in one word longer than four letters,
-fixed seed: the typos agents make):
+Eight sets, over three corpora of ``../shared/corpora`` and one fixture of this
+repository, every query in a clean and a one-typo variant (an adjacent swap or a
+deletion in one word longer than four letters, fixed seed: the typos agents make):
 
 - ``tldr`` (generated, ``TLDR_N`` pages): a page's first description line *as written*
   (punctuation, backticks, "or", "(...)" and all), minus the words of the command's own
@@ -27,6 +27,12 @@ fixed seed: the typos agents make):
 - ``short`` (hand-written, ``SHORT``): a short question as typed into a search box ("how
   to add CORS" found no CORS page on FastAPI's docs: that page never says "how"), three
   to six words, for the three corpora (2026-11-27, written before any was run).
+- ``cjk``: the 26 questions in Chinese of ``tests/test_cjk.py`` (imported: one list), as
+  a Chinese reader types them, without spaces, on 21 pages of the Vue guide in Chinese
+  (``tests/fixtures/cjk/``, CC BY 4.0, © Yuxi (Evan) You and Vue documentation
+  contributors); their "typo" drops or swaps characters of a long run, which is not how
+  Chinese is mistyped (an input method picks a wrong character), so read it as a
+  stress test only.
 
 Each set is split into a *tuning* half and a *reporting* half by a fixed seed
 (``halves``). Ranking may be tuned on the tuning halves (and SciFact train) only; the
@@ -58,8 +64,10 @@ TREES = {  # corpus: (tree name, folder indexed)
     "tldr": ("tldr", CORPORA / "tldr"),
     "rust-book": ("docs", CORPORA / "rust-book" / "src"),
     "cpp-docs": ("cpp", CORPORA / "cpp-docs" / "docs"),
+    "vue-zh": ("vue", Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "cjk"
+               / "vue-zh-cn"),
 }
-SETS = ("tldr", "rust-book", "cpp-docs", "tasks", "questions", "symbols", "short")
+SETS = ("tldr", "rust-book", "cpp-docs", "tasks", "questions", "symbols", "short", "cjk")
 
 
 @dataclass(frozen=True)
@@ -594,13 +602,23 @@ def short_items() -> list[Item]:
     return task_items("short", SHORT)
 
 
+def cjk_items() -> list[Item]:
+    """The questions of ``tests/test_cjk.py`` (one list for both uses)."""
+    tests = Path(__file__).resolve().parents[1] / "tests"
+    if str(tests) not in sys.path:
+        sys.path.insert(0, str(tests))
+    import test_cjk
+
+    return task_items("cjk", [("vue-zh", q, page) for q, page in test_cjk.QUESTIONS])
+
+
 # --- the sets and their halves ------------------------------------------------------------
 
 def items(name: str) -> list[Item]:
     """The items of one set, in a fixed order."""
     make = {"tldr": tldr_items, "rust-book": rust_book_items, "cpp-docs": cpp_items,
             "tasks": task_items, "questions": question_items, "symbols": symbol_items,
-            "short": short_items}
+            "short": short_items, "cjk": cjk_items}
     return make[name]()
 
 
