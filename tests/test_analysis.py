@@ -144,6 +144,18 @@ def test_cjk_bigrams_are_not_stemmed():
     assert Analyzer("english").terms("日本語を勉強") == ["日本", "本語", "語を", "を勉", "勉強"]
 
 
+def test_thai_lao_khmer_and_myanmar_runs_become_bigrams():
+    """Scripts written without spaces between words: a run is a phrase, and as one word it
+    matched only whole, or not at all past 40 bytes (13 Thai characters)."""
+    # Thai "limitation of" (ข้อจำกัด + ของ): the word alone is in the run's bigrams
+    run, word = split_words("ข้อจำกัดของ"), split_words("ข้อจำกัด")
+    assert run[:len(word)] == word and len(run) == 10
+    assert len(split_words("การติดตั้งโปรแกรมบนเครื่องของคุณ")) == 31  # 96 bytes: kept
+    assert split_words("ສະບາຍດີ")[:2] == ["ສະ", "ະບ"]  # Lao
+    assert split_words("ភាសាខ្មែរ")[:1] == ["ភា"]  # Khmer
+    assert split_words("မြန်မာ")[:1] == ["မြ"]  # Myanmar
+
+
 def test_query_and_document_analysis_agree_on_cjk():
     analyzer = analyzer_for("english")
     doc = analyzer.terms("東京都に住んでいます")

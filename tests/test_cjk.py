@@ -1,5 +1,5 @@
-"""Chinese, Japanese and Korean queries: a run of CJK text is its bigrams, each a word of
-the query, and the run as written adds score.
+"""Chinese, Japanese and Korean queries (and Thai, Lao, Khmer, Myanmar): a run of such
+text is its bigrams, each a word of the query, and the run as written adds score.
 
 The analyzer reads CJK text as overlapping bigrams (``计算属性`` → 计算, 算属, 属性). A
 query's run used to be one phrase of them, so a question typed as a Chinese reader
@@ -107,6 +107,20 @@ def test_a_long_run_is_indexed_and_searched(searcher):
     assert pages(searcher, "怎么在组合式API中使用生命周期")
     # 17 characters between two marks of emphasis, from computed.md
     assert "guide/essentials/computed.md" in pages(searcher, "计算属性值会基于其响应式依赖被缓存")
+
+
+def test_thai_words_inside_a_run_are_found(tmp_path):
+    """Thai writes no space between words: "ข้อจำกัดของ reactive" ("limitations of
+    reactive") was one word, so "ข้อจำกัด" ("limitation") found nothing (on a Thai
+    summary of the Vue guide); as bigrams it finds the section. Text written here."""
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "reactive.md").write_text("# ข้อจำกัดของ reactive\n\nใช้ได้กับ object เท่านั้น\n")
+    (kb / "install.md").write_text("# การติดตั้งโปรแกรมบนเครื่องของคุณ\n\nnpm install\n")
+    (tmp_path / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n')
+    with searcher_over(tmp_path, tmp_path / "home") as searcher:
+        assert pages(searcher, "ข้อจำกัด") == ["reactive.md"]
+        assert pages(searcher, "ติดตั้งโปรแกรม") == ["install.md"]  # inside 32 characters
 
 
 def test_explain_shows_the_bigrams_and_the_score_only_phrase(searcher):

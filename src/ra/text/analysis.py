@@ -46,16 +46,24 @@ MAX_TOKEN_BYTES = 40
 #: ({.text-(--ui-primary)}), mkdocstrings' ::: fastapi.APIRouter and its members. 7: a
 #: heading's id in an MDX comment (react.dev's {/*id*/}, Docusaurus' {/* #id */}), JSX's
 #: titleText=, altText=, labelText=. 8: a CJK run of 14 characters or more is indexed as
-#: its bigrams (it was dropped whole, as a word over 40 bytes).
-ANALYZER_VERSION = 8
+#: its bigrams (it was dropped whole, as a word over 40 bytes). 9: Thai, Lao, Khmer and
+#: Myanmar runs are bigrams too.
+ANALYZER_VERSION = 9
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster
+#: Scripts read as character bigrams: CJK, and the scripts written without spaces between
+#: words, whose runs are phrases (Thai "การติดตั้งโปรแกรม", "installing a program": one
+#: run, 51 bytes, was dropped as a word over the limit, and a shorter one matched only
+#: whole). Their combining vowel and tone marks are in their blocks, so a run keeps them.
 _CJK_CHAR = (
     "\u3040-\u30ff"  # hiragana, katakana
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
     "\uac00-\ud7af"  # hangul syllables
     "\U00020000-\U0002ffff"
+    "\u0e00-\u0eff"  # Thai, Lao
+    "\u1000-\u109f"  # Myanmar
+    "\u1780-\u17ff"  # Khmer
 )
 _CJK_RUN = re.compile(f"[{_CJK_CHAR}]+")
 _HAS_CJK = re.compile(f"[{_CJK_CHAR}]")
