@@ -123,6 +123,19 @@ def test_get_chunk_and_unknown_id(project, capsys):
     assert code == 1 and "did you mean" in err and "docs:guide.md#logging" in err
 
 
+def test_get_reads_an_anchor_copied_from_a_browser(tmp_path, monkeypatch, capsys):
+    """A browser shows ``#翻译须知`` as ``#%E7%BF%BB%E8%AF%91%E9%A1%BB%E7%9F%A5``; an agent
+    that copies the address gets the section, not "no chunk with id"."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guide.md").write_text("# 指南\n\n## 翻译须知\n\n先读这里。\n\n"
+                                                "## Set up & run\n\nSteps.\n")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "get", "docs:guide.md#%E7%BF%BB%E8%AF%91%E9%A1%BB%E7%9F%A5")
+    assert code == 0 and out.startswith("─── docs:guide.md#翻译须知 ───")
+    assert run(capsys, "get", "docs:guide.md#%E4%B8%8D%E5%9C%A8")[0] == 1  # 不在: none
+
+
 def test_get_whole_document(project, capsys):
     code, out, _ = run(capsys, "get", "docs:guide.md#logging", "--full-document", "--json")
     data = json.loads(out)

@@ -3,7 +3,9 @@
 Ids are parsed strictly (``ra.text.ids``): paths that climb out of their tree are refused,
 and only ids present in the index are served, so ``get`` never reads outside the
 configured trees. ``tree:path`` and ``tree:path#preamble`` name the document node; an
-unknown id fails with the nearest known ids as suggestions.
+unknown id fails with the nearest known ids as suggestions. An id percent-encoded as a
+browser shows an anchor (``#%E7%BF%BB%E8%AF%91``) is read decoded when it names nothing
+as written.
 
 With ``links``, the chunks its links reach (``ra.index.links``) come along, each once, in
 the order the links appear, without the chunk's own sections and ancestors (their text
@@ -16,6 +18,7 @@ did not fit at all is said.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from urllib.parse import unquote
 
 from ra.errors import NotFoundError
 from ra.text.ids import ChunkId
@@ -73,6 +76,10 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
     own_only = cid.slug == PREAMBLE and reader.meta(f"{doc_id}#{PREAMBLE}") is None
     wanted = doc_id if full_document or cid.slug is None or own_only else str(cid)
     meta = reader.meta(wanted)
+    if meta is None and "%" in text and (decoded := unquote(text.strip())) != text.strip():
+        # an anchor copied from a browser's address bar: #%E7%BF%BB%E8%AF%91 is #翻译
+        return get_chunk(reader, config, decoded, full_document=full_document, links=links,
+                         max_tokens=max_tokens)
     if meta is None:
         raise NotFoundError(f"no chunk with id {text!r}", suggestions=nearest(reader, text))
     span = 0 if own_only else meta.descendants
