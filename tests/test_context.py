@@ -46,6 +46,7 @@ from ra.query.signals import (
     RULE_BOOST,
     ContextError,
     ContextTerm,
+    UnreadableFile,
     content_words,
     extract_signals,
     is_markdown,
@@ -103,6 +104,17 @@ def test_sample_content_reads_only_the_first_bytes(tmp_path):
     file = tmp_path / "large.txt"
     file.write_text("x" * case["content_len"])
     assert len(sample_content(file, 1000)) == case["expected"]["sample_len"]
+
+
+def test_sample_content_reads_utf16_with_a_byte_order_mark(tmp_path):
+    """A source file saved as UTF-16 (Visual Studio, Windows PowerShell) is text, not a
+    binary file to skip."""
+    file = tmp_path / "Pool.cs"
+    file.write_text("// Worker pool\r\nclass WorkerPool {}\r\n", encoding="utf-16")
+    assert sample_content(file, 1000) == "// Worker pool\nclass WorkerPool {}\n"
+    (tmp_path / "raw.bin").write_bytes("no mark".encode("utf-16-le"))
+    with pytest.raises(UnreadableFile, match="binary"):
+        sample_content(tmp_path / "raw.bin", 1000)
 
 
 def test_path_terms_split_camel_case_and_drop_noise():

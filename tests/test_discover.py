@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 from pathlib import Path
 
@@ -115,9 +116,28 @@ def test_nul_is_only_sniffed_in_the_first_8_kb(tmp_path):
     assert is_binary(str(tmp_path / "late.md")) is False
 
 
-def test_utf16_text_counts_as_binary(tmp_path):
-    make_files(tmp_path, {"u16.md": "# Title\n".encode("utf-16")})
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_utf16_and_utf32_text_with_a_byte_order_mark_is_read(tmp_path, encoding):
+    """Windows PowerShell 5.1 writes UTF-16 with a byte-order mark unless told otherwise;
+    such a file was "binary file skipped" (its ASCII letters come with NUL bytes)."""
+    text = "# Título\r\n\nDeploy with blue green rollout.\r\n"
+    bom = {"utf-16-le": codecs.BOM_UTF16_LE, "utf-16-be": codecs.BOM_UTF16_BE}.get(encoding, b"")
+    make_files(tmp_path, {"wide.md": bom + text.encode(encoding)})
+    assert is_binary(str(tmp_path / "wide.md")) is False
+    assert read_document(str(tmp_path / "wide.md")) == (
+        "# Título\n\nDeploy with blue green rollout.\n", [])
+
+
+def test_utf16_without_a_byte_order_mark_is_binary(tmp_path):
+    make_files(tmp_path, {"u16.md": "# Title\n".encode("utf-16-le")})
     assert is_binary(str(tmp_path / "u16.md")) is True
+
+
+def test_invalid_utf16_is_replaced_and_reported(tmp_path):
+    make_files(tmp_path, {"bad.md": codecs.BOM_UTF16_LE + "ok".encode("utf-16-le") + b"\x00\xd8"})
+    text, problems = read_document(str(tmp_path / "bad.md"))
+    assert text == "ok\ufffd" and problems == [
+        "invalid UTF-16 at byte 6; decoded with replacement"]
 
 
 def test_empty_file_is_text(tmp_path):

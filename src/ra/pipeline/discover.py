@@ -3,10 +3,11 @@
 Walks every tree, skipping names that start with '.', following symlinks to files but
 never descending into symlinked folders (so a symlink loop cannot trap the walk), and
 keeping files that match the tree's include patterns and none of its excludes. A file
-whose first bytes contain NUL is binary: it is skipped and reported, whatever its
-extension. The fingerprint (size, mtime_ns, ctime_ns) is what freshness checks compare
-later: the inode change time is set by every write and by no tool that restores an mtime
-(``cp -p``, ``rsync -t``, ``touch -d``, archive tools), and it comes with the same ``stat``.
+whose first bytes contain NUL is binary, unless it opens with a UTF-16 or UTF-32
+byte-order mark: it is skipped and reported, whatever its extension. The fingerprint
+(size, mtime_ns, ctime_ns) is what freshness checks compare later: the inode change time
+is set by every write and by no tool that restores an mtime (``cp -p``, ``rsync -t``,
+``touch -d``, archive tools), and it comes with the same ``stat``.
 
 ``discover`` touches the file system (it is the stage's input); ``read_document`` is
 the one place that reads and decodes a file's text for the chunk stage. ``scan`` is the
@@ -16,6 +17,7 @@ digest of all fingerprints (``fingerprint_digest``) that the manifest stores.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
 import struct
@@ -270,32 +272,48 @@ def _is_dir_link(entry: os.DirEntry) -> bool:
         return False
 
 
+#: Byte-order marks of UTF-32 and UTF-16 (UTF-32's first: its little-endian mark begins
+#: with UTF-16's). A file that opens with one is text in that encoding, NUL bytes and all:
+#: Windows PowerShell 5.1 writes UTF-16 unless told otherwise (``Out-File``, ``>``).
+WIDE_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+             (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def wide_encoding(head: bytes) -> str | None:
+    """``utf-16`` or ``utf-32`` when ``head`` opens with that encoding's byte-order mark."""
+    return next((encoding for bom, encoding in WIDE_BOMS if head.startswith(bom)), None)
+
+
 def is_binary(abspath: str) -> bool:
-    """True when the file's first bytes contain NUL (unreadable files are not binary:
-    reading them later reports why)."""
+    """True when the file's first bytes contain NUL and it does not open with a UTF-16
+    or UTF-32 byte-order mark (unreadable files are not binary: reading them later
+    reports why)."""
     try:
         with open(abspath, "rb") as fh:
             head = fh.read(SNIFF_BYTES)
     except OSError:
         return False
-    return b"\0" in head
+    return b"\0" in head and wide_encoding(head) is None
 
 
 def read_document(abspath: str) -> tuple[str, list[str]]:
     """The text of a file for chunking, plus decoding problems.
 
     A UTF-8 byte-order mark is dropped and CRLF/CR line ends become LF, so byte offsets
-    of chunks refer to this normalised text. Invalid UTF-8 is replaced (U+FFFD) and
+    of chunks refer to this normalised text. A file with a UTF-16 or UTF-32 byte-order
+    mark is decoded as such (``wide_encoding``). Invalid UTF-8 is replaced (U+FFFD) and
     reported, so the readable rest of the file is still indexed.
     """
     with open(abspath, "rb") as fh:
         raw = fh.read()
     problems = []
+    encoding = wide_encoding(raw) or "utf-8"  # the wide codecs drop their mark
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode(encoding)
     except UnicodeDecodeError as exc:
-        text = raw.decode("utf-8", errors="replace")
-        problems.append(f"invalid UTF-8 at byte {exc.start}; decoded with replacement")
+        text = raw.decode(encoding, errors="replace")
+        problems.append(f"invalid {encoding.upper()} at byte {exc.start}; decoded with "
+                        "replacement")
     text = text.removeprefix("\ufeff")
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")

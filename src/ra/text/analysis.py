@@ -47,8 +47,9 @@ MAX_TOKEN_BYTES = 40
 #: heading's id in an MDX comment (react.dev's {/*id*/}, Docusaurus' {/* #id */}), JSX's
 #: titleText=, altText=, labelText=. 8: a CJK run of 14 characters or more is indexed as
 #: its bigrams (it was dropped whole, as a word over 40 bytes). 9: Thai, Lao, Khmer and
-#: Myanmar runs are bigrams too.
-ANALYZER_VERSION = 9
+#: Myanmar runs are bigrams too. 10: a file with a UTF-16 or UTF-32 byte-order mark is
+#: read (it was skipped as binary; ``ra.pipeline.discover.wide_encoding``).
+ANALYZER_VERSION = 10
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster
