@@ -182,6 +182,12 @@ def test_extensions(query, tokens):
     ("\u201eInhalt Sammlung\u201c~2", [["Phrase", "Inhalt Sammlung"], ["Slop", 2]]),
     ("a \u201cb c", [["Term", "a"], ["Term", "\u201cb"], ["Term", "c"]]),
     ("\u201c\u201d", [["Term", "\u201c\u201d"]]),
+    # mixed with ASCII quotes they are text: as a phrase, „0"x"“ held words with '"',
+    # which no query text gives back (found by Hypothesis in a fresh clone)
+    ("\u201e0\"x\"\u201c", [["Term", "\u201e0"], ["Phrase", "x"], ["Term", "\u201c"]]),
+    # after a typographic phrase, as after an ASCII one, '-' negates
+    ("\u201c0\u201d-ab", [["Phrase", "0"], ["Not"], ["Term", "ab"]]),
+    ('"0"-ab', [["Phrase", "0"], ["Not"], ["Term", "ab"]]),
 ])
 def test_operators_only_where_clearly_meant(query, tokens):
     assert encode(query) == tokens

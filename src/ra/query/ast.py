@@ -38,12 +38,13 @@ _NUMBER_END = re.compile(r'(\^[0-9.]+|"~[0-9]+)$')
 
 def negates(text: str, i: int) -> bool:
     """Whether the ``-`` at ``text[i]`` is a negation: at the start of a word that follows
-    whitespace, ``(``, a phrase or group (``"a b"-c``) or the start of the text, before a
-    letter, a quote or ``(``, and not a one-letter flag (``what does -p do``: excluding
-    the letter would hide the page that documents the flag). The lexer reads text with
-    it, and ``to_query_string`` writes a negation so that it reads back as one."""
+    whitespace, ``(``, a phrase (``"a b"-c``, ``“a b”-c``) or group, or the start of the
+    text, before a letter, a quote or ``(``, and not a one-letter flag (``what does -p
+    do``: excluding the letter would hide the page that documents the flag). The lexer
+    reads text with it, and ``to_query_string`` writes a negation so that it reads back
+    as one."""
     before = text[i - 1] if i else " "
-    if not (before.isspace() or before in '()"'):
+    if not (before.isspace() or before in '()"\u201c\u201d'):  # “ closes „…“
         return False
     after = text[i + 1:i + 2]
     if after in ('"', "("):

@@ -143,10 +143,12 @@ _SMART_CLOSE = {"\u201c": "\u201d\"", "\u201e": "\u201c\u201d"}
 
 
 def _smart_phrase(query: str, start: int) -> tuple[Token, int] | None:
-    """A phrase in typographic quotes, when they close (else None: the quote is text)."""
+    """A phrase in typographic quotes, when they close around text that holds no ASCII
+    quote (else None: the quote is text). ``„0"x"“`` mixes the two kinds: as a phrase its
+    words would hold ``"``, which no query text gives back (Hypothesis found it)."""
     closers = _SMART_CLOSE[query[start]]
     end = next((j for j in range(start + 1, len(query)) if query[j] in closers), -1)
-    if end < 0 or not query[start + 1:end].strip():
+    if end < 0 or not query[start + 1:end].strip() or '"' in query[start + 1:end]:
         return None
     return Token("Phrase", query[start + 1:end], start, query[start:end + 1]), end + 1
 
