@@ -522,6 +522,40 @@ def test_a_carried_over_reader_patches_its_vectors(kb, monkeypatch, coarse):
         fresh.close()
 
 
+def test_a_rewritten_vectors_file_is_read_again_though_its_inode_is_reused(kb, monkeypatch):
+    """A vectors file written anew may get the inode number of the file it replaced (the
+    file system reuses the number of a file deleted a moment before): a long-lived
+    reader that knew partitions by inode kept the old vectors, and its searches put
+    another page first (a fresh clone's ``make test`` failed the test above on it, under
+    load; reproduced 2 times in 130 runs). Here every file reports one inode, size and
+    time: the generation that wrote a file, from the manifest, still tells them apart."""
+    from types import SimpleNamespace
+
+    import ra.index.vector_tables as tables
+    from ra.index.reader import IndexReader
+
+    same = SimpleNamespace(st_dev=1, st_ino=2, st_size=3, st_mtime_ns=4)
+    monkeypatch.setattr(tables, "os", SimpleNamespace(stat=lambda path: same))
+    config = embedded(kb)
+    reader = IndexReader.open(config.index_dir)
+    reader.keep_vocabulary = True
+    Searcher(reader, config).search(["vehicle"], SearchOptions())
+    (kb / "docs" / "errors.md").write_text(ERRORS.replace("timestamps", "a sedan's clock"))
+    ra.index.freshness.refresh_index(config, tidy=False)
+    reader = carry_over(reader, generations.open_current(config.index_dir))  # the update
+    Searcher(reader, config).search(["vehicle"], SearchOptions())  # holds its vectors
+    embed_index(config, lambda: runtime.embedder(config.semantic))
+    reader = carry_over(reader, generations.open_current(config.index_dir))  # its vectors
+    fresh = IndexReader.open(config.index_dir)
+    try:
+        a = Searcher(reader, config).search(["vehicle clock"], SearchOptions(limit=10))
+        b = Searcher(fresh, config).search(["vehicle clock"], SearchOptions(limit=10))
+        assert ids(a) == ids(b) == ["docs:errors.md#logging"]
+    finally:
+        reader.close()
+        fresh.close()
+
+
 def test_a_command_line_search_embeds_a_few_changed_chunks_first(kb):
     config = embedded(kb)
     (kb / "docs" / "dogs.md").write_text("# Canines\n\nA puppy and a hound.\n")

@@ -154,7 +154,7 @@ class Tables:
     generation: str
     dims: int
     resident: bool
-    parts: dict[int, tuple[int, int]] = field(default_factory=dict)  # pid: (dev, inode)
+    parts: dict[int, tuple] = field(default_factory=dict)  # pid: identity (``_files``)
     mean: object = None  # the projection (NumPy arrays), or None (no coarse stage)
     basis: object = None
     held: Resident | None = None
@@ -220,14 +220,21 @@ def _view(reader, dims: int) -> None:
                        f"vector::FLOAT[{dims}] AS vector FROM read_parquet('{glob}')")
 
 
-def _files(reader) -> dict[int, tuple[str, tuple[int, int]]]:
-    """The vectors files of the reader's generation: pid → (path, (dev, inode))."""
+def _files(reader) -> dict[int, tuple[str, tuple]]:
+    """The vectors files of the reader's generation: pid → (path, identity). A file
+    linked from the previous generation keeps its identity; one written anew gets
+    another: the generation that wrote it, from the manifest (``ra.pipeline.vectors``),
+    beside its inode, size and modification time (alone, an inode was reused: a file
+    written anew got the number of the one it replaced, deleted a moment before, and a
+    long-lived reader kept serving the old vectors)."""
     entry = reader.manifest.get("vectors") or {}
     out = {}
-    for key in entry.get("parts", {}):
+    for key, part in entry.get("parts", {}).items():
         path = reader.generation.path / "vectors" / f"part-{int(key):04d}.parquet"
         st = os.stat(path)
-        out[int(key)] = (str(path), (st.st_dev, st.st_ino))
+        writer = part[2] if len(part) > 2 else None  # manifests before 2026-11-27: none
+        out[int(key)] = (str(path), (writer, st.st_dev, st.st_ino, st.st_size,
+                                     st.st_mtime_ns))
     return out
 
 

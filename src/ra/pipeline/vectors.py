@@ -95,7 +95,7 @@ def carry(out: Path, prev: Path | None, model: str, extra: Pool | None = None) -
     before = _entry(prev, model)
     pool, pooled = Pool(), False
     dims = before.get("dims") or (extra.dims if extra else None)
-    parts: dict[str, list[int]] = {}
+    parts: dict[str, list] = {}
     for pid in manifest["partitions"]:
         key = str(pid)
         old = before.get("parts", {}).get(key)
@@ -147,9 +147,13 @@ def _pool(prev: Path | None, before: dict, pids: Iterable[int], out: Path,
     return pool
 
 
-def _rebuild(out: Path, pid: int, model: str, pool: Pool, dims: int | None) -> list[int]:
+def _rebuild(out: Path, pid: int, model: str, pool: Pool, dims: int | None) -> list:
     """Write the vectors of partition ``pid`` of ``out`` found in ``pool``; returns
-    ``[vectors, chunks still missing one]``."""
+    ``[vectors, chunks still missing one, the name of out]`` (without the name when no
+    file is written). The name tells a reader holding the vectors in memory that the
+    file was written anew (``ra.index.vector_tables``); a linked file keeps the entry it
+    had. Its inode could not tell: the file system gives a new file the number of one
+    just deleted, and a long-lived reader kept the vectors of a file it had replaced."""
     from ra.text.embedding_text import chunk_rows
 
     chunks = pq.ParquetFile(out / "chunks" / part_name(pid)).read(
@@ -166,7 +170,7 @@ def _rebuild(out: Path, pid: int, model: str, pool: Pool, dims: int | None) -> l
                       pa.array([model] * len(found), pa.string()), vectors],
                      schema=schema(dims))
     write(out / VECTORS / part_name(pid), table)
-    return [len(found), len(ords) - len(found)]
+    return [len(found), len(ords) - len(found), out.name]
 
 
 def write(path: Path, table: pa.Table) -> None:
