@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, searcher_over
+from conftest import REPO, kb_searcher, searcher_over
 from ra.query.search import Searcher, SearchOptions
 
 CORPUS = REPO / "tests" / "fixtures" / "cjk" / "vue-zh-cn"
@@ -86,16 +86,13 @@ def test_the_answering_page_ranks_high(searcher):
     assert ranks["如何在子组件中触发事件"] <= 2 and ranks["计算属性和方法的区别"] == 1
 
 
-def test_the_run_as_written_ranks_above_its_bigrams_apart(tmp_path):
+def test_the_run_as_written_ranks_above_its_bigrams_apart(tmp_path_factory):
     """A page with the words adjacent outranks one that holds each bigram apart; quoted,
     only the page that writes them adjacent matches; negated, only that page is left
     out."""
-    kb = tmp_path / "kb"
-    kb.mkdir()
-    (kb / "adjacent.md").write_text("# 属性\n\n计算属性会缓存结果。\n")
-    (kb / "apart.md").write_text("# 说明\n\n计算结果，属性，算属。其他内容很多很多。\n")
-    (tmp_path / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n')
-    with searcher_over(tmp_path, tmp_path / "home") as searcher:
+    docs = {"adjacent.md": "# 属性\n\n计算属性会缓存结果。\n",
+            "apart.md": "# 说明\n\n计算结果，属性，算属。其他内容很多很多。\n"}
+    with kb_searcher(tmp_path_factory, "cjk-apart", docs) as searcher:
         assert pages(searcher, "计算属性") == ["adjacent.md", "apart.md"]
         assert pages(searcher, '"计算属性"') == ["adjacent.md"]
         assert pages(searcher, "结果 -计算属性") == ["apart.md"]
@@ -109,16 +106,13 @@ def test_a_long_run_is_indexed_and_searched(searcher):
     assert "guide/essentials/computed.md" in pages(searcher, "计算属性值会基于其响应式依赖被缓存")
 
 
-def test_thai_words_inside_a_run_are_found(tmp_path):
+def test_thai_words_inside_a_run_are_found(tmp_path_factory):
     """Thai writes no space between words: "ข้อจำกัดของ reactive" ("limitations of
     reactive") was one word, so "ข้อจำกัด" ("limitation") found nothing (on a Thai
     summary of the Vue guide); as bigrams it finds the section. Text written here."""
-    kb = tmp_path / "kb"
-    kb.mkdir()
-    (kb / "reactive.md").write_text("# ข้อจำกัดของ reactive\n\nใช้ได้กับ object เท่านั้น\n")
-    (kb / "install.md").write_text("# การติดตั้งโปรแกรมบนเครื่องของคุณ\n\nnpm install\n")
-    (tmp_path / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n')
-    with searcher_over(tmp_path, tmp_path / "home") as searcher:
+    docs = {"reactive.md": "# ข้อจำกัดของ reactive\n\nใช้ได้กับ object เท่านั้น\n",
+            "install.md": "# การติดตั้งโปรแกรมบนเครื่องของคุณ\n\nnpm install\n"}
+    with kb_searcher(tmp_path_factory, "thai", docs) as searcher:
         assert pages(searcher, "ข้อจำกัด") == ["reactive.md"]
         assert pages(searcher, "ติดตั้งโปรแกรม") == ["install.md"]  # inside 32 characters
 

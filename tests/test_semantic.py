@@ -488,6 +488,22 @@ def _count_early(monkeypatch) -> list[int]:
     return count
 
 
+def _held_through_an_edit(kb: Path):
+    """``(config, reader)``: a long-lived reader that held the vectors, carried over to
+    the update that edits errors.md (whose new chunk has no vector yet)."""
+    from ra.index.reader import IndexReader
+
+    config = embedded(kb)
+    reader = IndexReader.open(config.index_dir)
+    reader.keep_vocabulary = True
+    Searcher(reader, config).search(["vehicle"], SearchOptions())
+    (kb / "docs" / "errors.md").write_text(ERRORS.replace("timestamps", "a sedan's clock"))
+    ra.index.freshness.refresh_index(config, tidy=False)
+    reader = carry_over(reader, generations.open_current(config.index_dir))  # the update
+    assert reader is not None
+    return config, reader
+
+
 @pytest.mark.parametrize("coarse", [False, True])
 def test_a_carried_over_reader_patches_its_vectors(kb, monkeypatch, coarse):
     import ra.index.vector_tables as tables
@@ -497,14 +513,7 @@ def test_a_carried_over_reader_patches_its_vectors(kb, monkeypatch, coarse):
         monkeypatch.setattr(tables, "COARSE_MIN_ROWS", 1)
         monkeypatch.setattr(tables, "COARSE_DIMS", 4)
     early = _count_early(monkeypatch)
-    config = embedded(kb)
-    reader = IndexReader.open(config.index_dir)
-    reader.keep_vocabulary = True
-    Searcher(reader, config).search(["vehicle"], SearchOptions())
-    (kb / "docs" / "errors.md").write_text(ERRORS.replace("timestamps", "a sedan's clock"))
-    ra.index.freshness.refresh_index(config, tidy=False)
-    reader = carry_over(reader, generations.open_current(config.index_dir))  # the update
-    assert reader is not None
+    config, reader = _held_through_an_edit(kb)
     assert search(config, "vehicle").notes  # its new chunk has no vector yet
     embed_index(config, lambda: runtime.embedder(config.semantic))
     reader = carry_over(reader, generations.open_current(config.index_dir))  # its vectors
@@ -536,13 +545,7 @@ def test_a_rewritten_vectors_file_is_read_again_though_its_inode_is_reused(kb, m
 
     same = SimpleNamespace(st_dev=1, st_ino=2, st_size=3, st_mtime_ns=4)
     monkeypatch.setattr(tables, "os", SimpleNamespace(stat=lambda path: same))
-    config = embedded(kb)
-    reader = IndexReader.open(config.index_dir)
-    reader.keep_vocabulary = True
-    Searcher(reader, config).search(["vehicle"], SearchOptions())
-    (kb / "docs" / "errors.md").write_text(ERRORS.replace("timestamps", "a sedan's clock"))
-    ra.index.freshness.refresh_index(config, tidy=False)
-    reader = carry_over(reader, generations.open_current(config.index_dir))  # the update
+    config, reader = _held_through_an_edit(kb)
     Searcher(reader, config).search(["vehicle"], SearchOptions())  # holds its vectors
     embed_index(config, lambda: runtime.embedder(config.semantic))
     reader = carry_over(reader, generations.open_current(config.index_dir))  # its vectors
