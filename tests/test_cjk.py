@@ -132,6 +132,23 @@ def test_a_question_typed_as_one_run_is_ranked(searcher):
     assert sum(c["kind"] == "term" for c in topic.explain["clauses"]) == 10
 
 
+def test_a_runs_bigrams_are_groups_of_the_query_and_an_or_group_stays_one(searcher):
+    """Coordination counts each bigram of a run as a word, and a group of alternatives as
+    one, whatever comes before them (a word with nothing to search, "—", once shifted
+    which item the planner took for the run)."""
+    from ra.query.parser import parse
+    from ra.query.plan import PlanOptions, plan_query
+    from ra.text.analysis import analyzer_for
+
+    def groups(query: str) -> int:
+        plan = plan_query(parse(query), searcher.reader, analyzer_for("english"),
+                          PlanOptions(), query)
+        return len(plan.groups)
+
+    assert groups("计算属性") == 3 and groups("(插槽 OR 组件) 计算属性") == 4
+    assert groups("— (插槽 OR 组件) 计算属性") == 4
+
+
 def test_corpus_attribution_is_kept():
     notes = (CORPUS.parent / "LICENSES.md").read_text()
     assert "CC BY 4.0" in notes and "vuejs-translations/docs-zh-cn" in notes

@@ -258,13 +258,14 @@ class Planner:
                 self._negations -= 1
                 return None if inner is None else NoneOf(inner)
             case ast.And(items) | ast.Or(items):
-                kids = tuple(k for k in (self._node(i, fld, boost) for i in items) if k)
+                planned = [(i, self._node(i, fld, boost)) for i in items]
+                kind = AllOf if isinstance(node, ast.And) else AnyOf
+                # a CJK run's words are words of the query (``_cjk``)
+                kids = tuple(x for i, k in planned if k for x in (
+                    k.items if kind is AllOf and type(k) is AllOf and isinstance(i, ast.Term)
+                    else (k,)))
                 if not kids:
                     return None
-                kind = AllOf if isinstance(node, ast.And) else AnyOf
-                if kind is AllOf:  # a CJK run's words are words of the query (``_cjk``)
-                    kids = tuple(x for k, i in zip(kids, items, strict=False) for x in (
-                        k.items if type(k) is AllOf and isinstance(i, ast.Term) else (k,)))
                 return kids[0] if len(kids) == 1 else kind(kids)
         raise TypeError(f"unknown query node {node!r}")  # pragma: no cover
 
@@ -318,12 +319,12 @@ class Planner:
                           boost=boost)
         return AnyOf((whole, parts))
 
-    def _cjk(self, text: str, words: list[str], fld: str | None, boost: float) -> AllOf:
+    def _cjk(self, text: str, words: list[str], fld: str | None, boost: float) -> Expr:
         """A run of CJK text, which the analyzer reads as overlapping bigrams (and any
-        other words typed with it, ``列表渲染中的key``): each bigram a word of the query,
-        plus the run's phrase for score only (see the module docstring)."""
-        items = tuple(dict.fromkeys(
-            self._term(w, fld, boost, fuzzy=not has_cjk(w)) for w in dict.fromkeys(words)))
+        other words typed with it, ``列表渲染中的key``): each distinct bigram a word of the
+        query, plus the run's phrase for score only (see the module docstring)."""
+        items = tuple(self._term(w, fld, boost, fuzzy=not has_cjk(w))
+                      for w in dict.fromkeys(words))
         self._bonus_phrase(text, words, fld, boost)
         return AllOf(items) if len(items) > 1 else items[0]
 
