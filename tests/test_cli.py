@@ -52,6 +52,14 @@ def test_an_unknown_command_says_which_command_was_meant(tmp_path, monkeypatch, 
     assert "Traceback" not in err
 
 
+def test_a_file_where_inspect_wants_a_subcommand_says_which(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "inspect", "docs/guide.md")
+    assert code == 2 and out == ""
+    assert "Did you mean 'ra inspect doc docs/guide.md'?" in err
+    assert "Did you mean" not in run(capsys, "inspect", "nothing")[2]
+
+
 def test_every_synonym_names_a_command():
     names = {c.name for c in app.registered_commands} | {g.name for g in app.registered_groups}
     assert set(SYNONYMS.values()) <= names

@@ -16,9 +16,9 @@ import os
 import sys
 
 import typer
-from typer.core import TyperGroup
 
 from ra import __version__
+from ra.cli.groups import HintingGroup
 
 #: What other tools call a command of ra's, for the error on an unknown command: click
 #: suggests only names spelled alike, and `ra index` is what a new user types first.
@@ -30,19 +30,13 @@ SYNONYMS = {
 }
 
 
-class _Group(TyperGroup):
+class _Group(HintingGroup):
     """ra's command group: an unknown command that another tool's name for one of ra's
     (``SYNONYMS``) says which."""
 
-    def resolve_command(self, ctx, args):
-        try:
-            return super().resolve_command(ctx, args)
-        except Exception as exc:  # click's UsageError (typer's own copy of click, or click)
-            name = SYNONYMS.get(args[0].lower()) if args else None
-            message = getattr(exc, "message", None)
-            if name and isinstance(message, str) and "Did you mean" not in message:
-                exc.message = f"{message.rstrip('.')}. Did you mean {name!r}?"
-            raise
+    def hint(self, name: str) -> str | None:
+        meant = SYNONYMS.get(name.lower())
+        return f"{meant!r}" if meant else None
 
 
 app = typer.Typer(

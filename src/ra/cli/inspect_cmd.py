@@ -7,10 +7,19 @@ from pathlib import Path
 import typer
 
 from ra.cli.common import load, open_reader, write_output
+from ra.cli.groups import HintingGroup
 from ra.query import render
 
+
+class _InspectGroup(HintingGroup):
+    """``ra inspect docs/guide.md`` names a file where the subcommand goes."""
+
+    def hint(self, name: str) -> str | None:
+        return f"'ra inspect doc {name}'" if "/" in name or "." in name else None
+
+
 inspect_app = typer.Typer(help="Show how ra sees a file.\n\nExample: ra inspect doc docs/guide.md",
-                          no_args_is_help=True)
+                          no_args_is_help=True, cls=_InspectGroup)
 
 
 def register(app: typer.Typer) -> None:
