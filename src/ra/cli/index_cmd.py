@@ -108,8 +108,7 @@ def init(
         target.write_text(GLOBAL_STARTER)
         output.note(f"wrote {target}")
         return
-    folder, found = notes_folder(Path.cwd())
-    left_out = not_notes_within(Path.cwd() / folder) if found else []
+    folder, found, left_out = notes_folder(Path.cwd())
     starter = STARTER.replace('path = "./docs"', f"path = {json.dumps(folder)}")
     if left_out:
         patterns = ", ".join(json.dumps(f"**/{name}/**") for name in left_out)
@@ -134,31 +133,38 @@ def init(
 NOTES_SHARE = 0.8
 
 
-def notes_folder(cwd: Path) -> tuple[str, int]:
-    """The folder ``ra init`` names as the tree, and how many markdown files it holds.
+def notes_folder(cwd: Path) -> tuple[str, int, list[str]]:
+    """The folder ``ra init`` names as the tree, how many markdown files it holds, and the
+    names of the dependency and build folders under it that hold some.
 
     Files at the top (README, CHANGELOG) say little about where notes are kept; from the
     top, it goes down into the subfolder holding at least ``NOTES_SHARE`` of the others
     while the folder it is in holds none of its own (``docs/`` in most projects,
     ``src/content/docs/en`` in an Astro site); ``.`` when they are spread out, and
-    ``("./docs", 0)`` when there are none. Hidden folders, dependencies and build output
-    (``ra.config.settings.NOT_NOTES``) are not looked into."""
+    ``("./docs", 0, [])`` when there are none. Hidden folders, dependencies and build
+    output (``ra.config.settings.NOT_NOTES``) are not counted; those of the latter under
+    the folder named are looked into until their first markdown file, since a tree there
+    would index them (a JavaScript project's ``node_modules`` holds a README and a
+    CHANGELOG per package), so ``ra init`` excludes them."""
     from ra.config.settings import NOT_NOTES
 
     within: Counter[Path] = Counter()  # markdown files in each folder and below it
     own: Counter[Path] = Counter()
+    pruned: list[Path] = []  # the NOT_NOTES folders the walk left out
     for top, folders, files in os.walk(cwd):
-        folders[:] = [f for f in folders if not f.startswith(".") and f not in NOT_NOTES]
+        rel = Path(top).relative_to(cwd)
+        folders[:] = [f for f in folders if not f.startswith(".")]
+        pruned += [rel / f for f in folders if f in NOT_NOTES]
+        folders[:] = [f for f in folders if f not in NOT_NOTES]
         n = sum(1 for f in files if is_markdown(f) and not f.startswith("."))
         if n:
-            rel = Path(top).relative_to(cwd)
             own[rel] = n
             for folder in (rel, *rel.parents):
                 within[folder] += n
     top = Path(".")
     below = within[top] - own[top]
     if not within[top]:
-        return "./docs", 0
+        return "./docs", 0, []
     folder = top
     while folder == top or not own[folder]:
         children = [f for f in within if f != top and f.parent == folder]
@@ -166,25 +172,13 @@ def notes_folder(cwd: Path) -> tuple[str, int]:
         if best is None or within[best] < NOTES_SHARE * below:
             break
         folder = best
-    return ("." if folder == top else f"./{folder.as_posix()}"), within[folder]
-
-
-def not_notes_within(root: Path) -> list[str]:
-    """The ``NOT_NOTES`` folder names under ``root`` (any depth, outside hidden folders)
-    that hold a markdown file: ``notes_folder`` did not count their files, and a tree at
-    ``root`` would index them (a JavaScript project's ``node_modules`` holds a README and
-    a CHANGELOG per package), so ``ra init`` excludes them. Each such folder is looked
-    into until its first markdown file."""
-    from ra.config.settings import NOT_NOTES
-
-    found: set[str] = set()
-    for top, folders, _ in os.walk(root):
-        folders[:] = [f for f in folders if not f.startswith(".")]
-        for name in [f for f in folders if f in NOT_NOTES]:
-            folders.remove(name)
-            if name not in found and _holds_markdown(Path(top) / name):
-                found.add(name)
-    return sorted(found)
+    left_out: set[str] = set()
+    for path in pruned:
+        if ((folder == top or folder in path.parents) and path.name not in left_out
+                and _holds_markdown(cwd / path)):
+            left_out.add(path.name)
+    name = "." if folder == top else f"./{folder.as_posix()}"
+    return name, within[folder], sorted(left_out)
 
 
 def _holds_markdown(folder: Path) -> bool:
