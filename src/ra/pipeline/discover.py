@@ -290,22 +290,30 @@ def is_binary(abspath: str) -> bool:
     reports why)."""
     try:
         with open(abspath, "rb") as fh:
-            head = fh.read(SNIFF_BYTES)
+            return looks_binary(fh.read(SNIFF_BYTES))
     except OSError:
         return False
-    return b"\0" in head and wide_encoding(head) is None
+
+
+def looks_binary(head: bytes) -> bool:
+    """Whether a file whose first bytes are ``head`` is binary (``is_binary``)."""
+    return b"\0" in head[:SNIFF_BYTES] and wide_encoding(head) is None
 
 
 def read_document(abspath: str) -> tuple[str, list[str]]:
-    """The text of a file for chunking, plus decoding problems.
+    """The text of a file for chunking, plus decoding problems (``decode_text``)."""
+    with open(abspath, "rb") as fh:
+        return decode_text(fh.read())
+
+
+def decode_text(raw: bytes) -> tuple[str, list[str]]:
+    """``raw`` as text, plus decoding problems; indexing and ``ra context`` read files so.
 
     A UTF-8 byte-order mark is dropped and CRLF/CR line ends become LF, so byte offsets
-    of chunks refer to this normalised text. A file with a UTF-16 or UTF-32 byte-order
-    mark is decoded as such (``wide_encoding``). Invalid UTF-8 is replaced (U+FFFD) and
-    reported, so the readable rest of the file is still indexed.
+    of chunks refer to this normalised text. Bytes that open with a UTF-16 or UTF-32
+    byte-order mark are decoded as such (``wide_encoding``). Invalid bytes are replaced
+    (U+FFFD) and reported, so the readable rest of the file is still indexed.
     """
-    with open(abspath, "rb") as fh:
-        raw = fh.read()
     problems = []
     encoding = wide_encoding(raw) or "utf-8"  # the wide codecs drop their mark
     try:

@@ -168,10 +168,11 @@ def content_words(text: str, *, markdown: bool, min_length: int = 3,
 
 
 def sample_content(file: str | Path, sample_size: int) -> str:
-    """The first ``sample_size`` bytes of a text file, decoded (invalid UTF-8 replaced).
-    Binary means a NUL byte among the first ``SNIFF_BYTES`` and no UTF-16 or UTF-32
-    byte-order mark, as for indexing."""
-    from ra.pipeline.discover import SNIFF_BYTES, wide_encoding
+    """The first ``sample_size`` bytes of a text file, decoded as for indexing
+    (``ra.pipeline.discover.decode_text``: invalid bytes replaced). Binary means a NUL
+    byte among the first ``SNIFF_BYTES`` and no UTF-16 or UTF-32 byte-order mark, as for
+    indexing."""
+    from ra.pipeline.discover import SNIFF_BYTES, decode_text, looks_binary
 
     path = Path(file)
     if not path.exists():
@@ -183,12 +184,9 @@ def sample_content(file: str | Path, sample_size: int) -> str:
             raw = fh.read(max(sample_size, SNIFF_BYTES))
     except OSError as exc:
         raise UnreadableFile(f"{file}: cannot be read ({exc.strerror}); skipped") from None
-    encoding = wide_encoding(raw)
-    if b"\0" in raw[:SNIFF_BYTES] and encoding is None:
+    if looks_binary(raw):
         raise UnreadableFile(f"{file}: binary file; skipped")
-    raw = raw[:sample_size]
-    return raw.decode(encoding or "utf-8", "replace").removeprefix("\ufeff").replace(
-        "\r\n", "\n")
+    return decode_text(raw[:sample_size])[0]
 
 
 # --- terms ---------------------------------------------------------------------------------
