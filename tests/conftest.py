@@ -80,6 +80,15 @@ def searcher_over(root: Path, home: Path) -> Iterator:
         reader.close()
 
 
+def doc_ids(searcher, query: str, **options) -> list[str]:
+    """The documents of ``query``'s results, best first (each result's id up to its
+    ``#``): up to 20 results, no elbow cutoff, unless ``options`` say otherwise."""
+    from ra.query.search import SearchOptions
+
+    opts = SearchOptions(**{"limit": 20, "cutoff_ratio": 0.0, **options})
+    return [r.id.split("#")[0] for r in searcher.search([query], opts).queries[0].results]
+
+
 @contextmanager
 def kb_searcher(tmp_path_factory, name: str, docs: dict[str, str], settings: str = ""
                 ) -> Iterator:

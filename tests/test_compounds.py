@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import kb_searcher
-from ra.query.search import Searcher, SearchOptions
+from conftest import doc_ids, kb_searcher
+from ra.query.search import SearchOptions
 
 DOCS = {
     "adjacent.md": "# Adjacent\n\nThe tldr-pages project collects command examples.\n",
@@ -40,41 +40,36 @@ def searcher(tmp_path_factory):
         yield searcher
 
 
-def ids(searcher: Searcher, query: str, **options) -> list[str]:
-    opts = SearchOptions(limit=20, cutoff_ratio=0.0, **options)
-    return [r.id.split("#")[0] for r in searcher.search([query], opts).queries[0].results]
-
-
 def test_the_compound_as_written_ranks_above_its_parts_apart(searcher):
-    assert ids(searcher, "tldr-pages")[:2] == ["kb:adjacent.md", "kb:apart.md"]
-    assert ids(searcher, "docker-compose")[:2] == ["kb:compose.md", "kb:stack.md"]
+    assert doc_ids(searcher, "tldr-pages")[:2] == ["kb:adjacent.md", "kb:apart.md"]
+    assert doc_ids(searcher, "docker-compose")[:2] == ["kb:compose.md", "kb:stack.md"]
 
 
 def test_a_chunk_with_one_part_only_does_not_match(searcher):
-    assert "kb:tldr.md" not in ids(searcher, "tldr-pages")
+    assert "kb:tldr.md" not in doc_ids(searcher, "tldr-pages")
 
 
 @pytest.mark.parametrize("typo", ["tldr-pagoes", "tldr-pgaes", "tldr-paegs"])
 def test_a_typo_in_one_part_still_finds_the_compound_first(searcher, typo):
-    assert ids(searcher, typo)[0] == "kb:adjacent.md"
+    assert doc_ids(searcher, typo)[0] == "kb:adjacent.md"
 
 
 def test_without_fuzzy_a_typo_in_a_part_finds_nothing(searcher):
-    assert ids(searcher, "tldr-pagoes", fuzzy=False) == []
+    assert doc_ids(searcher, "tldr-pagoes", fuzzy=False) == []
 
 
 def test_the_joined_word_matches(searcher):
-    assert ids(searcher, "e-mail") == ["kb:mail.md"]
+    assert doc_ids(searcher, "e-mail") == ["kb:mail.md"]
 
 
 @pytest.mark.parametrize("query", ["file.test.ts", "src/api", "file.test.ts src/api"])
 def test_dotted_and_slashed_words_rank_the_page_that_writes_them_first(searcher, query):
-    found = ids(searcher, query)
+    found = doc_ids(searcher, query)
     assert found[0] == "kb:tests.md"
 
 
 def test_a_negated_compound_excludes_only_the_words_adjacent(searcher):
-    found = ids(searcher, "stack -docker-compose")
+    found = doc_ids(searcher, "stack -docker-compose")
     assert found == ["kb:stack.md"]  # has docker and compose, not docker-compose
 
 
@@ -82,14 +77,14 @@ def test_a_path_needs_its_name_not_its_namespaces(searcher):
     """Docs say "a Mutex" and keep ``use std::sync::Mutex;`` in their code listings: the
     page about it must not be left out for lacking ``std`` and ``sync``. Written out,
     the path ranks first; a page with the namespaces but not the name does not match."""
-    found = ids(searcher, "std::sync::Mutex")
+    found = doc_ids(searcher, "std::sync::Mutex")
     assert found[:2] == ["kb:sync.md", "kb:mutex.md"]
     assert "kb:std.md" not in found
 
 
 def test_a_capitalized_qualifier_is_a_type_and_stays_required(searcher):
     """``HashMap::new``: the type is what is asked about; "new" alone is everywhere."""
-    assert ids(searcher, "HashMap::new") == ["kb:hashmap.md"]
+    assert doc_ids(searcher, "HashMap::new") == ["kb:hashmap.md"]
 
 
 def test_explain_marks_a_paths_phrase_as_score_only(searcher):
@@ -116,7 +111,7 @@ def test_a_joined_word_that_is_one_of_its_parts_is_not_scored_twice(searcher):
     explain = searcher.search(["what's"], opts).queries[0].explain
     kinds = [(c["kind"], c["text"]) for c in explain["clauses"]]
     assert kinds == [("term", "what"), ("term", "s"), ("phrase", "what's")]
-    assert ids(searcher, "what's")[:1] == ["kb:whatsnew.md"]  # the part matches alone too
-    assert ids(searcher, "what is new")[:1] == ["kb:whatsnew.md"]
+    assert doc_ids(searcher, "what's")[:1] == ["kb:whatsnew.md"]  # the part matches alone too
+    assert doc_ids(searcher, "what is new")[:1] == ["kb:whatsnew.md"]
     query = "what's the difference between a card and a linkcard"
-    assert ids(searcher, query)[:1] == ["kb:cards.md"]
+    assert doc_ids(searcher, query)[:1] == ["kb:cards.md"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import kb_searcher
+from conftest import doc_ids, kb_searcher
 from ra.query.search import Searcher, SearchOptions
 
 DOCS = {
@@ -30,9 +30,8 @@ def searcher(tmp_path_factory):
         yield searcher
 
 
-def ids(searcher: Searcher, query: str, **options) -> list[str]:
-    opts = SearchOptions(limit=20, cutoff_ratio=0.0, aggregation=False, **options)
-    return [r.id.split("#")[0] for r in searcher.search([query], opts).queries[0].results]
+def ids(searcher: Searcher, query: str) -> list[str]:
+    return doc_ids(searcher, query, aggregation=False)
 
 
 def test_the_page_on_the_thing_is_found_though_it_never_asks(searcher):
