@@ -224,7 +224,7 @@ def test_a_failed_write_fails_the_update_and_publishes_nothing(project, tmp_path
         return real(table, path, *args, **kwargs)
 
     monkeypatch.setattr(partitions, "write_table", full_disk)
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(IndexStateError, match="no space left on the disk of the index"):
         refresh_index(project)
     assert generations.current_name(project.index_dir) == before
     monkeypatch.setattr(partitions, "write_table", real)

@@ -2,7 +2,8 @@
 folder ra cannot read, a file that vanishes while it is indexed, an ``index_dir`` that
 is a file. Each is named by ``ra check`` (exit 1 for a skipped file, 2 for an index that
 cannot be written), the rest of the knowledge base is served by the CLI, the daemon and
-MCP, and nothing is served from a file ra can no longer read.
+MCP, and nothing is served from a file ra can no longer read. A full disk or a read-only
+index folder is said as such (not as an internal error), and the index stays as it was.
 
 The suite runs as root in CI, where permissions do not stop a read, so "no permission"
 is simulated where ra meets it (``os.open`` of a folder, ``read_document`` of a file).
@@ -205,6 +206,121 @@ def test_an_index_dir_that_is_a_file_is_an_error_with_its_exit_code(project, cap
     code, _, err = cli(capsys, "check")
     assert code == 2 and "error: the index folder" in err and "1 error," in err
     assert cli(capsys, "update")[0] == 1
+
+
+# --- a full disk -------------------------------------------------------------------------------
+
+#: What each writer raises when the disk is full: Python, pyarrow (errno set), DuckDB
+#: (the errno in its text only)
+FULL = [lambda: OSError(28, "No space left on device"),
+        lambda: OSError(28, "Error writing bytes to file. Detail: [errno 28] No space left "
+                            "on device"),
+        lambda: __import__("duckdb").IOException(
+            'IO Error: Could not write file "x.parquet": No space left on device')]
+
+
+def fill_the_disk(monkeypatch, error) -> None:
+    from ra.pipeline import partitions
+
+    def full(*args, **kwargs):
+        raise error()
+
+    monkeypatch.setattr(partitions, "write_table", full)
+
+
+@pytest.mark.parametrize("error", FULL, ids=["python", "pyarrow", "duckdb"])
+def test_a_full_disk_is_said_and_the_index_kept(project, capsys, monkeypatch, error):
+    """It was "internal error: OSError: [Errno 28] …", exit 70, as if ra had a bug."""
+    assert found_paths(capsys) == ["good.md", "sub/inner.md"]
+    (project / "docs" / "new.md").write_text("# New\n\nalpha again\n")
+    with monkeypatch.context() as patch:
+        fill_the_disk(patch, error)
+        for command in (["update"], ["search", "alpha"]):
+            code, _, err = cli(capsys, *command)
+            assert code == 1 and "internal error" not in err
+            assert "no space left on the disk of the index folder" in err
+            assert "free some space" in err and "The index is as it was" in err
+    assert found_paths(capsys) == ["good.md", "new.md", "sub/inner.md"]
+
+
+def test_a_full_disk_before_any_index(project, capsys, monkeypatch):
+    fill_the_disk(monkeypatch, FULL[0])
+    code, _, err = cli(capsys, "update")
+    assert code == 1 and "No index was written" in err
+    assert not [p for p in (project / ".ra" / "index").iterdir() if p.name != ".writer.lock"]
+
+
+def test_a_refused_write_names_the_index_folder_only_when_it_is_there(tmp_path):
+    from ra.store.generations import write_problem
+
+    index = tmp_path / "idx"
+    index.mkdir()
+    inside = PermissionError(13, "Permission denied", str(index / "gen-1" / "x"))
+    outside = PermissionError(13, "Permission denied", str(tmp_path / "notes.md"))
+    assert "cannot be written (Permission denied)" in write_problem(index, inside)
+    assert write_problem(index, outside) is None
+    assert write_problem(index, RuntimeError("boom")) is None
+    wrapped = RuntimeError("a partition failed")
+    wrapped.__cause__ = OSError(122, "Disk quota exceeded")
+    assert "no space left" in write_problem(index, wrapped)
+
+
+def test_a_refused_write_elsewhere_is_said_as_the_system_says_it(tmp_path, capsys,
+                                                                   monkeypatch):
+    """`ra init` in a read-only folder was "internal error: OSError: [Errno 30] …"."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.md").write_text("# A\n\ntext\n")
+    monkeypatch.chdir(tmp_path)
+
+    def read_only(self, *args, **kwargs):
+        raise OSError(30, "Read-only file system", str(self))
+
+    monkeypatch.setattr(Path, "write_text", read_only)
+    code, _, err = cli(capsys, "init")
+    assert code == 1 and "internal error" not in err
+    assert f"error: Read-only file system: {tmp_path / '.ra.toml'}" in err
+
+
+def test_a_read_only_index_folder_answers_while_current_and_says_so(project, capsys,
+                                                                     monkeypatch):
+    """`ra status` failed ("cannot be written") and `ra check` said nothing of it."""
+    from ra.store import generations
+
+    assert cli(capsys, "update")[0] == 0
+    real = os.open
+
+    def read_only(path, flags, *args, **kwargs):
+        if str(path).endswith(generations.LOCK) and flags & (os.O_RDWR | os.O_WRONLY):
+            raise OSError(30, "Read-only file system", str(path))
+        return real(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
+    code, out, _ = cli(capsys, "status")
+    assert code == 0 and "state: current" in out
+    assert "cannot be written (Read-only file system)" in out
+    code, _, err = cli(capsys, "check")
+    assert code == 1 and "searches are answered while no file changes" in err
+    assert found_paths(capsys) == ["good.md", "sub/inner.md"]
+    (project / "docs" / "new.md").write_text("# New\n\nalpha again\n")
+    code, _, err = cli(capsys, "check")
+    assert code == 2 and "it cannot be brought up to date" in err
+    code, _, err = cli(capsys, "search", "alpha")
+    assert code == 1 and "cannot be written (Read-only file system)" in err
+
+
+@pytest.mark.anyio
+async def test_a_full_disk_over_mcp_is_a_tool_error_and_the_server_goes_on(project,
+                                                                           monkeypatch):
+    (project / "docs" / "new.md").write_text("# New\n\nalpha again\n")
+    async with Client(create_server(project)) as client:
+        with monkeypatch.context() as patch:
+            fill_the_disk(patch, FULL[1])
+            full = await client.call_tool("search", {"queries": "alpha"})
+        found = await client.call_tool("search", {"queries": "alpha"})
+    assert full.is_error and "no space left on the disk" in full.content[0].text
+    assert not found.is_error
+    paths = {r["path"] for r in found.structured_content["queries"][0]["results"]}
+    assert paths == {"good.md", "new.md", "sub/inner.md"}
 
 
 @pytest.mark.anyio

@@ -261,6 +261,8 @@ def status(json_: bool = typer.Option(False, "--json", help="JSON output.")) -> 
     idx = info["index"]
     lines.append(f"index: {idx['path']}")
     lines.append(f"  state: {idx['state']}")
+    if "problem" in idx:
+        lines.append(f"  {idx['problem']}")
     if "updating" in idx:
         lines.append(f"  an update is under way (ra pid {idx['updating']})")
     if idx.get("built_at"):

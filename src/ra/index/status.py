@@ -53,9 +53,12 @@ def collect_status(config) -> dict:
     index = {"path": str(config.index_dir) if config.index_dir else None,
              "state": check_state(config).describe()}
     if config.index_dir is not None and config.index_dir.is_dir():
-        with generations.writer_lock(config.index_dir, wait=False) as free:
-            if not free:
-                index["updating"] = generations.lock_holder(config.index_dir)
+        if problem := generations.unwritable(config.index_dir):
+            index["problem"] = problem
+        else:
+            with generations.writer_lock(config.index_dir, wait=False) as free:
+                if not free:
+                    index["updating"] = generations.lock_holder(config.index_dir)
         name = generations.current_name(config.index_dir)
         if name and (config.index_dir / name).is_dir():
             manifest = generations.read_manifest(config.index_dir / name)
@@ -91,6 +94,11 @@ def run_checks(config) -> list[tuple[str, str]]:
         return [*findings, ("error", problem)]
     state = check_state(config)
     level = "ok" if state.state == "current" else "warning"
+    if config.index_dir is not None and (refused := generations.unwritable(config.index_dir)):
+        # a current index on a read-only disk (an image, a shared mount) answers
+        findings.append(("warning", f"{refused}: searches are answered while no file "
+                                    "changes") if level == "ok" else
+                        ("error", f"{refused}: it cannot be brought up to date"))
     findings.append((level, f"index: {state.describe()}"))
     return findings
 

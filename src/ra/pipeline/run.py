@@ -242,8 +242,11 @@ def publish_with(index_dir: Path, fill: Callable[[Path], BuildReport], *,
     try:
         report = fill(out)
         report.generation = generations.publish(index_dir, out).name
-    except BaseException:
-        shutil.rmtree(out, ignore_errors=True)
+    except BaseException as exc:
+        shutil.rmtree(out, ignore_errors=True)  # first: the space it held is free again
+        problem = generations.write_problem(index_dir, exc)
+        if problem:
+            raise IndexStateError(problem) from exc
         raise
     if tidy:
         generations.collect_garbage(index_dir)

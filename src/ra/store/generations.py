@@ -20,6 +20,7 @@ reader never sees its files vanish and never waits for a writer.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -254,6 +255,69 @@ def index_dir_problem(index_dir: Path) -> str | None:
                 return None
             return (f"the index folder {index_dir} is not a folder ({path} is a file): "
                     "remove it, or set [settings] index_dir to a folder")
+    return None
+
+
+#: What a write into the index folder can meet that is no fault of ra's: a full disk or
+#: quota, a folder made read-only or taken away from the user while the build ran.
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+_REFUSED = (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+def write_problem(index_dir: Path, exc: BaseException) -> str | None:
+    """What a user is told when writing a generation into ``index_dir`` failed with
+    ``exc`` for want of space or permission, or None for any other failure. ``exc`` or
+    what caused it is an OSError with its errno (Python, pyarrow, a worker's, pickled) or
+    DuckDB's IOException, which gives the errno only in its text. Permission counts only
+    where the failure names a path in ``index_dir``: a source file ra cannot read is
+    skipped and reported long before."""
+    code, where = _cause(exc)
+    if code in _FULL:
+        name = current_name(index_dir)
+        held = (f"; the index takes {_mb(_size(index_dir / name))} and an update writes "
+                "the new one beside it before it removes the old" if name else "")
+        return (f"no space left on the disk of the index folder {index_dir} "
+                f"({_mb(shutil.disk_usage(index_dir).free)} free{held}): free some space, "
+                "or set [settings] index_dir to a folder on another disk. "
+                + ("The index is as it was" if name else "No index was written"))
+    if code in _REFUSED and str(index_dir) in where:
+        return (f"the index folder {index_dir} cannot be written ({os.strerror(code)}). "
+                + ("The index is as it was" if current_name(index_dir)
+                   else "No index was written"))
+    return None
+
+
+def _cause(exc: BaseException | None) -> tuple[int | None, str]:
+    """The errno of a full disk or a refused write that ``exc`` or what caused it
+    reports, with its text and file name; (None, "") if none does."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        text = f"{exc} {getattr(exc, 'filename', None) or ''}"
+        for code in (*_FULL, *_REFUSED):
+            if (isinstance(exc, OSError) and exc.errno == code) or os.strerror(code) in text:
+                return code, text
+        exc = exc.__cause__ or exc.__context__
+    return None, ""
+
+
+def _size(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:,.1f} MB"
+
+
+def unwritable(index_dir: Path) -> str | None:
+    """Why a writer could not write in ``index_dir`` (a read-only disk, no permission),
+    or None; it creates nothing but the lock file, which every writer creates."""
+    if not index_dir.is_dir():
+        return None
+    try:
+        os.close(os.open(index_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644))
+    except OSError as exc:
+        return f"the index folder {index_dir} cannot be written ({exc.strerror})"
     return None
 
 
