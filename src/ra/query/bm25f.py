@@ -51,7 +51,7 @@ from ra.config.settings import FieldBoosts, SearchSettings, Settings
 from ra.index.chunkstore import META_COLUMNS
 from ra.index.relations import field_length
 from ra.pipeline.impacts import parameters, tf_norm_sql
-from ra.query.plan import AllOf, Alt, AnyOf, Clause, NoneOf, Plan, Ref, refs
+from ra.query.plan import Abbreviated, AllOf, Alt, AnyOf, Clause, NoneOf, Plan, Ref, refs
 
 
 @dataclass(frozen=True)
@@ -407,6 +407,8 @@ def group_idf(plan: Plan, group, n_chunks: int) -> float:
             return max((alternative_idf(n_chunks, c, a) for a in found), default=0.0)
         case AllOf(items):
             return sum(group_idf(plan, g, n_chunks) for g in items)
+        case Abbreviated(items):
+            return group_idf(plan, items[0], n_chunks)
         case AnyOf(items):
             return max(group_idf(plan, g, n_chunks) for g in items)
     return 0.0

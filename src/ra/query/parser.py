@@ -70,6 +70,78 @@ def dash_negations(query: str) -> list[tuple[int, int]]:
             if a.kind == "Not" and a.text == "-" and b.kind == "Term" and b.pos == a.pos + 1]
 
 
+def abbreviations(query: str) -> list[tuple[tuple[str, ...], str, bool]]:
+    """The abbreviations ``query`` (valid syntax) defines as prose does: a word alone in
+    parentheses right after the words it abbreviates (``generic associated types
+    (GATs)``, ``AMP-activated protein kinase (AMPK)``), or right before them, in
+    parentheses (``RBAC (role-based access control)``). Each is ``(the words, the
+    abbreviation, whether it comes first)``. A query of none of this is ``[]``.
+
+    The test is Schwartz and Hearst's (PSB 2003) for abbreviation definitions: the
+    abbreviation's letters and digits, from its last, are found in the words in order,
+    its first at the start of a word; the words are the fewest that allow it, at most
+    ``min(len + 5, 2 * len)`` of them. ra asks more of the abbreviation: 2 to 10
+    characters, a capital or a digit among them, and shorter than its words."""
+    try:
+        tokens = tokenize(query)
+    except QueryError:  # read as its words: its parentheses are gone
+        return []
+    kinds = [t.kind for t in tokens]
+    found = []
+    for i, token in enumerate(tokens):
+        if token.kind != "LParen":
+            continue
+        end = kinds.index("RParen", i) if "RParen" in kinds[i:] else len(kinds)
+        inside = tokens[i + 1:end]
+        if any(t.kind != "Term" for t in inside) or not inside:
+            continue
+        before = 0  # the words typed right before the "(", not negated nor a field's
+        while (before < i and tokens[i - 1 - before].kind == "Term"
+               and (i - 1 - before == 0 or tokens[i - 2 - before].kind in ("Term", "RParen",
+                                                                            "LParen"))):
+            before += 1
+        if len(inside) == 1 and before:  # words (SHORT)
+            short = str(inside[0].value)
+            words = [str(t.value) for t in tokens[i - before:i]]
+            n = _long_form(short, words)
+            if n:
+                found.append((tuple(words[-n:]), short, False))
+        elif len(inside) > 1 and before:  # SHORT (words)
+            short = str(tokens[i - 1].value)
+            words = [str(t.value) for t in inside]
+            if _long_form(short, words) == len(words):
+                found.append((tuple(words), short, True))
+    return found
+
+
+def _long_form(short: str, words: list[str]) -> int | None:
+    """How many of the last of ``words`` ``short`` abbreviates (``abbreviations``), or
+    None."""
+    if not (2 <= len(short) <= 10 and short[0].isalnum() and any(c.isalpha() for c in short)
+            and any(c.isupper() or c.isdigit() for c in short)):
+        return None
+    words = words[-min(len(short) + 5, 2 * len(short)):]
+    text = " ".join(words)
+    s, at = len(short) - 1, len(text) - 1
+    while s >= 0:
+        c = short[s].lower()
+        if not c.isalnum():
+            s -= 1
+            continue
+        while at >= 0 and (text[at].lower() != c
+                           or (s == 0 and at > 0 and text[at - 1].isalnum())):
+            at -= 1
+        if at < 0:
+            return None
+        at -= 1
+        s -= 1
+    n = len(words) - text[:at + 1].count(" ")
+    long = " ".join(words[-n:])
+    if len(long) <= len(short) or short.lower() in long.lower().split():
+        return None
+    return n
+
+
 _SYNTAX_ONLY = re.compile(r'["()^~*]')
 _KEYWORDS = frozenset({"AND", "OR", "NOT"})
 

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from ra.errors import QueryError
 from ra.query import ast
 from ra.query.fuzzy import MIN_FUZZY_LENGTH, expansions
+from ra.query.parser import abbreviations
 from ra.store.layout import FIELD_CODE, FIELDS
 from ra.text.analysis import Analyzer, has_cjk, split_words
 
@@ -107,6 +108,13 @@ class AnyOf:
 @dataclass(frozen=True)
 class Parts(AllOf):
     """The parts of one compound word: all required, but one word of the query."""
+
+
+@dataclass(frozen=True)
+class Abbreviated(AnyOf):
+    """A word of the query or the abbreviation the query gives for it and the words
+    beside it (``Planner._abbreviated``): coordination weighs the word's idf, met by
+    either."""
 
 
 @dataclass(frozen=True)
@@ -171,6 +179,7 @@ class Planner:
         """The plan of ``node``; ``rankable``: a long query may be ranked (no OR or AND
         was typed)."""
         self.query = query
+        self._abbreviations = abbreviations(query) if rankable else []
         self._prefetch(node)
         expr = self._node(node, None, 1.0)
         if expr is None:
@@ -260,6 +269,8 @@ class Planner:
             case ast.And(items) | ast.Or(items):
                 planned = [(i, self._node(i, fld, boost)) for i in items]
                 kind = AllOf if isinstance(node, ast.And) else AnyOf
+                if kind is AllOf and self._abbreviations and not self._negations:
+                    planned = self._abbreviated(planned)
                 # a CJK run's words are words of the query (``_cjk``)
                 kids = tuple(x for i, k in planned if k for x in (
                     k.items if kind is AllOf and type(k) is AllOf and isinstance(i, ast.Term)
@@ -268,6 +279,28 @@ class Planner:
                     return None
                 return kids[0] if len(kids) == 1 else kind(kids)
         raise TypeError(f"unknown query node {node!r}")  # pragma: no cover
+
+    def _abbreviated(self, planned: list[tuple]) -> list[tuple]:
+        """An AND's items with each abbreviation the query defines (``abbreviations``:
+        ``generic associated types (GATs)``) an alternative of each of its words, and no
+        item of its own: a chunk may say either (the GAT RFC never says "GATs"), or
+        both, which score both; coordination counts each word, met by the abbreviation
+        too."""
+        items = [i for i, _ in planned]
+        for words, short, first in self._abbreviations:
+            long, n = [ast.Term(w) for w in words], len(words)
+            for k in range(len(items) - n):
+                at, lo = (k, k + 1) if first else (k + n, k)
+                if (items[at] != ast.Term(short) or items[lo:lo + n] != long
+                        or planned[at][1] is None):
+                    continue
+                ref = planned[at][1]
+                planned = [(i, None if j == at else Abbreviated((e, ref))
+                            if e is not None and lo <= j < lo + n else e)
+                           for j, (i, e) in enumerate(planned)]
+                items[at] = None
+                break
+        return planned
 
     def _add(self, **kwargs) -> Ref:
         if len(self.plan.clauses) >= MAX_CLAUSES:
