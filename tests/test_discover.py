@@ -11,7 +11,7 @@ import pytest
 from conftest import conformance
 from ra.config.settings import Tree
 from ra.index.freshness import diff
-from ra.pipeline.discover import SNIFF_BYTES, discover, is_binary, kind_of, read_document
+from ra.pipeline.discover import SNIFF_BYTES, discover, is_binary, kind_of, read_document, scan
 
 
 def make_files(root: Path, files: dict[str, bytes | str]) -> None:
@@ -212,6 +212,25 @@ def test_symlink_loop_is_reported_not_fatal(tmp_path):
     problems = found.problems()
     assert problems and len(set(problems)) == len(problems)
     assert all(p.startswith(("docs:a.md:", "docs:b.md:")) for p in problems)
+
+
+def test_a_link_to_a_file_a_tree_holds_is_not_indexed_again(tmp_path):
+    """``CLAUDE.md`` → ``AGENTS.md``, a dated KEP → its folder's README (kubernetes/
+    enhancements links eight so): indexed twice, every answer about them came twice."""
+    make_files(tmp_path, {"docs/AGENTS.md": "# Agents\n", "docs/keps/1498/README.md": "x",
+                          "notes/real.md": "x", "outside/out.md": "x"})
+    os.symlink("AGENTS.md", tmp_path / "docs/CLAUDE.md")
+    os.symlink("1498/README.md", tmp_path / "docs/keps/20200122-support.md")
+    os.symlink(tmp_path / "notes/real.md", tmp_path / "docs/a-link-to-notes.md")
+    os.symlink(tmp_path / "outside/out.md", tmp_path / "docs/out-1.md")
+    os.symlink(tmp_path / "outside/out.md", tmp_path / "docs/out-2.md")
+    docs, notes = Tree("docs", tmp_path / "docs"), Tree("notes", tmp_path / "notes")
+    found = discover([docs, notes])
+    assert [(f.tree, f.path) for f in found.files] == [
+        ("docs", "AGENTS.md"), ("docs", "keps/1498/README.md"), ("docs", "out-1.md"),
+        ("notes", "real.md")]  # a file outside every tree: under its first link
+    assert found.problems() == []
+    assert sorted(scan([docs, notes]).files) == [f"{f.tree}:{f.path}" for f in found.files]
 
 
 # --- manifest_diff conformance -----------------------------------------------------------

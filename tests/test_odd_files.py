@@ -194,6 +194,19 @@ class _Entries(list):
         return False
 
 
+# --- a file linked under a second name ------------------------------------------------------
+
+def test_a_linked_file_is_one_answer_and_its_link_reaches_it(project, capsys):
+    (project / "docs" / "AGENTS.md").write_text("# Agents\n\nalpha conventions\n")
+    os.symlink("AGENTS.md", project / "docs" / "CLAUDE.md")
+    assert found_paths(capsys) == ["AGENTS.md", "good.md", "sub/inner.md"]
+    code, out, err = cli(capsys, "get", "docs:CLAUDE.md#agents", "--json")
+    assert code == 0, err
+    assert json.loads(out)["id"] == "docs:AGENTS.md#agents"
+    code, _, err = cli(capsys, "get", "docs:CLAUDE.md#nothing")
+    assert code == 1 and "no chunk with id 'docs:CLAUDE.md#nothing'" in err
+
+
 # --- an index folder that is a file -----------------------------------------------------------
 
 def test_an_index_dir_that_is_a_file_is_an_error_with_its_exit_code(project, capsys):

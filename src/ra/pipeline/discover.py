@@ -76,8 +76,7 @@ def discover(trees: Iterable, *, sniff: bool = True) -> Discovery:
     the caller compares them with the manifest's record of skipped binaries.
     """
     found = Discovery()
-    for tree in trees:
-        rows, unreadable = scan_tree(tree)
+    for tree, rows, unreadable in scan_trees(trees):
         found.skipped += [(tree.name, rel, why) for rel, why in unreadable]
         for rel, fingerprint in rows:
             found_file(found, tree, rel, fingerprint, sniff)
@@ -127,12 +126,33 @@ class Scan:
 def scan(trees: Iterable) -> Scan:
     """Stat every file the trees select, opening none (see ``scan_tree``)."""
     out = Scan()
-    for tree in trees:
-        rows, unreadable = scan_tree(tree)
+    for tree, rows, unreadable in scan_trees(trees):
         prefix = f"{tree.name}:"
         out.files.update({prefix + rel: fp for rel, fp in rows})
         out.unreadable += [(tree.name, rel, why) for rel, why in unreadable]
     return out
+
+
+#: The identity of a file, wherever it is linked from: ``(st_dev, st_ino)``.
+Identity = tuple[int, int]
+
+
+def scan_trees(trees: Iterable) -> Iterator[tuple]:
+    """``(tree, rows, unreadable)`` of ``scan_tree`` for each tree, with each file once:
+    a symlink to a file that a tree selects under its own path, or that an earlier link
+    selects, is left out. Repositories link files to be found twice (``CLAUDE.md`` to
+    ``AGENTS.md``, a dated KEP to its folder's README): indexed twice, each answer came
+    twice and took two places and twice the tokens."""
+    trees = list(trees)
+    scanned = [scan_tree(tree) for tree in trees]
+    seen = {ident for _, _, links, real in scanned for ident in real}
+    for tree, (rows, unreadable, links, _) in zip(trees, scanned, strict=True):
+        kept = []
+        for rel, fingerprint, ident in links:
+            if ident not in seen:
+                seen.add(ident)
+                kept.append((rel, fingerprint))
+        yield tree, sorted(rows + kept) if kept else rows, unreadable
 
 
 def fingerprint_digest(files: dict[str, Fingerprint]) -> str:
@@ -152,9 +172,11 @@ def fingerprint_digest(files: dict[str, Fingerprint]) -> str:
     return h.hexdigest()
 
 
-def scan_tree(tree) -> tuple[list[tuple[str, Fingerprint]], list[tuple[str, str]]]:
-    """``(path, (size, mtime_ns, ctime_ns))`` of the regular files ``tree`` selects, and ``(path,
-    problem)`` of selected entries whose ``stat`` failed.
+def scan_tree(tree) -> tuple[list, list, list, set]:
+    """``(path, (size, mtime_ns, ctime_ns))`` of the regular files ``tree`` selects that are
+    no symlinks; ``(path, problem)`` of selected entries whose ``stat`` failed; ``(path,
+    fingerprint, identity)`` of the selected symlinks to regular files; the identities of
+    the first (``scan_trees`` decides which links to keep).
 
     The rules of ``walk_tree``, with the pattern match before the ``stat`` so that only
     selected files cost a system call. This walk runs on every reading command, so it
@@ -165,6 +187,8 @@ def scan_tree(tree) -> tuple[list[tuple[str, Fingerprint]], list[tuple[str, str]
     """
     rows: list[tuple[str, Fingerprint]] = []
     unreadable: list[tuple[str, str]] = []
+    links: list[tuple[str, Fingerprint, Identity]] = []
+    real: set[Identity] = set()
     include, exclude = glob_set(tuple(tree.include)).matches, glob_set(tuple(tree.exclude))
     exclude = exclude.matches if len(exclude) else None  # ``Tree.matches``, looked up once
     stack = [("", os.fspath(tree.path), os.O_RDONLY | os.O_DIRECTORY)]  # the root may be a link
@@ -204,12 +228,18 @@ def scan_tree(tree) -> tuple[list[tuple[str, Fingerprint]], list[tuple[str, str]
                             unreadable.append((rel, f"unreadable ({exc.strerror or exc})"))
                             continue
                         if S_ISREG(st.st_mode):
-                            rows.append((rel, (st.st_size, st.st_mtime_ns, st.st_ctime_ns)))
+                            fp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                            if entry.is_symlink():
+                                links.append((rel, fp, (st.st_dev, st.st_ino)))
+                            else:
+                                rows.append((rel, fp))
+                                real.add((st.st_dev, st.st_ino))
         except OSError:
             pass  # unreadable folder: skipped, as walk_tree does
         finally:
             os.close(fd)
-    return rows, unreadable
+    links.sort()
+    return rows, unreadable, links, real
 
 
 def utf8_name(name: str) -> bool:

@@ -5,7 +5,8 @@ and only ids present in the index are served, so ``get`` never reads outside the
 configured trees. ``tree:path`` and ``tree:path#preamble`` name the document node; an
 unknown id fails with the nearest known ids as suggestions. An id percent-encoded as a
 browser shows an anchor (``#%E7%BF%BB%E8%AF%91``) is read decoded when it names nothing
-as written.
+as written; the id of a symlink to a file the index holds under its own path names that
+file (``CLAUDE.md`` → ``AGENTS.md``).
 
 With ``links``, the chunks its links reach (``ra.index.links``) come along, each once, in
 the order the links appear, without the chunk's own sections and ancestors (their text
@@ -17,11 +18,12 @@ did not fit at all is said.
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field
 from urllib.parse import unquote
 
 from ra.errors import NotFoundError
-from ra.text.ids import ChunkId
+from ra.text.ids import ChunkId, format_chunk_id
 
 PREAMBLE = "preamble"
 SUGGESTIONS = 5
@@ -80,6 +82,13 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
         # an anchor copied from a browser's address bar: #%E7%BF%BB%E8%AF%91 is #翻译
         return get_chunk(reader, config, decoded, full_document=full_document, links=links,
                          max_tokens=max_tokens)
+    if meta is None and (target := linked_file(config, cid.tree, cid.path)):
+        try:  # a link to a file indexed under its own path: that file's chunk
+            return get_chunk(reader, config, format_chunk_id(*target, cid.slug),
+                             full_document=full_document, links=links, max_tokens=max_tokens)
+        except NotFoundError as exc:
+            raise NotFoundError(f"no chunk with id {text!r}",
+                                suggestions=exc.suggestions) from None
     if meta is None:
         raise NotFoundError(f"no chunk with id {text!r}", suggestions=nearest(reader, text))
     span = 0 if own_only else meta.descendants
@@ -89,6 +98,21 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
     if links:
         _add_links(reader, chunk, meta, span, max_tokens)
     return chunk
+
+
+def linked_file(config, tree: str, path: str) -> tuple[str, str] | None:
+    """``(tree, path)`` of the file that the symlink ``tree:path`` names, when a tree holds
+    it under its own path (the index holds it there, once: ``ra.pipeline.discover.
+    scan_trees``); None for anything else."""
+    roots = {t.name: t.path for t in config.trees}
+    if tree not in roots or not os.path.islink(link := os.path.join(roots[tree], path)):
+        return None
+    target = os.path.realpath(link)
+    for name, root in roots.items():
+        rel = os.path.relpath(target, os.path.realpath(root))
+        if rel != ".." and not rel.startswith("../"):
+            return name, rel.replace(os.sep, "/")
+    return None
 
 
 def _add_links(reader, chunk: Chunk, meta, span: int, budget: int | None) -> None:
