@@ -95,6 +95,39 @@ def test_no_query_reaches_an_internal_error(kb, queries, flags):
     assert "internal error" not in err and "Traceback" not in err
 
 
+def test_a_query_pasted_whole_is_answered_with_its_rarest_words(kb, monkeypatch):
+    """A log or a page pasted as a query was "the query has more than 256 words or
+    phrases" (the Rust RFCs: 41 lines of the async/await RFC, 389 words)."""
+    from ra.query.search import Searcher, SearchOptions
+
+    filler = " ".join(f"word{i} the" for i in range(300))
+    pasted = f"{filler} borrowing rules and lifetimes {filler}"
+    monkeypatch.chdir(kb)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["search", "--list", "--json", "--", pasted]) == 0
+    topic = __import__("json").loads(out.getvalue())["queries"][0]
+    assert [r["id"] for r in topic["results"]][:1] == ["rust:book.md#ownership"]
+    assert topic["note"] == ("a long query of 1,204 words: searched for the 256 rarest in "
+                             "the index, each once")
+    code, err = cli(kb, "search", "--strict", "--", pasted)
+    assert code == 2 and "more than 256 words or phrases" in err
+    code, err = cli(kb, "search", "--", pasted.replace(" the ", " OR ", 1))
+    assert code == 2 and "more than 256 words or phrases" in err  # a boolean query
+    repeated = " ".join(["borrowing rules"] * 200)
+    from ra.config.settings import load_config
+    from ra.index.freshness import open_index
+
+    reader, _ = open_index(load_config(kb))
+    try:
+        topic = Searcher(reader, load_config(kb)).search([repeated], SearchOptions()
+                                                          ).queries[0]
+    finally:
+        reader.close()
+    assert topic.note == "a long query of 400 words: searched for each word once (2)"
+    assert topic.results[0].id == "rust:book.md#ownership"
+
+
 @pytest.mark.parametrize("query", ["ownership -tree:rust", "ownership NOT tree:rust",
                                    "-tree:rust ownership", "(ownership -tree:rust)",
                                    "ownership -(tree:rust)"])

@@ -430,6 +430,54 @@ class Planner:
                          slop=slop, boost=boost)
 
 
+def shortened(node: ast.Node, reader, analyzer: Analyzer) -> tuple[ast.Node, str] | None:
+    """A query typed with no OR or AND that would need more than ``MAX_CLAUSES`` clauses
+    (a log or a page pasted whole), cut to fit, with what a topic says of it: each word
+    once, then the rarest words in the index, in the order typed; None when it fits (or
+    is no AND of words). The clauses a word needs: one, or a compound's parts, joined
+    word and phrase."""
+    if type(node) is not ast.And:
+        return None
+
+    def cost(item) -> int:
+        return sum(1 if len(w := split_words(o.node.text if not isinstance(o.node, ast.Phrase)
+                                               else " ".join(o.node.words))) <= 1
+                   else len(w) + 2 for o in ast.walk(item))
+
+    costs = [cost(i) for i in node.items]
+    if sum(costs) <= MAX_CLAUSES:
+        return None
+    seen: set = set()
+    once = []
+    for item, c in zip(node.items, costs, strict=True):
+        key = item.text.lower() if isinstance(item, ast.Term) else item
+        if key not in seen:
+            seen.add(key)
+            once.append((item, c))
+    kept = once
+    if sum(c for _, c in once) > MAX_CLAUSES:
+        words = [i for i, _ in once if isinstance(i, ast.Term)]
+        stems = {w: analyzer.stem(split_words(w.text)[0]) for w in words
+                 if len(split_words(w.text)) == 1}
+        df = {t: d for t, (_, d) in reader.lookup_terms(sorted(set(stems.values()))).items()}
+        # in the index, rarest first; then compounds and words the index lacks
+        order = sorted(range(len(once)), key=lambda k: (
+            not isinstance(once[k][0], ast.Term) or df.get(stems.get(once[k][0]), 0) == 0,
+            df.get(stems.get(once[k][0]), 0), k))
+        budget, chosen = MAX_CLAUSES, set()
+        for k in order:
+            if once[k][1] <= budget:
+                chosen.add(k)
+                budget -= once[k][1]
+        kept = [once[k] for k in sorted(chosen)]
+    n = sum(1 for o in ast.walk(node) if not o.negated)
+    m = sum(1 for i, _ in kept for o in ast.walk(i) if not o.negated)
+    note = (f"a long query of {n:,} words: searched for each word once ({m:,})"
+            if kept is once else f"a long query of {n:,} words: searched for the {m:,} "
+            "rarest in the index, each once")
+    return ast.and_([i for i, _ in kept]), note
+
+
 def refs(expr: Expr | None) -> set[int]:
     """Every clause ``expr`` names."""
     match expr:

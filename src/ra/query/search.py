@@ -27,7 +27,7 @@ from ra.query.bm25f import Filters, Sql, Weights, bm25f_sql, weights_of
 from ra.query.budget import estimate_tokens, list_entry_tokens, pack, ref_entry_tokens
 from ra.query.impacts import is_plain, top_rows, top_sql
 from ra.query.parser import dash_negations, parse, parse_lenient, typed_operators
-from ra.query.plan import Plan, PlanOptions, plan_query
+from ra.query.plan import Plan, PlanOptions, plan_query, shortened
 from ra.query.snippets import snippet as make_snippet
 from ra.text import is_markdown
 from ra.text.analysis import analyzer_for
@@ -245,6 +245,10 @@ class Searcher:
             query, node, note = flags
         t_parse = time.perf_counter()
         rankable = problem is not None or not typed_operators(query)
+        if rankable and not o.strict and node is not None and (
+                short := shortened(node, self.reader, self.analyzer)):
+            node, cut = short
+            note = _joined(note, cut)
         plan = plan_query(node, self.reader, self.analyzer, self.plan_options(o), query,
                           rankable) if node is not None else None
         if plan is None:
