@@ -421,6 +421,9 @@ def test_rule_search_cannot_override_the_stemmer(tmp_path):
     ('[settings]\nlocal_boost = true\n', "settings.local_boost", 2, "number"),
     ('[search.boosts]\ntitle = -1\n', "search.boosts.title", 2, "at least 0"),
     ('[tree."a:b"]\npath = "x"\n', 'tree."a:b"', 1, "cannot contain ':'"),
+    # ids of these would not parse: `ra get` refused ids that `ra search` gave
+    ('[tree."c#"]\npath = "x"\n', 'tree."c#"', 1, "cannot contain '/', '\\' or '#'"),
+    ('[trees]\n"my notes " = "x"\n', 'trees."my notes "', 2, "nor begin or end with"),
     ('[trees]\ndocs = "./d"\n[tree.docs]\npath = "e"\n', "tree.docs", 3, "defined twice"),
     ('[[include]]\ntree = "docs"\n', "include[0]", 1, "'pattern'"),
     ('[tree.docs]\npath = "d"\nexclude = ["{a,b"]\n', "tree.docs.exclude", 3, "unclosed"),

@@ -61,6 +61,16 @@ def test_malformed_ids_are_rejected(text):
         ChunkId.parse(text)
 
 
+def test_a_one_character_tree_is_a_tree_and_a_windows_path_is_not():
+    """`ra get d:notes.md` was "looks like a Windows drive letter", for an id `ra search`
+    had given (the configuration allowed a tree named `d`)."""
+    cid = ChunkId.parse("d:notes/a.md#intro")
+    assert (cid.tree, cid.path, cid.slug) == ("d", "notes/a.md", "intro")
+    for text in ("C:\\Users\\a.md", "C:/Users/a.md", "c:\\a.md"):
+        with pytest.raises(InvalidIdError, match="looks like a Windows path"):
+            ChunkId.parse(text)
+
+
 def test_invalid_id_error_is_in_the_error_family():
     assert issubclass(InvalidIdError, RaError) and issubclass(InvalidIdError, ValueError)
 
@@ -71,7 +81,7 @@ def test_formatting_helpers():
     assert format_chunk_id("docs", "a.md", "intro") == "docs:a.md#intro"
 
 
-trees = st.from_regex(r"[a-z][a-z0-9_-]{1,10}", fullmatch=True)
+trees = st.from_regex(r"[a-z][a-z0-9_-]{0,10}", fullmatch=True)
 segments = st.from_regex(r"[A-Za-z0-9_ -][A-Za-z0-9_. -]{0,8}", fullmatch=True).filter(
     lambda s: s not in (".", ".."))
 paths = st.lists(segments, min_size=1, max_size=3).map("/".join)

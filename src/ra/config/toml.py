@@ -137,8 +137,10 @@ def _stemmer(value: object) -> str:
 
 
 def _tree_name(value: object) -> str:
-    if not value or ":" in value:
-        raise _Invalid("a tree name must be non-empty and cannot contain ':' (ids are tree:path)")
+    from ra.text.ids import tree_name_problem
+
+    if problem := tree_name_problem(str(value)):
+        raise _Invalid(problem)
     return value
 
 

@@ -3,9 +3,11 @@
 An id names a tree from the configuration, a tree-relative path with forward slashes, and
 optionally the slug of a heading. Ids are what agents copy from search results into
 ``ra get``, so parsing is strict: a string that is not clearly an id is rejected rather
-than guessed at. In particular a one-character tree is refused, because ``C:\\foo`` is a
-Windows path and not the tree ``C``, and paths that climb out of their tree (``..``,
-absolute paths) are refused because ids are resolved against the file system.
+than guessed at. In particular ``C:\\foo`` and ``C:/foo`` are Windows paths, not the tree
+``C`` (a one-character tree is a tree: ``d:notes.md``), and paths that climb out of their
+tree (``..``, absolute paths) are refused because ids are resolved against the file
+system. A tree's name is one its ids can carry (``tree_name_problem``; the configuration
+refuses others).
 
 Paths may themselves contain ``#`` (``notes/c#.md``), so the fragment is split at the
 *last* ``#`` and only when what follows can be a slug (no ``/`` or ``.``); slugs never
@@ -48,6 +50,8 @@ class DocId:
         tree, sep, path = text.partition(":")
         if not sep:
             raise InvalidIdError(f"not an id (expected tree:path): {text!r}")
+        if len(tree) == 1 and (path[:1] in ("/", "\\") or "\\" in path):
+            raise InvalidIdError(f"looks like a Windows path, not an id: {text!r}")
         _check_tree(tree, text)
         _check_path(path, text)
         return cls(tree, path)
@@ -90,12 +94,21 @@ class ChunkId:
         return format_chunk_id(self.tree, self.path, self.slug)
 
 
+def tree_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a tree's (its ids would not parse), or None. The
+    configuration refuses such a name, so that every id an index holds can be asked for."""
+    if not name or ":" in name:
+        return "a tree name must be non-empty and cannot contain ':' (ids are tree:path)"
+    if any(c in name for c in "/\\#") or name != name.strip():
+        return ("a tree name cannot contain '/', '\\' or '#', nor begin or end with a "
+                "space (ids are tree:path#slug)")
+    return None
+
+
 def _check_tree(tree: str, text: str) -> None:
     if not tree:
         raise InvalidIdError(f"missing tree name before ':': {text!r}")
-    if len(tree) == 1:
-        raise InvalidIdError(f"looks like a Windows drive letter, not a tree: {text!r}")
-    if any(c in tree for c in "/\\#") or tree != tree.strip():
+    if tree_name_problem(tree):
         raise InvalidIdError(f"invalid tree name {tree!r} in {text!r}")
 
 
