@@ -311,6 +311,19 @@ def test_init_global(tmp_path, monkeypatch, capsys, isolated_home):
     assert (isolated_home / ".ra.toml").exists()
 
 
+def test_init_in_the_home_folder_points_elsewhere(monkeypatch, capsys, isolated_home):
+    """It wrote ~/.ra.toml, the global configuration, with the tree "." : the whole home
+    folder, walked and searched from every project."""
+    (isolated_home / "proj" / "docs").mkdir(parents=True)
+    (isolated_home / "proj" / "docs" / "a.md").write_text("# A\n")
+    monkeypatch.chdir(isolated_home)
+    code, _, err = run(capsys, "init")
+    assert code == 1 and "is your home folder" in err and "ra init --global" in err
+    assert not (isolated_home / ".ra.toml").exists()
+    monkeypatch.chdir(isolated_home / "proj")
+    assert run(capsys, "init")[0] == 0
+
+
 def test_config_prints_effective_toml(project, capsys):
     import tomllib
 

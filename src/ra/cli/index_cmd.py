@@ -101,6 +101,14 @@ def init(
     force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
 ) -> None:
     target = (Path.home() if global_ else Path.cwd()) / ".ra.toml"
+    if not global_ and Path.cwd().resolve() == Path.home().resolve():
+        # ~/.ra.toml is the global configuration: a tree "." there is the whole home
+        # folder, walked and searched from every project
+        output.error(RuntimeError(
+            f"{Path.cwd()} is your home folder, and {target} is the global configuration, "
+            "whose trees every project searches: run `ra init` in a project's folder, or "
+            "`ra init --global` for a global tree of notes (~/docs; edit its path)"))
+        raise typer.Exit(1)
     if target.exists() and not force:
         output.error(FileExistsError(f"{target} exists; use --force to overwrite it"))
         raise typer.Exit(1)
