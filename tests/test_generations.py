@@ -309,6 +309,26 @@ def test_publish_makes_every_written_file_and_folder_durable_first(project, tmp_
         old.close()
 
 
+def test_a_folder_ra_creates_for_the_index_is_left_out_of_git(project, tmp_path):
+    """`git add -A` in a project committed .ra/index (ra's own .gitignore lists .ra/)."""
+    import shutil
+    import subprocess
+
+    run.build(project)
+    run.build(project)  # and garbage collection leaves it
+    assert (project.index_dir / ".gitignore").read_text().splitlines()[-1] == "*"
+    if shutil.which("git"):
+        subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"],
+                                cwd=tmp_path, capture_output=True, text=True, check=True)
+        assert ".ra/" not in status.stdout and "docs/alpha.md" in status.stdout
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    with generations.writer_lock(mine):
+        pass
+    assert not (mine / ".gitignore").exists()  # a folder the user made is theirs
+
+
 def test_writer_lock_is_exclusive(tmp_path):
     index_dir = tmp_path / "index"
     with generations.writer_lock(index_dir) as held:

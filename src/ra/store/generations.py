@@ -8,6 +8,7 @@ current one:
                                  fingerprints.json
     <index_dir>/.build-<id>/     a generation being written (never read)
     <index_dir>/.writer.lock     held (fcntl, exclusive) by the one writer
+    <index_dir>/.gitignore       ``*``, when ra created the folder: git leaves it out
 
 A writer builds into ``.build-<id>``, renames it to ``gen-<id>`` and then replaces
 ``CURRENT`` with one atomic ``os.replace``. A crash at any point leaves the previous
@@ -32,6 +33,10 @@ from pathlib import Path
 
 from ra.errors import IndexStateError
 from ra.store.layout import FINGERPRINTS, MANIFEST, artifact_glob, artifact_path
+
+#: What a folder ra creates for an index holds, so that ``git add -A`` leaves the index
+#: out (it is rebuilt from the notes; on cpp-docs it takes 190 MB).
+GITIGNORE = "# written by ra: the index is built from the notes, not committed\n*\n"
 
 CURRENT = "CURRENT"
 LOCK = ".writer.lock"
@@ -239,7 +244,10 @@ def _open_lock(index_dir: Path) -> int:
     """The writer lock file of ``index_dir``, created with its folder if need be; an
     IndexStateError names the folder when it cannot be (a file there, no permission)."""
     try:
-        index_dir.mkdir(parents=True, exist_ok=True)
+        if not index_dir.is_dir():
+            index_dir.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(OSError):  # as .pytest_cache and .ruff_cache do
+                (index_dir / ".gitignore").write_text(GITIGNORE)
         return os.open(index_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
         raise IndexStateError(index_dir_problem(index_dir) or
