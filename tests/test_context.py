@@ -599,6 +599,8 @@ def test_binary_and_missing_files_are_skipped_with_warnings(in_book, capsys):
     assert code == 0 and out.strip()
     assert "src/missing.rs: no such file; skipped" in err
     assert "src/blob.bin: binary file; skipped" in err
+    code, _, err = run(capsys, "context", "src", "--list")  # a folder: what to give instead
+    assert code == 1 and "src: a folder; skipped (give its files: src/*)" in err
     root, config, reader = in_book
     resp = context_search(reader, config, ["src/missing.rs", "src/worker_pool.rs"])
     assert resp.to_dict()["warnings"] == ["src/missing.rs: no such file; skipped"]

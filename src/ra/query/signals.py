@@ -177,6 +177,9 @@ def sample_content(file: str | Path, sample_size: int) -> str:
     path = Path(file)
     if not path.exists():
         raise UnreadableFile(f"{file}: no such file; skipped")
+    if path.is_dir():
+        raise UnreadableFile(f"{file}: a folder; skipped (give its files: "
+                             f"{str(file).rstrip('/')}/*)")
     if not path.is_file():
         raise UnreadableFile(f"{file}: not a file; skipped")
     try:
