@@ -275,6 +275,23 @@ def test_an_executable_cell_is_code_not_a_directive(cell):
     assert plain_text(f"```{cell}\n{code}```\n\nText.") == f"{code}\n\nText."
 
 
+@pytest.mark.parametrize("cell, shown", [
+    # MyST-NB (Jupyter Book) kept ":tags: [hide-input]"; Quarto kept "#| label: fig-plot"
+    ("```{code-cell} ipython3\n:tags: [hide-input]\nx = 1\n```", "x = 1\n"),
+    ("```{code-cell} ipython3\n---\ntags: [remove-cell]\n---\nx = 1\n```", "x = 1\n"),
+    ("```{math}\n:label: euler\ne^{i\\pi} + 1 = 0\n```", "e^{i\\pi} + 1 = 0\n"),
+    ("```{code-block} python\n:caption: The loop\n:linenos:\nfor x in y: pass\n```",
+     "The loop\nfor x in y: pass\n"),
+    ('```{r}\n#| label: fig-plot\n#| fig-cap: "Plot"\n\nplot(cars)\n```', "Plot\n\nplot(cars)\n"),
+    # not a cell's options: a comment line later in the code, a plain fence's lines
+    ("```{python}\nx = 1\n#| not: an option\n```", "x = 1\n#| not: an option\n"),
+    ("```python\n#| label: kept\nx = 1\n```", "#| label: kept\nx = 1\n"),
+    ("```yaml\n:key: value\n```", ":key: value\n"),
+])
+def test_a_cells_options_leave_and_its_caption_stays(cell, shown):
+    assert plain_text(cell) == shown
+
+
 def test_code_is_kept_exactly():
     code = "```md\n!!! note \"x\"\n    <b>%% not a comment %%</b> [[w|x]] {{< s >}}\n```"
     assert plain_text(code) == '!!! note "x"\n    <b>%% not a comment %%</b> [[w|x]] {{< s >}}\n'

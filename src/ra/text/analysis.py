@@ -48,8 +48,10 @@ MAX_TOKEN_BYTES = 40
 #: titleText=, altText=, labelText=. 8: a CJK run of 14 characters or more is indexed as
 #: its bigrams (it was dropped whole, as a word over 40 bytes). 9: Thai, Lao, Khmer and
 #: Myanmar runs are bigrams too. 10: a file with a UTF-16 or UTF-32 byte-order mark is
-#: read (it was skipped as binary; ``ra.pipeline.discover.wide_encoding``).
-ANALYZER_VERSION = 10
+#: read (it was skipped as binary; ``ra.pipeline.discover.wide_encoding``). 11: a braced
+#: cell's options (MyST's ``:tags:`` of ```{code-cell}, Quarto's ``#| label:``) leave,
+#: its caption stays.
+ANALYZER_VERSION = 11
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -168,8 +168,8 @@ def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list
                 i, stop = _fence(text, fence, info.strip(), line, markdown_fences,
                                  start - begin)
                 if stop is not None:  # a code block: text[line:i] up to its closing line
-                    out += [text[pos:begin],
-                            _hold(codes, text[begin:stop] if raw else _code(text[line:i]))]
+                    out += [text[pos:begin], _hold(codes, text[begin:stop] if raw
+                                                   else _code(text[line:i], info))]
                     pos = i = stop
                 continue
         if token[0] == "~":
@@ -207,9 +207,23 @@ def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list
 _INLINE_LANGUAGE = re.compile(r"(?<=\S)\{:[a-z][\w.+#-]*\}\Z")
 
 
-def _code(block: str) -> str:
+#: The options a braced cell or directive opens with, which its page does not show:
+#: MyST's ``:key: value`` lines or ``---`` block (```` ```{code-cell} ````, ```` ```{math}
+#: ````), Quarto's and knitr's ``#| key: value`` lines (```` ```{r} ````, ``{python}``)...
+_CELL_OPTIONS = re.compile(r"\A(?:[ \t]*(?::[\w-]+:|#\|)[^\n]*(?:\n|\Z))+"
+                           r"|\A[ \t]*---\n[\s\S]*?\n[ \t]*---[ \t]*(?:\n|\Z)")
+#: ... but for a caption or an alt text, which it does show (``#| fig-cap: "Plot"``)
+_SHOWN_OPTION = re.compile(r"^[ \t]*(?::(?:caption|alt):|#\|[ \t]*(?:[\w-]+-cap|[\w-]*alt)"
+                           r"[ \t]*:)[ \t]*(.*?)[ \t]*$", re.M)
+
+
+def _code(block: str, info: str = "") -> str:
     """A fenced block's code as the rendered page shows it: include lines leave (their
-    file is not at hand), the line breaks stay."""
+    file is not at hand), the line breaks stay; a braced cell's options leave
+    (``_CELL_OPTIONS``), its caption stays."""
+    if info.startswith("{") and (options := _CELL_OPTIONS.match(block)):
+        shown = [v.strip("'\"") for v in _SHOWN_OPTION.findall(options.group())]
+        block = "".join(f"{v}\n" for v in shown if v) + block[options.end():]
     if "{{#" in block or "8<-" in block:
         return _unescaped(_INCLUDE_LINE.sub("", block))
     return block
