@@ -136,9 +136,18 @@ def _stemmer(value: object) -> str:
         raise _Invalid(str(exc)) from None
 
 
-def _tree_name(value: object) -> str:
-    from ra.text.ids import tree_name_problem
+def tree_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a tree's (its ids would not parse), or None. The
+    configuration refuses such a name, so that every id an index holds can be asked for."""
+    if not name or ":" in name:
+        return "a tree name must be non-empty and cannot contain ':' (ids are tree:path)"
+    if any(c in name for c in "/\\#") or name != name.strip():
+        return ("a tree name cannot contain '/', '\\' or '#', nor begin or end with a "
+                "space (ids are tree:path#slug)")
+    return None
 
+
+def _tree_name(value: object) -> str:
     if problem := tree_name_problem(str(value)):
         raise _Invalid(problem)
     return value

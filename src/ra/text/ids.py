@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ra.config.toml import tree_name_problem
 from ra.errors import RaError
 
 
@@ -92,17 +93,6 @@ class ChunkId:
 
     def __str__(self) -> str:
         return format_chunk_id(self.tree, self.path, self.slug)
-
-
-def tree_name_problem(name: str) -> str | None:
-    """Why ``name`` cannot be a tree's (its ids would not parse), or None. The
-    configuration refuses such a name, so that every id an index holds can be asked for."""
-    if not name or ":" in name:
-        return "a tree name must be non-empty and cannot contain ':' (ids are tree:path)"
-    if any(c in name for c in "/\\#") or name != name.strip():
-        return ("a tree name cannot contain '/', '\\' or '#', nor begin or end with a "
-                "space (ids are tree:path#slug)")
-    return None
 
 
 def _check_tree(tree: str, text: str) -> None:
