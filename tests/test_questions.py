@@ -21,6 +21,8 @@ DOCS = {
     "lambda.md": "# Lambdas\n\nA lambda is an anonymous function object.\n",
     "faq.md": "# FAQ\n\nWhat is a closure? What is a capture? See the lambda page.\n",
     "canbus.md": "# CAN bus\n\nThe CAN bus links the controllers of a car.\n",
+    "rc.md": "# Rc\n\nRc counts references: where a Box has one owner, an Rc has many.\n",
+    "contents.md": "# Contents\n\nSmart pointers: Box vs Rc.\n",
 }
 
 
@@ -59,3 +61,12 @@ def test_only_a_question_has_a_frame(searcher):
     assert ids(searcher, "can bus")[:1] == ["kb:canbus.md"]
     explain = searcher.search(["a lambda"], SearchOptions(explain=True)).queries[0].explain
     assert not any(c["score_only"] for c in explain["clauses"])
+
+
+@pytest.mark.parametrize("query", ["Box vs Rc", "Box vs. Rc", "Box versus Rc"])
+def test_the_words_of_a_comparison_add_score_only(searcher, query):
+    """On the Rust book "Box vs Rc" kept the table of contents alone, its one "vs"."""
+    assert "kb:rc.md" in ids(searcher, query)
+    explain = searcher.search([query], SearchOptions(explain=True)).queries[0].explain
+    assert [c["score_only"] for c in explain["clauses"]] == [False, True, False]
+    assert ids(searcher, "Box AND vs AND Rc") == ["kb:contents.md"]  # typed: as written

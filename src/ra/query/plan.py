@@ -36,8 +36,8 @@ the top level), which the coordination factor counts. A query of at least
 (``Plan.ranked``): natural-language questions and claims rarely have a chunk holding
 every word, and the chunk holding most of them is not always the best. So is a shorter
 one that holds the word "or" ("sqlite or postgres database"). A question's frame (``how
-to``, ``what is a``) is score-only in a query with no OR or AND typed
-(``Planner._without_frame``).
+to``, ``what is a``) and the words of a comparison (``vs``, ``versus``) are score-only in
+a query with no OR or AND typed (``Planner._without_frame``, ``_without_comparison``).
 """
 
 from __future__ import annotations
@@ -156,6 +156,8 @@ class Plan:
 QUESTION_WORDS = frozenset("how what whats why when where which who can could should would "
                            "do does did is are".split())
 FRAME_WORDS = QUESTION_WORDS | frozenset("to i we you a an the my our".split())
+#: The words of a comparison, score-only as the frame is (``Planner._without_comparison``).
+COMPARISON_WORDS = frozenset({"vs", "versus"})
 
 
 @dataclass
@@ -186,7 +188,7 @@ class Planner:
             raise QueryError("the query has no searchable words", query=query,
                              syntax=False, hint="use letters or digits, e.g. 'error handling'")
         if rankable:
-            expr = self._without_frame(expr)
+            expr = self._without_comparison(self._without_frame(expr))
         self.plan.expr = expr
         neg = _negated(expr)
         self.plan.negative = tuple(sorted(neg))
@@ -215,6 +217,19 @@ class Planner:
             n += 1
         rest = expr.items[n:]
         if n == 0 or not rest:
+            return expr
+        return rest[0] if len(rest) == 1 else AllOf(rest)
+
+    def _without_comparison(self, expr: Expr) -> Expr:
+        """``vs`` and ``versus`` ("Box vs Rc") add score but are neither required nor
+        counted: a page that compares two things rarely writes "vs", and as a word to
+        AND it kept, on the Rust book, the table of contents alone (its one "vs")."""
+        if type(expr) is not AllOf:
+            return expr
+        rest = tuple(i for i in expr.items if not (
+            isinstance(i, Ref) and self.plan.clauses[i.index].kind == "term"
+            and self.plan.clauses[i.index].text.lower().rstrip(".") in COMPARISON_WORDS))
+        if not rest or len(rest) == len(expr.items):
             return expr
         return rest[0] if len(rest) == 1 else AllOf(rest)
 
