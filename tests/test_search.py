@@ -611,31 +611,42 @@ def versions(tmp_path_factory) -> Searcher:
     yield from one_tree(tmp_path_factory, "versions", {
         "v1/release.md": RELEASE, "v2/release.md": RELEASE,
         "v3/release.md": RELEASE.replace("\n\nSign", "\n\n\nSign"),  # a blank line more
-        "v4/release.md": RELEASE.replace("project key", "project's key"),  # other text
+        "v4/release.md": RELEASE.replace("project key", "project's key"),  # nearly
+        "v5/release.md": RELEASE.replace("Sign the release tarball with the project key",
+                                         "Sign the release tarball on the build farm's "
+                                         "hardware token, never a laptop,"),  # other text
+        "v4/notes.md": RELEASE.replace("project key", "project's key"),  # another file
         "v1/upload.md": "# Upload\n\nUpload the release after signing it.\n"})
 
 
 def test_a_text_found_in_several_places_is_given_once_with_its_copies(versions):
     from ra.query.render import render_search
 
-    response = versions.search(["sign release tarball"], SearchOptions(limit=3))
+    response = versions.search(["sign release tarball"], SearchOptions(limit=3,
+                                                                        cutoff_ratio=0))
     results = response.queries[0].results
     first = results[0]
     assert first.id == "kb:v1/release.md#signing"
     assert first.copies == ("kb:v2/release.md#signing", "kb:v3/release.md#signing")
-    assert [r.id for r in results[1:]] == ["kb:v4/release.md#signing"]
-    assert response.to_dict()["queries"][0]["results"][0]["copies"] == list(first.copies)
-    assert "copies" not in response.to_dict()["queries"][0]["results"][1]
-    shown = "(the same text at kb:v2/release.md#signing, kb:v3/release.md#signing)"
-    for mode in ("full", "list"):
-        assert shown in render_search(response, mode)
-    assert response.queries[0].total_matches == 4  # copies still count as matches
+    assert first.near_copies == ("kb:v4/release.md#signing",)  # one word other
+    assert [r.id for r in results[1:]] == ["kb:v4/notes.md#signing",  # another file's
+                                           "kb:v5/release.md#signing"]  # another text
+    data = response.to_dict()["queries"][0]["results"]
+    assert data[0]["copies"] == list(first.copies)
+    assert data[0]["near_copies"] == ["kb:v4/release.md#signing"]
+    assert "copies" not in data[1] and "near_copies" not in data[1]
+    shown = ("(the same text at kb:v2/release.md#signing, kb:v3/release.md#signing)\n"
+             "    (nearly the same text at kb:v4/release.md#signing)")
+    assert shown in render_search(response, "list")
+    assert shown.replace("    ", "") in render_search(response, "full")
+    assert response.queries[0].total_matches == 6  # copies still count as matches
 
 
 def test_copies_do_not_take_places_within_the_limit(versions):
-    results = versions.search(["sign release"], SearchOptions(limit=3)).queries[0].results
-    assert [r.id for r in results] == ["kb:v1/release.md#signing", "kb:v4/release.md#signing",
-                                       "kb:v1/upload.md#upload"]
+    results = versions.search(["sign release"], SearchOptions(limit=3, cutoff_ratio=0)
+                              ).queries[0].results
+    assert [r.id for r in results] == ["kb:v1/release.md#signing", "kb:v5/release.md#signing",
+                                       "kb:v4/notes.md#signing"]
 
 
 def test_an_empty_topic_is_answered_with_nothing(env):

@@ -193,11 +193,11 @@ def _search(searcher: Searcher, signals: list[FileSignals], options: SearchOptio
     merged, total = _score(searcher, groups, o, overrides, exclude)
     t_sql = time.perf_counter()
     ranked, stats = _rank(searcher, merged, o, exclude)
-    ranked, copies = searcher._without_copies(ranked, o.limit)
+    ranked, copies, near = searcher._without_copies(ranked, o.limit)
     ranked = ranked if o.limit is None else ranked[:o.limit]
     stats = replace(stats, final=len(ranked))
     terms = _Terms(sorted({t for g in groups for t in g.plan.terms()}))
-    results = _without(searcher._results(ranked, terms, o, copies), includes, reader)
+    results = _without(searcher._results(ranked, terms, o, copies, near), includes, reader)
     results = _included(searcher, includes, terms, warnings, results) + results
     t_fetch = time.perf_counter()
     query = _query_text(groups)

@@ -104,8 +104,10 @@ def _render_result(r, mode: str, color: bool, analyzer, terms) -> str:
 
 
 def _copies(r, indent: str = "") -> str:
-    """The line naming the results that have ``r``'s text word for word, if any."""
-    return f"{indent}(the same text at {', '.join(r.copies)})\n" if r.copies else ""
+    """The lines naming the results that have ``r``'s text word for word, or nearly."""
+    return ((f"{indent}(the same text at {', '.join(r.copies)})\n" if r.copies else "")
+            + (f"{indent}(nearly the same text at {', '.join(r.near_copies)})\n"
+               if getattr(r, "near_copies", ()) else ""))
 
 
 def _render_matches(r, color: bool, analyzer, terms) -> str:

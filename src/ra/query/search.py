@@ -80,6 +80,7 @@ class Result:
     ord: int = -1  # subtree: ord .. ord + descendants (for containment across topics)
     descendants: int = 0
     copies: tuple[str, ...] = ()  # results with the same text, given once (as this one)
+    near_copies: tuple[str, ...] = ()  # the same section nearly word for word (``near_copy``)
 
     @property
     def list_tokens(self) -> int:
@@ -105,6 +106,8 @@ class Result:
             out["aggregated_from"] = list(self.constituents)
         if self.copies:
             out["copies"] = list(self.copies)
+        if self.near_copies:
+            out["near_copies"] = list(self.near_copies)
         return out
 
 
@@ -263,11 +266,11 @@ class Searcher:
         side, rows, metas = self._meaning(node, plan, o, rows, metas, pending)
         ranked, stats = self._rank(rows, metas, o)
         limit = self.default_limit(o)
-        ranked, copies = self._without_copies(
+        ranked, copies, near = self._without_copies(
             ranked, o.offset + limit if o.sort == "score" else None)
         ranked = _page(ranked, o, limit, self.reader.meta)
         t_rank = time.perf_counter()
-        results = self._results(ranked, plan, o, copies)
+        results = self._results(ranked, plan, o, copies, near)
         t_fetch = time.perf_counter()
         complete = bool(rows[0][2]) if rows else False
         total = int(rows[0][3]) if rows else 0
@@ -433,15 +436,17 @@ class Searcher:
                                  meta.sibling_count, meta.depth, meta.tree,
                                  tokens=meta.tokens)
 
-    def _without_copies(self, ranked: list, upto: int | None
-                        ) -> tuple[list, dict[str, tuple[str, ...]]]:
+    def _without_copies(self, ranked: list, upto: int | None) -> tuple[list, dict, dict]:
         """``ranked`` without the results whose text is an earlier one's, word for word (a
         page copied into a folder per version, as the PowerShell docs keep 5.1, 7.4, 7.5
-        ...), and the ids of each kept result's copies. A copy scores what its original
-        scores, under the same title, so it ranks right after it: only such results are
-        compared (their words: a blank line more is the same text), and only until
-        ``upto`` distinct results are found (all of them when None)."""
-        kept, copies, alike, words = [], {}, {}, {}
+        ...), or nearly (``near_copy``); the ids of each kept result's copies, and of its
+        near copies. A copy scores what its original scores, under the same title, so it
+        ranks right after it: only such results are compared (their words: a blank line
+        more is the same text), and only until ``upto`` distinct results are found (all
+        of them when None). A near copy is compared with the kept results of its title
+        and file name only."""
+        kept, copies, near, alike, words = [], {}, {}, {}, {}
+        sections: dict[tuple[str, str], list] = {}
 
         def text(meta) -> str:  # its words: a blank line more is no other text
             if meta.ord not in words:
@@ -451,7 +456,8 @@ class Searcher:
 
         for i, cand in enumerate(ranked):
             if upto is not None and len(kept) >= upto and cand.score != kept[-1].score:
-                return kept + ranked[i:], {k: tuple(v) for k, v in copies.items()}
+                return (kept + ranked[i:], {k: tuple(v) for k, v in copies.items()},
+                        {k: tuple(v) for k, v in near.items()})
             meta = self.reader.meta(cand.id)
             key = (cand.score, meta.title, meta.descendants)
             same = alike.setdefault(key, [])
@@ -459,12 +465,21 @@ class Searcher:
             if original is not None:
                 copies.setdefault(original.id, []).append(cand.id)
                 continue
+            section = sections.setdefault((meta.title, meta.path.rsplit("/", 1)[-1]), [])
+            original = next((m for m in section if m.path != meta.path
+                             and near_copy(text(m), text(meta))), None)
+            if original is not None:
+                near.setdefault(original.id, []).append(cand.id)
+                continue
             same.append(meta)
+            section.append(meta)
             kept.append(cand)
-        return kept, {k: tuple(v) for k, v in copies.items()}
+        return kept, {k: tuple(v) for k, v in copies.items()}, {
+            k: tuple(v) for k, v in near.items()}
 
     def _results(self, ranked, plan: Plan, o: SearchOptions,
-                 copies: dict[str, tuple[str, ...]] | None = None) -> list[Result]:
+                 copies: dict[str, tuple[str, ...]] | None = None,
+                 near: dict[str, tuple[str, ...]] | None = None) -> list[Result]:
         metas = [self.reader.meta(c.id) for c in ranked]
         texts = self.reader.contents([(m.ord, m.descendants) for m in metas])
         terms = set(plan.terms())
@@ -478,7 +493,8 @@ class Searcher:
                 meta.tokens or estimate_tokens(content),
                 constituents=tuple(c for c in cand.constituents if c != meta.id),
                 line=meta.line, ord=meta.ord, descendants=meta.descendants,
-                copies=copies.get(meta.id, ()) if copies else ()))
+                copies=copies.get(meta.id, ()) if copies else (),
+                near_copies=near.get(meta.id, ()) if near else ()))
         return out
 
 
@@ -509,6 +525,18 @@ def _only_flags(query: str, node) -> tuple[str, object, str] | None:
         return None
     return query, quoted, (f"{' and '.join(flags)} alone would exclude every chunk; "
                            f"searched for {'them' if len(flags) > 1 else 'it'} as written")
+
+
+#: The share of their distinct words two sections with one title, in files of one name,
+#: hold in common (of the words either holds) from which the later is a near copy of
+#: the earlier: a page kept in a folder per version, edited in one of them.
+NEAR_COPY = 0.8
+
+
+def near_copy(a: str, b: str) -> bool:
+    """Whether texts ``a`` and ``b`` share ``NEAR_COPY`` of their distinct words."""
+    x, y = set(a.lower().split()), set(b.lower().split())
+    return bool(x | y) and len(x & y) >= NEAR_COPY * len(x | y)
 
 
 def _joined(note: str | None, more: str | None) -> str | None:

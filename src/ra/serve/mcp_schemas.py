@@ -38,6 +38,7 @@ class SearchResult(TypedDict):
     seen_in: NotRequired[str]  # shown under this earlier topic already
     aggregated_from: NotRequired[list[str]]
     copies: NotRequired[list[str]]  # results with the same text, given once as this one
+    near_copies: NotRequired[list[str]]  # the same section, nearly the same text
 
 
 class Topic(TypedDict):
