@@ -90,8 +90,9 @@ def _is_option(arg: str, takes_value: dict[str, bool]) -> bool:
 SEARCH_HELP = """Search the knowledge base; every argument is its own topic.
 
 Words are AND'd and typo-tolerant, but for a question's opening words ("how to", "what
-is a"), which only add score; a long query (six words or more) or one that says "or" is
-ranked instead, chunks with more of its words first. "quoted phrases", OR,
+is a") and "vs", which only add score; an abbreviation defined in parentheses ("generic
+associated types (GATs)") may stand for its words; a long query (six words or more) or
+one that says "or" is ranked instead, chunks with more of its words first. "quoted phrases", OR,
 -term / NOT term, (groups), field:term (title, tags, path, body, tree), term^2 boosts
 and prefix* work too; only capital AND/OR/NOT are operators. A query that is not valid
 syntax is searched for its words, with a note (--strict: an error). A flag is a query

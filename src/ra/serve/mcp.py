@@ -232,10 +232,10 @@ Query = Annotated[str, StringConstraints(max_length=MAX_QUERY)]
 Queries = Annotated[Query | Annotated[list[Query], Field(max_length=MAX_TOPICS)], Field(
     description="Search terms: one string for one topic, or an array of strings to research "
     "several topics in one call (each answered separately). Words are AND'd and "
-    "typo-tolerant (a question's opening words, \"how to\", \"what is a\", only add "
-    "score); a question or sentence of six words or more, or one that says \"or\", "
-    "is ranked, chunks with more of its words first; \"quote\" an exact phrase; -word "
-    "excludes; a OR b.")]
+    "typo-tolerant (a question's opening words, \"how to\", \"what is a\", and \"vs\" "
+    "only add score; \"words (ABBR)\" matches either); a question or sentence of six "
+    "words or more, or one that says \"or\", is ranked, chunks with more of its words "
+    "first; \"quote\" an exact phrase; -word excludes; a OR b.")]
 Limit = Annotated[int | None, Field(ge=1, le=1000, description="Results per topic (default 5).")]
 MaxTokens = Annotated[int | None, Field(ge=1, le=MAX_TOKENS, description=(
     "Token budget over all results (cl100k tokens; default [mcp] max_tokens, 4000). "
