@@ -471,14 +471,14 @@ def shortened(node: ast.Node, reader, analyzer: Analyzer) -> tuple[ast.Node, str
             once.append((item, c))
     kept = once
     if sum(c for _, c in once) > MAX_CLAUSES:
-        words = [i for i, _ in once if isinstance(i, ast.Term)]
-        stems = {w: analyzer.stem(split_words(w.text)[0]) for w in words
-                 if len(split_words(w.text)) == 1}
-        df = {t: d for t, (_, d) in reader.lookup_terms(sorted(set(stems.values()))).items()}
-        # in the index, rarest first; then compounds and words the index lacks
-        order = sorted(range(len(once)), key=lambda k: (
-            not isinstance(once[k][0], ast.Term) or df.get(stems.get(once[k][0]), 0) == 0,
-            df.get(stems.get(once[k][0]), 0), k))
+        # a word's stems (a compound's: its parts'); it is as rare as its rarest part
+        stems = {k: [analyzer.stem(w) for w in split_words(i.text)]
+                 for k, (i, _) in enumerate(once) if isinstance(i, ast.Term)}
+        found = reader.lookup_terms(sorted({t for ts in stems.values() for t in ts}))
+        df = {k: min((found[t][1] for t in ts if t in found), default=0)
+              for k, ts in stems.items()}
+        # in the index, rarest first; then phrases and words the index lacks
+        order = sorted(range(len(once)), key=lambda k: (df.get(k, 0) == 0, df.get(k, 0), k))
         budget, chosen = MAX_CLAUSES, set()
         for k in order:
             if once[k][1] <= budget:
