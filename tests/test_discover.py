@@ -57,9 +57,26 @@ def test_default_includes_and_kinds(tmp_path):
     make_files(tmp_path, {"a.md": "x", "b.markdown": "x", "c.txt": "x", "d.rst": "x",
                           "e.MD": "x"})
     found = discover([Tree("docs", tmp_path)])
-    assert [(f.path, f.kind) for f in found.files] == [
-        ("a.md", "markdown"), ("b.markdown", "markdown"), ("c.txt", "text")]
+    assert [(f.path, f.kind) for f in found.files] == [  # e.MD: an extension in any case
+        ("a.md", "markdown"), ("b.markdown", "markdown"), ("c.txt", "text"),
+        ("e.MD", "markdown")]
     assert kind_of("x.MD") == "markdown" and kind_of("x.txt") == "text"
+
+
+def test_the_default_patterns_take_an_extension_in_any_case(tmp_path):
+    """kubernetes/enhancements has a KEP in README.MD: `ra init` counted it, and the
+    index left it out (`**/*.md` matched as written)."""
+    make_files(tmp_path, {"docs/README.MD": "# Upper\n", "docs/Guide.Markdown": "x",
+                          "docs/notes.Txt": "x", "docs/a.md": "x", "docs/logo.PNG": "x",
+                          "docs/MD": "x", "docs/x.MD/inner.bin": "x"})
+    tree = Tree("docs", tmp_path / "docs")
+    assert rel_paths(tree) == ["Guide.Markdown", "README.MD", "a.md", "notes.Txt"]
+    assert [f.kind for f in discover([tree]).files] == ["markdown", "markdown", "markdown",
+                                                         "text"]
+    assert tree.matches("sub/README.MD") and not tree.matches("logo.PNG")
+    written = Tree("docs", tmp_path / "docs", include=("**/*.md",))  # as written
+    assert rel_paths(written) == ["a.md"] and not written.matches("README.MD")
+    assert sorted(scan([tree]).files) == [f"docs:{p}" for p in rel_paths(tree)]
 
 
 def test_found_files_carry_fingerprints_and_posix_paths(tmp_path):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -76,7 +76,23 @@ class Tree:
 
     def matches(self, rel: str) -> bool:
         """True for a tree-relative POSIX path matching an include and no exclude."""
-        return glob_set(self.include).matches(rel) and not glob_set(self.exclude).matches(rel)
+        return self.included()(rel) and not glob_set(self.exclude).matches(rel)
+
+    def included(self) -> Callable[[str], bool]:
+        """Whether a tree-relative path matches an include pattern. The default patterns
+        take an extension in any case: ``README.MD`` is markdown (`ra init` counted it,
+        and it was left out of the index); patterns written by hand match as written."""
+        match = glob_set(tuple(self.include)).matches
+        if tuple(self.include) != DEFAULT_INCLUDE:
+            return match
+
+        def any_case(rel: str) -> bool:
+            if match(rel):
+                return True
+            dot = rel.rfind(".")
+            return (dot > rel.rfind("/") and (low := rel[dot:].lower()) != rel[dot:]
+                    and match(rel[:dot] + low))
+        return any_case
 
 
 @dataclass(frozen=True)

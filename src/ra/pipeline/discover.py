@@ -189,7 +189,7 @@ def scan_tree(tree) -> tuple[list, list, list, set]:
     unreadable: list[tuple[str, str]] = []
     links: list[tuple[str, Fingerprint, Identity]] = []
     real: set[Identity] = set()
-    include, exclude = glob_set(tuple(tree.include)).matches, glob_set(tuple(tree.exclude))
+    include, exclude = tree.included(), glob_set(tuple(tree.exclude))
     exclude = exclude.matches if len(exclude) else None  # ``Tree.matches``, looked up once
     stack = [("", os.fspath(tree.path), os.O_RDONLY | os.O_DIRECTORY)]  # the root may be a link
     while stack:
