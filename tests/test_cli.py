@@ -131,6 +131,25 @@ def test_get_chunk_and_unknown_id(project, capsys):
     assert code == 1 and "did you mean" in err and "docs:guide.md#logging" in err
 
 
+@pytest.mark.parametrize("path, meant", [
+    ("docs/guide.md", "docs:guide.md"),  # from the project: the folder holds the tree
+    ("guide.md#logging", "docs:guide.md#logging"),  # from the tree's folder
+    ("docs/guide.md#nothing", "docs:guide.md"),  # an anchor it lacks: the document
+    ("docs/sub/notes.txt", "docs:sub/notes.txt"),
+])
+def test_get_of_a_path_says_the_id_it_means(project, capsys, path, meant):
+    """An agent gives the path of the file it has open; it was "not an id" alone."""
+    code, _, err = run(capsys, "get", path)
+    assert code == 2 and "not an id (expected tree:path)" in err
+    assert err.split("did you mean:\n")[1].split() == [meant]
+
+
+def test_get_of_a_path_outside_the_index_suggests_nothing(project, capsys):
+    for path in ("missing.md", "../../etc/passwd", ".ra.toml"):
+        code, _, err = run(capsys, "get", path)
+        assert code == 2 and "did you mean" not in err
+
+
 def test_get_reads_an_anchor_copied_from_a_browser(tmp_path, monkeypatch, capsys):
     """A browser shows ``#翻译须知`` as ``#%E7%BF%BB%E8%AF%91%E9%A1%BB%E7%9F%A5``; an agent
     that copies the address gets the section, not "no chunk with id"."""

@@ -523,6 +523,14 @@ def test_ra_mcp_opens_the_index_before_importing_the_sdk(project):
     assert done.stderr.splitlines()[0] == "warm", done.stderr
 
 
+async def test_get_of_a_path_is_a_tool_error_that_names_the_id(project):
+    async with Client(create_server(project)) as client:
+        got = await client.call_tool("get", {"id": "docs/guide.md#logging"})
+        again = await client.call_tool("get", {"id": "docs:guide.md#logging"})
+    assert got.is_error and "did you mean:\n  docs:guide.md#logging" in text(got)
+    assert not again.is_error
+
+
 def test_mcp_command_rejects_unknown_transport(project, capsys):
     code, _, err = cli(capsys, "mcp", "--transport", "carrier-pigeon")
     assert code == 2 and "stdio, http, sse" in err

@@ -74,6 +74,6 @@ def message(exc: BaseException, label: str = "error: ") -> str:
     if isinstance(exc, QueryError):
         return exc.display()
     lines = [f"{label}{exc}"]
-    if isinstance(exc, NotFoundError) and exc.suggestions:
-        lines += ["did you mean:"] + [f"  {s}" for s in exc.suggestions]
+    if isinstance(exc, RaError) and (suggestions := getattr(exc, "suggestions", None)):
+        lines += ["did you mean:"] + [f"  {s}" for s in suggestions]
     return "\n".join(lines)

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from urllib.parse import unquote
 
 from ra.errors import NotFoundError
-from ra.text.ids import ChunkId, format_chunk_id
+from ra.text.ids import ChunkId, InvalidIdError, format_chunk_id
 
 PREAMBLE = "preamble"
 SUGGESTIONS = 5
@@ -73,7 +74,11 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
               links: bool = False, max_tokens: int | None = None) -> Chunk:
     """The chunk (with its subsections) or document named by ``text``; with ``links``,
     the chunks it links to, within ``max_tokens`` (None: no limit)."""
-    cid = ChunkId.parse(text.strip())
+    try:
+        cid = ChunkId.parse(text.strip())
+    except InvalidIdError as exc:  # a path given for an id: say the ids it may mean
+        exc.suggestions = ids_of_path(reader, config, text.strip())
+        raise
     doc_id = str(cid.doc_id)
     own_only = cid.slug == PREAMBLE and reader.meta(f"{doc_id}#{PREAMBLE}") is None
     wanted = doc_id if full_document or cid.slug is None or own_only else str(cid)
@@ -98,6 +103,32 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
     if links:
         _add_links(reader, chunk, meta, span, max_tokens)
     return chunk
+
+
+def ids_of_path(reader, config, text: str) -> list[str]:
+    """The ids that a path (``docs/guide.md#setup``: from a tree's folder or from here)
+    names in the index: what an agent that gave a file's path for an id meant."""
+    path, _, slug = text.partition("#")
+    if not path or "\0" in path:
+        return []
+    found: list[str] = []
+    for tree in config.trees:
+        root = Path(tree.path).resolve()
+        rels = []
+        for candidate in (root / path, Path.cwd() / path):
+            try:
+                rel = candidate.resolve().relative_to(root).as_posix()
+            except (ValueError, OSError):
+                continue
+            if rel not in rels:
+                rels.append(rel)
+        for rel in rels:  # the chunk if the anchor names one, else the document
+            for cid in (format_chunk_id(tree.name, rel, slug or None),
+                        format_chunk_id(tree.name, rel, None)):
+                if reader.meta(cid) is not None:
+                    found.append(cid)
+                    break
+    return list(dict.fromkeys(found))[:SUGGESTIONS]
 
 
 def linked_file(config, tree: str, path: str) -> tuple[str, str] | None:
