@@ -203,19 +203,34 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
     return re.compile(rf"\A(?:{translate(pattern)})\Z", re.DOTALL)
 
 
+#: A pattern that selects an extension anywhere: ``**/*.md`` (the default includes)
+_ANY_EXTENSION = re.compile(r"\*\*/\*(\.[A-Za-z0-9]+)")
+
+
 class GlobSet:
     """Several globs matched at once against tree-relative POSIX paths."""
 
-    __slots__ = ("patterns", "_regexes", "_any")
+    __slots__ = ("patterns", "_regexes", "_any", "_suffixes", "_ignore_case")
 
-    def __init__(self, patterns: Iterable[str]) -> None:
+    def __init__(self, patterns: Iterable[str], ignore_case: bool = False) -> None:
         self.patterns: tuple[str, ...] = tuple(patterns)
         self._regexes = tuple(compile_glob(p) for p in self.patterns)
         union = "|".join(f"(?:{r.pattern})" for r in self._regexes)
-        self._any = re.compile(union, re.DOTALL) if self._regexes else None
+        flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
+        self._any = re.compile(union, flags) if self._regexes else None
+        # ``**/*.md``, ``**/*.txt``: a path matches when it ends with the extension, which
+        # ``endswith`` tells at once; the regex backtracks over every "/" of a path that
+        # does not (3.8 µs a path, most of the freshness scan of a tree of source files)
+        suffixes = [_ANY_EXTENSION.fullmatch(p) for p in self.patterns]
+        self._suffixes = tuple(
+            (m.group(1).lower() if ignore_case else m.group(1)) for m in suffixes
+        ) if suffixes and all(suffixes) else None
+        self._ignore_case = ignore_case
 
     def matches(self, path: str) -> bool:
         """True when at least one pattern matches the whole of ``path``."""
+        if self._suffixes is not None:
+            return (path.lower() if self._ignore_case else path).endswith(self._suffixes)
         return self._any is not None and self._any.fullmatch(path) is not None
 
     def matching(self, path: str) -> list[int]:
@@ -230,6 +245,7 @@ class GlobSet:
 
 
 @lru_cache(maxsize=1024)
-def glob_set(patterns: tuple[str, ...]) -> GlobSet:
-    """A shared GlobSet for a tuple of patterns (trees and rules reuse theirs)."""
-    return GlobSet(patterns)
+def glob_set(patterns: tuple[str, ...], ignore_case: bool = False) -> GlobSet:
+    """A shared GlobSet for a tuple of patterns (trees and rules reuse theirs);
+    ``ignore_case``: its ``matches`` ignores case."""
+    return GlobSet(patterns, ignore_case)

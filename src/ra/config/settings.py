@@ -80,19 +80,11 @@ class Tree:
 
     def included(self) -> Callable[[str], bool]:
         """Whether a tree-relative path matches an include pattern. The default patterns
-        take an extension in any case: ``README.MD`` is markdown (`ra init` counted it,
-        and it was left out of the index); patterns written by hand match as written."""
-        match = glob_set(tuple(self.include)).matches
-        if tuple(self.include) != DEFAULT_INCLUDE:
-            return match
-
-        def any_case(rel: str) -> bool:
-            if match(rel):
-                return True
-            dot = rel.rfind(".")
-            return (dot > rel.rfind("/") and (low := rel[dot:].lower()) != rel[dot:]
-                    and match(rel[:dot] + low))
-        return any_case
+        take an extension in any case (``README.MD`` is markdown: `ra init` counted it, and
+        it was left out of the index); they are ``**/*.ext``, so ignoring case changes
+        nothing else. Patterns written by hand match as written."""
+        default = tuple(self.include) == DEFAULT_INCLUDE
+        return glob_set(tuple(self.include), ignore_case=default).matches
 
 
 @dataclass(frozen=True)
