@@ -79,6 +79,29 @@ def test_the_default_patterns_take_an_extension_in_any_case(tmp_path):
     assert sorted(scan([tree]).files) == [f"docs:{p}" for p in rel_paths(tree)]
 
 
+def test_an_excluded_folder_is_not_walked(tmp_path, monkeypatch):
+    """A tree at a JavaScript project's top excludes node_modules (ra init writes it so),
+    and the walk still read every file of it: 86 ms for 46,000 files, every command."""
+    from ra.pipeline import discover as module
+
+    make_files(tmp_path, {"README.md": "x", "docs/a.md": "x", "node_modules/p/README.md": "x",
+                          "pkg/node_modules/q/x.md": "x", "drafts/d.md": "x",
+                          "node_modules.md": "x", "keep/node_modules2/k.md": "x"})
+    tree = Tree("t", tmp_path, exclude=("**/node_modules/**", "drafts/**"))
+    opened = []
+    real = os.open
+    monkeypatch.setattr(module.os, "open", lambda p, *a, **k: opened.append(str(p))
+                        or real(p, *a, **k))
+    found = rel_paths(tree)
+    assert found == ["README.md", "docs/a.md", "keep/node_modules2/k.md", "node_modules.md"]
+    assert not [p for p in opened if "node_modules/" in p + "/" or "drafts" in p]
+    assert sorted(scan([tree]).files) == [f"t:{p}" for p in found]
+    walked = [rel for rel, _ in module.walk_tree(tmp_path, pruned=module.excluded_folders(
+        tree.exclude))]
+    assert sorted(walked) == sorted(found)
+    assert module.excluded_folders(("**/*.tmp", "**")) is None  # no folder is all excluded
+
+
 def test_found_files_carry_fingerprints_and_posix_paths(tmp_path):
     make_files(tmp_path, {"sub/dir/note.md": "hello\n"})
     os.utime(tmp_path / "sub/dir/note.md", ns=(1_700_000_000_123_456_789,) * 2)

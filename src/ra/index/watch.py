@@ -131,7 +131,7 @@ def plan_watches(config, cwd: Path | None, home: Path | None = None) -> Plan:
 
 
 def _plan_tree(want: Callable, tree) -> None:
-    from ra.pipeline.discover import walk_tree
+    from ra.pipeline.discover import excluded_folders, walk_tree
 
     def folder(rel: str, path: str, entries: list) -> None:
         want(path, FOLDER_MASK, _Folder(tree, rel, path))
@@ -142,7 +142,7 @@ def _plan_tree(want: Callable, tree) -> None:
                     _anchor(want, Path(target), FILES)
 
     _anchor(want, Path(tree.path), FOLDERS | FILES)
-    for _ in walk_tree(tree.path, folder):
+    for _ in walk_tree(tree.path, folder, excluded_folders(tree.exclude)):  # not node_modules
         pass
 
 

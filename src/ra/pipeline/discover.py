@@ -191,6 +191,7 @@ def scan_tree(tree) -> tuple[list, list, list, set]:
     real: set[Identity] = set()
     include, exclude = tree.included(), glob_set(tuple(tree.exclude))
     exclude = exclude.matches if len(exclude) else None  # ``Tree.matches``, looked up once
+    pruned = excluded_folders(tree.exclude)
     stack = [("", os.fspath(tree.path), os.O_RDONLY | os.O_DIRECTORY)]  # the root may be a link
     while stack:
         rel_dir, folder, flags = stack.pop()
@@ -216,7 +217,8 @@ def scan_tree(tree) -> tuple[list, list, list, set]:
                                                "UTF-8): skipped; rename it to index it"))
                         continue
                     if entry.is_dir(follow_symlinks=False):
-                        stack.append((rel, f"{folder}/{name}", _DIR_FLAGS))
+                        if pruned is None or not pruned(rel):
+                            stack.append((rel, f"{folder}/{name}", _DIR_FLAGS))
                     elif include(rel) and not (exclude and exclude(rel)):
                         try:
                             st = entry.stat()  # follows a symlink; a folder is no file
@@ -242,6 +244,16 @@ def scan_tree(tree) -> tuple[list, list, list, set]:
     return rows, unreadable, links, real
 
 
+def excluded_folders(patterns) -> Callable[[str], bool] | None:
+    """Whether every path under a folder is excluded, so the walk need not enter it: the
+    folder matches what an exclude pattern ``Q/**`` puts before its ``/**``
+    (``**/node_modules/**``: any folder of that name). None when no pattern says so. A
+    JavaScript project's tree at its top (``ra init`` excludes its node_modules so) walked
+    every file of node_modules on every reading command: 86 ms for 46,000 files."""
+    heads = tuple(p[:-3] for p in patterns if p.endswith("/**") and len(p) > 3)
+    return glob_set(heads).matches if heads else None
+
+
 def utf8_name(name: str) -> bool:
     """False for a name that is not valid UTF-8 (Python holds its bytes as surrogates):
     it cannot be stored, queried or printed as text, so its file is skipped."""
@@ -264,14 +276,15 @@ FolderHook = Callable[[str, str, list], None]
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 
 
-def walk_tree(root: str | os.PathLike, on_folder: FolderHook | None = None
-              ) -> Iterator[tuple[str, str]]:
+def walk_tree(root: str | os.PathLike, on_folder: FolderHook | None = None,
+              pruned: Callable[[str], bool] | None = None) -> Iterator[tuple[str, str]]:
     """``(relative posix path, absolute path)`` of candidate files under ``root``.
 
     Skips names that start with '.', never descends into symlinked folders, and yields
     files, file symlinks and broken or looping links (``ra status`` lists them; the index
     uses ``scan_tree``, which follows the same rules). ``on_folder(rel, path, entries)``
     is called for each folder read, with all its entries (``ra.index.warm`` watches them).
+    ``pruned(rel)``: folders not to enter (``excluded_folders``, as ``scan_tree`` does).
     """
     root = os.fspath(root)
     if not os.path.isdir(root):
@@ -290,7 +303,8 @@ def walk_tree(root: str | os.PathLike, on_folder: FolderHook | None = None
                 continue
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             if entry.is_dir(follow_symlinks=False):
-                stack.append((rel, entry.path))
+                if pruned is None or not pruned(rel):  # ``excluded_folders``
+                    stack.append((rel, entry.path))
             elif not _is_dir_link(entry):  # files, file symlinks, broken or looping links
                 yield rel, entry.path
 
