@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ra.index.freshness import check_state
-from ra.pipeline.discover import discover, walk_tree
+from ra.pipeline.discover import discover, excluded_folders, walk_tree
 from ra.store import generations
 
 
@@ -140,7 +140,7 @@ def _check_tree(tree) -> list[tuple[str, str]]:
 
     if not Path(tree.path).is_dir():
         return [("warning", f"tree {tree.name}: folder {tree.path} does not exist")]
-    rels = [rel for rel, _ in walk_tree(Path(tree.path))]
+    rels = [rel for rel, _ in walk_tree(Path(tree.path), pruned=excluded_folders(tree.exclude))]
     unused = [p for p in tree.include if not any(compile_glob(p).match(r) for r in rels)]
     if tuple(tree.include) == DEFAULT_INCLUDE:  # defaults: only say when none matched
         return [("warning", f"tree {tree.name}: no .md, .markdown, .mdx or .txt files")] \
