@@ -94,13 +94,20 @@ def kb_searcher(tmp_path_factory, name: str, docs: dict[str, str], settings: str
                 ) -> Iterator:
     """A ``Searcher`` (``searcher_over``) over a tree ``kb`` of ``docs`` (file name → text),
     with ``settings`` (TOML) before the tree's table."""
+    with searcher_over(*kb_folder(tmp_path_factory, name, docs, settings)) as searcher:
+        yield searcher
+
+
+def kb_folder(tmp_path_factory, name: str, docs: dict[str, str], settings: str = ""
+              ) -> tuple[Path, Path]:
+    """``(root, home)``: a project whose tree ``kb`` holds ``docs`` (file name → text),
+    with ``settings`` (TOML) before the tree's table, and an empty home."""
     root, home = tmp_path_factory.mktemp(name), tmp_path_factory.mktemp(f"{name}-home")
     (root / "kb").mkdir()
     for file, text in docs.items():
         (root / "kb" / file).write_text(text)
     (root / ".ra.toml").write_text(f'{settings}[tree.kb]\npath = "./kb"\n')
-    with searcher_over(root, home) as searcher:
-        yield searcher
+    return root, home
 
 
 @contextmanager

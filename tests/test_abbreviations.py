@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import doc_ids, kb_searcher, short_and_held
+from conftest import doc_ids, kb_folder, kb_searcher, short_and_held
 from ra.query.parser import abbreviations
 from ra.query.search import Searcher, SearchOptions
 
@@ -93,11 +93,7 @@ def test_typed_operators_keep_parentheses_as_syntax(searcher):
 
 
 def test_warm_and_one_shot_readers_agree(tmp_path_factory):
-    root, home = tmp_path_factory.mktemp("abbr"), tmp_path_factory.mktemp("abbr-home")
-    (root / "kb").mkdir()
-    for file, text in DOCS.items():
-        (root / "kb" / file).write_text(text)
-    (root / ".ra.toml").write_text('[tree.kb]\npath = "./kb"\n')
+    root, home = kb_folder(tmp_path_factory, "abbr", DOCS)
     queries = ["generic associated types (GATs)", "RBAC (role-based access control)",
                "how can a trait lend its items with generic associated types (GATs)"]
     with short_and_held(root, home) as (short, held, config):

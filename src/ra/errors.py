@@ -6,6 +6,13 @@ them at their border into a message plus an exit code, or a tool error.
 
 from __future__ import annotations
 
+import errno
+
+#: What a write can meet that is no fault of ra's: a full disk or quota, and a folder
+#: that is read-only or not the user's. Said as such, never as an internal error.
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+WRITE_REFUSED = (errno.EROFS, errno.EACCES, errno.EPERM)
+
 
 class RaError(Exception):
     """Base of every error ra reports to a user."""

@@ -12,7 +12,6 @@ mistletoe, tiktoken, mcp) are imported inside the commands that need them, so ``
 
 from __future__ import annotations
 
-import errno
 import os
 import sys
 
@@ -82,15 +81,9 @@ def _register() -> None:
 _register()
 
 
-#: What a write can meet that is no fault of ra's (a full disk or quota, a read-only or
-#: forbidden folder): said as the system says it, not as an internal error. The index's
-#: own writes say more (``ra.store.generations.write_problem``).
-REFUSED = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM)
-
-
 def main(argv: list[str] | None = None, prog_name: str | None = None) -> int:
     """Run the app, turning ra's errors into messages; the exit code."""
-    from ra.errors import RaError
+    from ra.errors import DISK_FULL, WRITE_REFUSED, RaError
 
     try:
         app(args=argv, prog_name=prog_name, standalone_mode=True)
@@ -110,7 +103,8 @@ def main(argv: list[str] | None = None, prog_name: str | None = None) -> int:
             raise
         from ra.cli.output import error
 
-        if isinstance(exc, OSError) and exc.errno in REFUSED:  # the machine's, not ra's
+        # the machine's, not ra's (the index's own writes say more: generations.write_problem)
+        if isinstance(exc, OSError) and exc.errno in (*DISK_FULL, *WRITE_REFUSED):
             error(RuntimeError(f"{exc.strerror}: {exc.filename}" if exc.filename
                                else str(exc)))
             return 1

@@ -16,10 +16,6 @@ from ra.pipeline.discover import discover, excluded_folders, walk_tree
 from ra.store import generations
 
 
-def _dir_size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-
-
 def _counts(config) -> dict[str, tuple[int, int]]:
     """``tree → (documents, chunks)`` from the current generation."""
     if config.index_dir is None:
@@ -63,7 +59,7 @@ def collect_status(config) -> dict:
         if name and (config.index_dir / name).is_dir():
             manifest = generations.read_manifest(config.index_dir / name)
             index.update(generation=name, built_at=manifest.get("built_at"),
-                         size_bytes=_dir_size(config.index_dir / name),
+                         size_bytes=generations.folder_size(config.index_dir / name),
                          counts=manifest.get("counts"))
             if config.semantic.enabled:
                 from ra.store.vector_state import readiness

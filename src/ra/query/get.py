@@ -18,7 +18,6 @@ did not fit at all is said.
 
 from __future__ import annotations
 
-import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
@@ -112,19 +111,10 @@ def ids_of_path(reader, config, text: str) -> list[str]:
     if not path or "\0" in path:
         return []
     found: list[str] = []
-    for tree in config.trees:
-        root = Path(tree.path).resolve()
-        rels = []
-        for candidate in (root / path, Path.cwd() / path):
-            try:
-                rel = candidate.resolve().relative_to(root).as_posix()
-            except (ValueError, OSError):
-                continue
-            if rel not in rels:
-                rels.append(rel)
-        for rel in rels:  # the chunk if the anchor names one, else the document
-            for cid in (format_chunk_id(tree.name, rel, slug or None),
-                        format_chunk_id(tree.name, rel, None)):
+    for start in (*(Path(t.path) for t in config.trees), Path.cwd()):
+        for tree, rel in _in_trees(config, start / path):
+            for cid in (format_chunk_id(tree, rel, slug or None),  # the chunk the anchor
+                        format_chunk_id(tree, rel, None)):  # names, else the document
                 if reader.meta(cid) is not None:
                     found.append(cid)
                     break
@@ -135,15 +125,26 @@ def linked_file(config, tree: str, path: str) -> tuple[str, str] | None:
     """``(tree, path)`` of the file that the symlink ``tree:path`` names, when a tree holds
     it under its own path (the index holds it there, once: ``ra.pipeline.discover.
     scan_trees``); None for anything else."""
-    roots = {t.name: t.path for t in config.trees}
-    if tree not in roots or not os.path.islink(link := os.path.join(roots[tree], path)):
+    link = next((Path(t.path) / path for t in config.trees if t.name == tree), None)
+    if link is None or not link.is_symlink():
         return None
-    target = os.path.realpath(link)
-    for name, root in roots.items():
-        rel = os.path.relpath(target, os.path.realpath(root))
-        if rel != ".." and not rel.startswith("../"):
-            return name, rel.replace(os.sep, "/")
-    return None
+    return next(iter(_in_trees(config, link)), None)
+
+
+def _in_trees(config, path: Path) -> list[tuple[str, str]]:
+    """``(tree, path within it)`` of each tree whose folder holds ``path``, links resolved
+    (as the walk selects a file: under its real path)."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):  # a loop
+        return []
+    out = []
+    for tree in config.trees:
+        try:
+            out.append((tree.name, real.relative_to(Path(tree.path).resolve()).as_posix()))
+        except ValueError:
+            continue
+    return out
 
 
 def _add_links(reader, chunk: Chunk, meta, span: int, budget: int | None) -> None:

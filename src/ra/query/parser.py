@@ -95,14 +95,13 @@ def abbreviations(query: str) -> list[tuple[tuple[str, ...], str, bool]]:
         inside = tokens[i + 1:end]
         if any(t.kind != "Term" for t in inside) or not inside:
             continue
-        before = 0  # the words typed right before the "(", not negated nor a field's
-        while (before < i and tokens[i - 1 - before].kind == "Term"
-               and (i - 1 - before == 0 or tokens[i - 2 - before].kind in ("Term", "RParen",
-                                                                            "LParen"))):
-            before += 1
+        start = i  # the words typed bare right before the "("
+        while start > 0 and _bare_word(tokens, start - 1):
+            start -= 1
+        before = i - start
         if len(inside) == 1 and before:  # words (SHORT)
             short = str(inside[0].value)
-            words = [str(t.value) for t in tokens[i - before:i]]
+            words = [str(t.value) for t in tokens[start:i]]
             n = _long_form(short, words)
             if n:
                 found.append((tuple(words[-n:]), short, False))
@@ -112,6 +111,12 @@ def abbreviations(query: str) -> list[tuple[tuple[str, ...], str, bool]]:
             if _long_form(short, words) == len(words):
                 found.append((tuple(words), short, True))
     return found
+
+
+def _bare_word(tokens: list[Token], j: int) -> bool:
+    """Whether ``tokens[j]`` is a word typed bare: not negated, not a field's value."""
+    return tokens[j].kind == "Term" and (j == 0 or tokens[j - 1].kind in ("Term", "LParen",
+                                                                           "RParen"))
 
 
 def _long_form(short: str, words: list[str]) -> int | None:

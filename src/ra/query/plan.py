@@ -455,9 +455,12 @@ def shortened(node: ast.Node, reader, analyzer: Analyzer) -> tuple[ast.Node, str
         return None
 
     def cost(item) -> int:
-        return sum(1 if len(w := split_words(o.node.text if not isinstance(o.node, ast.Phrase)
-                                               else " ".join(o.node.words))) <= 1
-                   else len(w) + 2 for o in ast.walk(item))
+        total = 0
+        for o in ast.walk(item):
+            text = " ".join(o.node.words) if isinstance(o.node, ast.Phrase) else o.node.text
+            n = len(split_words(text))
+            total += 1 if n <= 1 else n + 2
+        return total
 
     costs = [cost(i) for i in node.items]
     if sum(costs) <= MAX_CLAUSES:

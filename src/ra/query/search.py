@@ -454,10 +454,11 @@ class Searcher:
                 words[meta.ord] = " ".join(found.get(meta.ord, "").split())
             return words[meta.ord]
 
+        rest: list = []
         for i, cand in enumerate(ranked):
             if upto is not None and len(kept) >= upto and cand.score != kept[-1].score:
-                return (kept + ranked[i:], {k: tuple(v) for k, v in copies.items()},
-                        {k: tuple(v) for k, v in near.items()})
+                rest = ranked[i:]
+                break
             meta = self.reader.meta(cand.id)
             key = (cand.score, meta.title, meta.descendants)
             same = alike.setdefault(key, [])
@@ -474,8 +475,8 @@ class Searcher:
             same.append(meta)
             section.append(meta)
             kept.append(cand)
-        return kept, {k: tuple(v) for k, v in copies.items()}, {
-            k: tuple(v) for k, v in near.items()}
+        return (kept + rest, {k: tuple(v) for k, v in copies.items()},
+                {k: tuple(v) for k, v in near.items()})
 
     def _results(self, ranked, plan: Plan, o: SearchOptions,
                  copies: dict[str, tuple[str, ...]] | None = None,

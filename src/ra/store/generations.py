@@ -21,7 +21,6 @@ reader never sees its files vanish and never waits for a writer.
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import json
 import os
@@ -31,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ra.errors import IndexStateError
+from ra.errors import DISK_FULL, WRITE_REFUSED, IndexStateError
 from ra.store.layout import FINGERPRINTS, MANIFEST, artifact_glob, artifact_path
 
 #: What a folder ra creates for an index holds, so that ``git add -A`` leaves the index
@@ -248,11 +247,16 @@ def _open_lock(index_dir: Path) -> int:
             index_dir.mkdir(parents=True, exist_ok=True)
             with contextlib.suppress(OSError):  # as .pytest_cache and .ruff_cache do
                 (index_dir / ".gitignore").write_text(GITIGNORE)
-        return os.open(index_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        return _lock_file(index_dir)
     except OSError as exc:
         raise IndexStateError(index_dir_problem(index_dir) or
                               f"the index folder {index_dir} cannot be written "
                               f"({exc.strerror})") from None
+
+
+def _lock_file(index_dir: Path) -> int:
+    """The writer lock file of an existing ``index_dir``, opened (created if need be)."""
+    return os.open(index_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
 
 
 def index_dir_problem(index_dir: Path) -> str | None:
@@ -266,12 +270,6 @@ def index_dir_problem(index_dir: Path) -> str | None:
     return None
 
 
-#: What a write into the index folder can meet that is no fault of ra's: a full disk or
-#: quota, a folder made read-only or taken away from the user while the build ran.
-_FULL = (errno.ENOSPC, errno.EDQUOT)
-_REFUSED = (errno.EROFS, errno.EACCES, errno.EPERM)
-
-
 def write_problem(index_dir: Path, exc: BaseException) -> str | None:
     """What a user is told when writing a generation into ``index_dir`` failed with
     ``exc`` for want of space or permission, or None for any other failure. ``exc`` or
@@ -280,19 +278,17 @@ def write_problem(index_dir: Path, exc: BaseException) -> str | None:
     where the failure names a path in ``index_dir``: a source file ra cannot read is
     skipped and reported long before."""
     code, where = _cause(exc)
-    if code in _FULL:
-        name = current_name(index_dir)
-        held = (f"; the index takes {_mb(_size(index_dir / name))} and an update writes "
-                "the new one beside it before it removes the old" if name else "")
-        return (f"no space left on the disk of the index folder {index_dir} "
-                f"({_mb(shutil.disk_usage(index_dir).free)} free{held}): free some space, "
-                "or set [settings] index_dir to a folder on another disk. "
-                + ("The index is as it was" if name else "No index was written"))
-    if code in _REFUSED and str(index_dir) in where:
-        return (f"the index folder {index_dir} cannot be written ({os.strerror(code)}). "
-                + ("The index is as it was" if current_name(index_dir)
-                   else "No index was written"))
-    return None
+    if code not in DISK_FULL and not (code in WRITE_REFUSED and str(index_dir) in where):
+        return None
+    name = current_name(index_dir)
+    after = "The index is as it was" if name else "No index was written"
+    if code in WRITE_REFUSED:
+        return f"the index folder {index_dir} cannot be written ({os.strerror(code)}). {after}"
+    held = (f"; the index takes {_mb(folder_size(index_dir / name))} and an update writes "
+            "the new one beside it before it removes the old" if name else "")
+    return (f"no space left on the disk of the index folder {index_dir} "
+            f"({_mb(shutil.disk_usage(index_dir).free)} free{held}): free some space, "
+            f"or set [settings] index_dir to a folder on another disk. {after}")
 
 
 def _cause(exc: BaseException | None) -> tuple[int | None, str]:
@@ -302,14 +298,15 @@ def _cause(exc: BaseException | None) -> tuple[int | None, str]:
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
         text = f"{exc} {getattr(exc, 'filename', None) or ''}"
-        for code in (*_FULL, *_REFUSED):
+        for code in (*DISK_FULL, *WRITE_REFUSED):
             if (isinstance(exc, OSError) and exc.errno == code) or os.strerror(code) in text:
                 return code, text
         exc = exc.__cause__ or exc.__context__
     return None, ""
 
 
-def _size(path: Path) -> int:
+def folder_size(path: Path) -> int:
+    """The bytes of the files in ``path`` and below (a generation's size)."""
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
@@ -323,7 +320,7 @@ def unwritable(index_dir: Path) -> str | None:
     if not index_dir.is_dir():
         return None
     try:
-        os.close(os.open(index_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644))
+        os.close(_lock_file(index_dir))
     except OSError as exc:
         return f"the index folder {index_dir} cannot be written ({exc.strerror})"
     return None
