@@ -196,3 +196,25 @@ def test_incremental_updates_keep_the_links_of_a_full_build(tmp_path, monkeypatc
     for path in sorted((tmp_path / "inc" / "docs").glob("*.md")):
         write(full_root / "docs" / path.name, path.read_text())
     assert resolved(config) == resolved(kb(full_root, {}))
+
+
+# --- brackets inside brackets ------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "links"), [
+    # a badge: a link whose text is an image links the image's alt text to its target
+    ("[![Crates.io](https://img.shields.io/crates/v/x.svg)](https://crates.io/crates/x)",
+     [("link", "Crates.io", "https://crates.io/crates/x")]),
+    ("[![Dataproc](icon.png \"Dataproc\")][dp]\n\n[dp]: /dataproc",
+     [("link", "Dataproc", "/dataproc")]),
+    # bracketed text inside a link's text (KEP templates: "[Drawbacks [optional]](#…)")
+    ("[Drawbacks [optional]](#drawbacks-optional)",
+     [("link", "Drawbacks optional", "#drawbacks-optional")]),
+    # a "[" that opens nothing is text, as CommonMark reads it
+    ("[x [y](u.md)", [("link", "y", "u.md")]),
+    ("[[7](#7)] and [[flags](#flags)]", [("link", "7", "#7"), ("link", "flags", "#flags")]),
+    # DocFX includes: the label is the include's name
+    ("[!INCLUDE[product-lifecycle-status](includes/lifecycle-note.md)]",
+     [("link", "product-lifecycle-status", "includes/lifecycle-note.md")]),
+])
+def test_brackets_inside_a_link_as_commonmark_reads_them(text, links):
+    assert links_of(f"# T\n\n{text}\n") == links

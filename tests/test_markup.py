@@ -479,3 +479,19 @@ def test_a_liquid_highlight_block_is_code():
                                                        (2, "Next")]
     assert doc.tags == ("real-tag",)
     assert strip_markdown(doc.nodes[1].body) == "install the gem gem install jekyll #fast"
+
+
+# --- brackets inside brackets, and markup that opens nothing ----------------------------
+
+@pytest.mark.parametrize(("text", "plain"), [
+    ("[![Crates.io](https://img.shields.io/x.svg)](https://crates.io/x) ok", "Crates.io ok"),
+    ("[x [y](u.md) z", "[x y z"),
+    ("[a [b] c](u.md)", "a [b] c"),
+    ("![a [b] c](i.png)", "a [b] c"),
+    # an unclosed shortcode does not swallow the text up to the next one's end
+    ('{{< a\n\nkept words {{< figure caption="Cap" >}}', "{{< a\n\nkept words  Cap "),
+    ("<!-- open\n\ntext <!-- and again", "<!-- open\n\ntext <!-- and again"),
+    ("%% a %% b %% c", " b %% c"),
+])
+def test_brackets_and_openers_that_close_nothing(text, plain):
+    assert plain_text(text) == plain

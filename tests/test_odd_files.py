@@ -367,3 +367,39 @@ async def test_an_index_dir_that_is_a_file_over_mcp(project):
     assert found.is_error and "idx is not a folder" in found.content[0].text
     assert "ra failed" not in found.content[0].text
     assert not sources.is_error
+
+
+# --- markup that opens and never closes ------------------------------------------------------
+
+#: Files of markup that opens and never closes, 50 KB each. Each pattern once scanned the
+#: rest of its line (or of the file) from every opener: 40 KB of "[" took a minute to
+#: read, 50 KB a minute and a half, and the build with it. Now each file reads in a fraction
+#: of a second, so the deadline below (a guard against that, not a speed figure) has a
+#: margin of some thirty times.
+OPENERS = {"brackets": "[", "images": "![", "wiki": "[[", "footnotes": "[^",
+           "shortcodes": "{{<", "comments": "<!--", "mdx": "{/*", "cdata": "<![CDATA[",
+           "quoted": "> [", "table": "|[", "heading": "# [", "badges": "[![a](b)"}
+
+
+def test_markup_that_never_closes_is_read_in_linear_time(project, capsys):
+    import signal
+
+    for name, opener in OPENERS.items():
+        (project / "docs" / f"{name}.md").write_text(
+            f"# {name} openers\n\n{opener * (50_000 // len(opener))}\n\nclosing words\n")
+
+    def late(*_):
+        raise TimeoutError("reading files of unclosed markup took over 60 s")
+
+    previous = signal.signal(signal.SIGALRM, late)
+    signal.alarm(60)
+    try:
+        code, out, err = cli(capsys, "update")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert code == 0, err
+    code, out, err = cli(capsys, "search", "closing words", "--list", "--json", "--limit", "20",
+                         "--cutoff-ratio", "0")  # their lengths differ: so do their scores
+    found = {r["path"] for r in json.loads(out)["queries"][0]["results"]}
+    assert found == {f"{name}.md" for name in OPENERS}

@@ -50,8 +50,10 @@ MAX_TOKEN_BYTES = 40
 #: Myanmar runs are bigrams too. 10: a file with a UTF-16 or UTF-32 byte-order mark is
 #: read (it was skipped as binary; ``ra.pipeline.discover.wide_encoding``). 11: a braced
 #: cell's options (MyST's ``:tags:`` of ```{code-cell}, Quarto's ``#| label:``) leave,
-#: its caption stays.
-ANALYZER_VERSION = 11
+#: its caption stays. 12: bracketed text nests one level and a "[" that opens nothing
+#: is text ([x [y](u) links "y"; a badge [![alt](img.svg)](url) links its alt text to url,
+#: and its text is the alt text).
+ANALYZER_VERSION = 12
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -158,6 +158,7 @@ def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list
     codes: list[str] = []
     pos = i = 0
     markdown_fences: list[str] = []  # open fences whose content is markdown
+    unclosed: set[str] = set()  # comment openers with no closer after them: none later
     while (m := _EVENT.search(text, i)) is not None:
         start, token = m.start(), m.group()
         if token[0] in "`~" and len(token) >= 3 and (begin := _line_start(text, start)) >= 0:
@@ -191,8 +192,9 @@ def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list
         elif token == "<!--" and not html:
             i = m.end()
         else:
-            end = text.find(_COMMENT_END[token], m.end())
+            end = -1 if token in unclosed else text.find(_COMMENT_END[token], m.end())
             if end < 0:  # an unclosed opener is text: a stray %% must not eat the rest
+                unclosed.add(token)  # (and each of a run of them looked to the end)
                 i = m.end()
                 continue
             end += len(_COMMENT_END[token])
@@ -519,7 +521,7 @@ def _prop_values(block: str) -> list[str]:
 
 #: an MDC inline component: ``:badge[Soon]``, ``:icon{name="mdi:home"}``,
 #: ``:video{src="…"}`` (a bare ``:name`` is left: it may be anything)
-_MDC_INLINE = re.compile(r":(?<![\w:]:)[a-z][\w-]*(?:\[([^\]\n]*)\](?:\{[^{}\n]*\})?"
+_MDC_INLINE = re.compile(r":(?<![\w:]:)[a-z][\w-]*(?:\[([^\[\]\n]*)\](?:\{[^{}\n]*\})?"
                          r"|\{[^{}\n]*\})")
 
 
@@ -528,7 +530,7 @@ def _mdc_inline(m: re.Match) -> str:
     return m.group(1) if m.group(1) is not None else _shown(m)
 
 
-_SPAN = re.compile(rf"\[([^\]\n]*)\]{_ATTRS}")  # `[Nuxt]{.text-primary}` (MDC, pandoc)
+_SPAN = re.compile(rf"\[([^\[\]\n]*)\]{_ATTRS}")  # `[Nuxt]{.text-primary}` (MDC, pandoc)
 
 
 def mdc_inline(text: str) -> str:
@@ -564,13 +566,29 @@ _WS = r"[ \t]"
 _FENCE_OPENER = r"(?:`{3,}|~{3,})"
 _EOL = r"(?=\n)"  # the text is framed by newlines: a line pattern is "\n…" up to here
 _OPTIONS = rf"(?:\n{_WS}*:[\w-]+:[^\n]*{_EOL})*"  # `:class: tip` lines of a directive
-#: Link text: it may wrap, not across a blank line. Unrolled (runs of anything but ``]``
-#: and newlines, each newline not before a blank line) rather than an alternation per
-#: character, which the regex engine steps through a character at a time; the same
-#: strings, and a link text is always followed by ``]``, which it cannot hold, so the
-#: longest is the only one that matches either way.
-LINK_TEXT = r"[^\]\n]*(?:\n(?![ \t]*\n)[^\]\n]*)*"
+#: Text in brackets, on one line: it may hold bracketed text of its own (``[a [b] c]``,
+#: one level), not a ``[`` that is not closed. A ``[`` that opens nothing ends it, as
+#: CommonMark reads ``[x [y](u)`` (the link is ``y``): were it text, each ``[`` of a run of
+#: them would scan the rest of its line, and a 40 KB line of ``[`` took a minute to read.
+BRACKETED = r"[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*"
+#: Link text: ``BRACKETED`` that may wrap, not across a blank line. Unrolled (runs of
+#: anything but brackets and newlines, then a bracketed part or a newline not before a
+#: blank line) rather than an alternation per character, which the regex engine steps
+#: through a character at a time; each part begins with a character no run holds, so
+#: there is one way to match a text, and a failed match gives back in linear time.
+LINK_TEXT = r"[^\[\]\n]*(?:(?:\[[^\[\]\n]*\]|\n(?![ \t]*\n))[^\[\]\n]*)*"
 _LINK_TEXT = LINK_TEXT
+#: An inline link or image: ``[text](target "title")``, ``![alt](image.png)``.
+_INLINE_LINK = re.compile(rf"(?:!\[|\[)({_LINK_TEXT})\]\((?:[^()\n]|\([^()\n]*\))*\)")
+
+
+def _link_text(m: re.Match) -> str:
+    """A link's text, an image's alt text; a badge (``[![alt](image.svg)](url)``, a link
+    whose text is an image) shows the image's alt text."""
+    text = m.group(1)
+    return _INLINE_LINK.sub(r"\1", text) if "](" in text else text
+
+
 #: (substrings one of which must be present, pattern, replacement), in order. Line
 #: patterns start with the newline before the line, not ``^`` in multiline mode: a
 #: literal first character lets the regex engine skip ahead (several times faster).
@@ -650,10 +668,11 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
      lambda m: m.group(1) + _title(m.group(2), m.group(3) or None)),
     # DocFX: a file pulled in (`[!INCLUDE[label](path)]`, `[!code-cpp[label](path)]`),
     # a styled block (`[!div class="checklist"]`), a video (`[!VIDEO https://…]`)
-    (("[!",), re.compile(r"\[![A-Za-z][\w-]*(?:[ \t]*\[[^\]\n]*\]\([^()\n]*\)|[ \t]+[^\]\n]*)\]"),
-     ""),
+    (("[!",), re.compile(r"\[![A-Za-z][\w-]*(?:[ \t]*\[[^\[\]\n]*\]\([^()\n]*\)"
+                         r"|[ \t]+[^\[\]\n]*)\]"), ""),
     # Hugo shortcodes (their title/caption attributes are text)
-    (("{{",), re.compile(r"\{\{[<%][\s\S]*?[%>]\}\}"), _shown),
+    (("{{",), re.compile(r"\{\{[<%][^{%>]*(?:(?:\{(?!\{[<%])|[%>](?!\}\}))[^{%>]*)*[%>]\}\}"),
+     _shown),
     # Liquid tags: GitBook (`{% hint style="info" %}`, `{% tab title="Docker" %}`),
     # Jekyll (`{% include … %}`), Eleventy; a tab's title or a code block's caption is text.
     # Markdoc (Stripe, Starlight's .mdoc) also closes tags (`{% /callout %}`), prints
@@ -669,19 +688,18 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
                         r"|\[([^\W\d_]{1,3})\](?=[^\W\d_])"),
      lambda m: m.group(1) or m.group(2)),
     # wiki links and embeds, then markdown links, images, footnote markers
-    (("[[",), re.compile(r"(!?)\[\[([^\]\n|]*)(?:\|([^\]\n]*))?\]\]"), _wiki),
-    (("[^",), re.compile(r"\n[ \t]{0,3}\[\^[^\]\n]+\]:[ \t]*"), "\n"),
-    (("[^",), re.compile(r"\[\^[^\]\n]+\]"), ""),
+    (("[[",), re.compile(r"(!?)\[\[([^\[\]\n|]*)(?:\|([^\[\]\n]*))?\]\]"), _wiki),
+    (("[^",), re.compile(r"\n[ \t]{0,3}\[\^[^\[\]\n]+\]:[ \t]*"), "\n"),
+    (("[^",), re.compile(r"\[\^[^\[\]\n]+\]"), ""),
     (("]:",), re.compile(rf"\n{_WS}{{0,3}}\[[^\]\n]+\]:{_WS}*\S+(?:{_WS}+(?:\"[^\"\n]*\"|'[^'\n]*'"
                          rf"|\([^)\n]*\)))?{_WS}*{_EOL}"), "\n"),
     # (``(?:!\[|\[)`` is ``!?\[``, and a lookbehind after the character it looks behind
     # is the same test: a pattern that starts with a literal character lets the regex
     # engine skip to it, where a leading ``!?`` or lookbehind tries every position)
-    (("](",), re.compile(rf"(?:!\[|\[)({_LINK_TEXT})\]\((?:[^()\n]|\([^()\n]*\))*\)"),
-     r"\1"),
-    (("![",), re.compile(r"!\[([^\]\n]*)\](?!\()(?:\[[^\]\n]*\])?"), r"\1"),
-    (("][",), re.compile(rf"\[({_LINK_TEXT})\]\[[^\]\n]*\]"), r"\1"),
-    (("[",), re.compile(r"\[(?<![\w\]]\[)([^\]\n]{2,})\](?![(\[:])"), r"\1"),  # [shortcut]
+    (("](",), _INLINE_LINK, _link_text),
+    (("![",), re.compile(rf"!\[({BRACKETED})\](?!\()(?:\[[^\[\]\n]*\])?"), r"\1"),
+    (("][",), re.compile(rf"\[({_LINK_TEXT})\]\[[^\[\]\n]*\]"), r"\1"),
+    (("[",), re.compile(r"\[(?<![\w\]]\[)([^\[\]\n]{2,})\](?![(\[:])"), r"\1"),  # [shortcut]
     # emoji shortcodes (`:heavy_check_mark:`) and mkdocs-material icons
     ((":",), re.compile(r":(?<![^\s(\[]:)[a-z][a-z0-9_+-]*:(?![\w/])"), ""),
     # HTML and JSX tags (their title/label/alt attributes are text), autolinks
