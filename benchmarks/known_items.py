@@ -1,6 +1,6 @@
 """Known-item sets: queries as agents type them, each with the page a human would pick.
 
-Eight sets, over three corpora of ``../shared/corpora`` and one fixture of this
+Nine sets, over three corpora of ``../shared/corpora`` and one fixture of this
 repository, every query in a clean and a one-typo variant (an adjacent swap or a
 deletion in one word longer than four letters, fixed seed: the typos agents make):
 
@@ -27,6 +27,9 @@ deletion in one word longer than four letters, fixed seed: the typos agents make
 - ``short`` (hand-written, ``SHORT``): a short question as typed into a search box ("how
   to add CORS" found no CORS page on FastAPI's docs: that page never says "how"), three
   to six words, for the three corpora (2026-11-27, written before any was run).
+- ``topics`` (hand-written, ``TOPICS``): the name of a subject, one to three words
+  ("closures", "move semantics"), with the page about it, for the Rust book and the C++
+  docs (2026-11-27, written before any was run).
 - ``cjk``: the 26 questions in Chinese of ``tests/test_cjk.py`` (imported: one list), as
   a Chinese reader types them, without spaces, on 21 pages of the Vue guide in Chinese
   (``tests/fixtures/cjk/``, CC BY 4.0, © Yuxi (Evan) You and Vue documentation
@@ -67,7 +70,8 @@ TREES = {  # corpus: (tree name, folder indexed)
     "vue-zh": ("vue", Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "cjk"
                / "vue-zh-cn"),
 }
-SETS = ("tldr", "rust-book", "cpp-docs", "tasks", "questions", "symbols", "short", "cjk")
+SETS = ("tldr", "rust-book", "cpp-docs", "tasks", "questions", "symbols", "short", "topics",
+        "cjk")
 
 
 @dataclass(frozen=True)
@@ -564,6 +568,108 @@ SYMBOLS = [
 ]
 
 
+#: Hand-written topics: the name of a subject, one to three words, as an agent types it
+#: to read up on it ("closures", "move semantics"), with the page about that subject
+#: (2026-11-27, written before any was run): (corpus, query, target).
+TOPICS = [
+    ("rust-book", "ownership", "ch04-01-what-is-ownership.md|ch04-00-understanding-ownership.md"),
+    ("rust-book", "closures", "ch13-01-closures.md"),
+    ("rust-book", "iterators", "ch13-02-iterators.md"),
+    ("rust-book", "structs", "ch05-01-defining-structs.md|ch05-00-structs.md"),
+    ("rust-book", "enums", "ch06-01-defining-an-enum.md|ch06-00-enums.md"),
+    ("rust-book", "modules", "ch07-02-defining-modules-to-control-scope-and-privacy.md|"
+     "ch07-00-managing-growing-projects-with-packages-crates-and-modules.md"),
+    ("rust-book", "generics", "ch10-01-syntax.md|ch10-00-generics.md"),
+    ("rust-book", "traits", "ch10-02-traits.md"),
+    ("rust-book", "lifetimes", "ch10-03-lifetime-syntax.md"),
+    ("rust-book", "vectors", "ch08-01-vectors.md"),
+    ("rust-book", "strings", "ch08-02-strings.md"),
+    ("rust-book", "hash maps", "ch08-03-hash-maps.md"),
+    ("rust-book", "slices", "ch04-03-slices.md"),
+    ("rust-book", "references", "ch04-02-references-and-borrowing.md"),
+    ("rust-book", "smart pointers", "ch15-00-smart-pointers.md"),
+    ("rust-book", "Box", "ch15-01-box.md"),
+    ("rust-book", "Rc", "ch15-04-rc.md"),
+    ("rust-book", "RefCell", "ch15-05-interior-mutability.md"),
+    ("rust-book", "threads", "ch16-01-threads.md"),
+    ("rust-book", "message passing", "ch16-02-message-passing.md"),
+    ("rust-book", "mutex", "ch16-03-shared-state.md"),
+    ("rust-book", "macros", "ch20-05-macros.md"),
+    ("rust-book", "unsafe", "ch20-01-unsafe-rust.md"),
+    ("rust-book", "trait objects", "ch18-02-trait-objects.md"),
+    ("rust-book", "pattern matching", "ch19-00-patterns.md|ch19-03-pattern-syntax.md|"
+     "ch06-02-match.md"),
+    ("rust-book", "match", "ch06-02-match.md"),
+    ("rust-book", "workspaces", "ch14-03-cargo-workspaces.md"),
+    ("rust-book", "release profiles", "ch14-01-release-profiles.md"),
+    ("rust-book", "panic", "ch09-01-unrecoverable-errors-with-panic.md"),
+    ("rust-book", "Result", "ch09-02-recoverable-errors-with-result.md"),
+    ("rust-book", "tests", "ch11-01-writing-tests.md|ch11-00-testing.md"),
+    ("rust-book", "async", "ch17-01-futures-and-syntax.md|ch17-00-async-await.md"),
+    ("rust-book", "streams", "ch17-04-streams.md"),
+    ("rust-book", "futures", "ch17-01-futures-and-syntax.md"),
+    ("rust-book", "Drop", "ch15-03-drop.md"),
+    ("rust-book", "Deref", "ch15-02-deref.md"),
+    ("rust-book", "control flow", "ch03-05-control-flow.md"),
+    ("rust-book", "data types", "ch03-02-data-types.md"),
+    ("rust-book", "variables", "ch03-01-variables-and-mutability.md"),
+    ("rust-book", "functions", "ch03-03-how-functions-work.md"),
+    ("rust-book", "comments", "ch03-04-comments.md"),
+    ("rust-book", "methods", "ch05-03-method-syntax.md"),
+    ("rust-book", "editions", "appendix-05-editions.md"),
+    ("rust-book", "operators", "appendix-02-operators.md"),
+    ("rust-book", "keywords", "appendix-01-keywords.md"),
+    ("rust-book", "derive", "appendix-03-derivable-traits.md"),
+    ("cpp-docs", "lambda expressions", "cpp/lambda-expressions-in-cpp.md"),
+    ("cpp-docs", "templates", "cpp/templates-cpp.md"),
+    ("cpp-docs", "namespaces", "cpp/namespaces-cpp.md"),
+    ("cpp-docs", "constructors", "cpp/constructors-cpp.md"),
+    ("cpp-docs", "destructors", "cpp/destructors-cpp.md"),
+    ("cpp-docs", "inheritance", "cpp/inheritance-cpp.md"),
+    ("cpp-docs", "virtual functions", "cpp/virtual-functions.md"),
+    ("cpp-docs", "operator overloading", "cpp/operator-overloading.md"),
+    ("cpp-docs", "smart pointers", "cpp/smart-pointers-modern-cpp.md"),
+    ("cpp-docs", "unique_ptr", "cpp/how-to-create-and-use-unique-ptr-instances.md|"
+     + _STD + "unique-ptr-class.md"),
+    ("cpp-docs", "shared_ptr", "cpp/how-to-create-and-use-shared-ptr-instances.md|"
+     + _STD + "shared-ptr-class.md"),
+    ("cpp-docs", "exceptions", "cpp/errors-and-exception-handling-modern-cpp.md|"
+     "cpp/exception-handling-in-visual-cpp.md"),
+    ("cpp-docs", "move semantics", "cpp/move-constructors-and-move-assignment-operators-cpp.md|"
+     "cpp/rvalue-reference-declarator-amp-amp.md"),
+    ("cpp-docs", "enumerations", "cpp/enumerations-cpp.md"),
+    ("cpp-docs", "unions", "cpp/unions.md"),
+    ("cpp-docs", "friend", "cpp/friend-cpp.md"),
+    ("cpp-docs", "const", "cpp/const-cpp.md"),
+    ("cpp-docs", "constexpr", "cpp/constexpr-cpp.md"),
+    ("cpp-docs", "auto", "cpp/auto-cpp.md"),
+    ("cpp-docs", "decltype", "cpp/decltype-cpp.md"),
+    ("cpp-docs", "references", "cpp/references-cpp.md"),
+    ("cpp-docs", "pointers", "cpp/pointers-cpp.md"),
+    ("cpp-docs", "arrays", "cpp/arrays-cpp.md"),
+    ("cpp-docs", "static_cast", "cpp/static-cast-operator.md"),
+    ("cpp-docs", "dynamic_cast", "cpp/dynamic-cast-operator.md"),
+    ("cpp-docs", "inline functions", "cpp/inline-functions-cpp.md"),
+    ("cpp-docs", "function overloading", "cpp/function-overloading.md"),
+    ("cpp-docs", "header files", "cpp/header-files-cpp.md"),
+    ("cpp-docs", "modules", "cpp/modules-cpp.md"),
+    ("cpp-docs", "attributes", "cpp/attributes.md"),
+    ("cpp-docs", "calling conventions", "cpp/calling-conventions.md"),
+    ("cpp-docs", "bit fields", "cpp/cpp-bit-fields.md"),
+    ("cpp-docs", "copy constructors",
+     "cpp/copy-constructors-and-copy-assignment-operators-cpp.md"),
+    ("cpp-docs", "vector", _STD + "vector-class.md"),
+    ("cpp-docs", "map", _STD + "map-class.md"),
+    ("cpp-docs", "thread", _STD + "thread-class.md"),
+    ("cpp-docs", "mutex", _STD + "mutex-class-stl.md"),
+    ("cpp-docs", "regular expressions", _STD + "regular-expressions-cpp.md"),
+    ("cpp-docs", "iostream", _STD + "iostream.md|" + _STD + "iostream-programming.md"),
+    ("cpp-docs", "precompiled headers", "build/creating-precompiled-header-files.md"),
+    ("cpp-docs", "OpenMP", "parallel/openmp/openmp-in-visual-cpp.md"),
+    ("cpp-docs", "AddressSanitizer", "sanitizers/asan.md"),
+]
+
+
 def _tldr_targets(name: str) -> tuple[str, ...]:
     root = TREES["tldr"][1]
     found = sorted(p.relative_to(root).as_posix() for p in root.glob(f"pages/*/{name}.md"))
@@ -602,6 +708,10 @@ def short_items() -> list[Item]:
     return task_items("short", SHORT)
 
 
+def topic_items() -> list[Item]:
+    return task_items("topics", TOPICS)
+
+
 def cjk_items() -> list[Item]:
     """The questions of ``tests/test_cjk.py`` (one list for both uses)."""
     tests = Path(__file__).resolve().parents[1] / "tests"
@@ -618,7 +728,7 @@ def items(name: str) -> list[Item]:
     """The items of one set, in a fixed order."""
     make = {"tldr": tldr_items, "rust-book": rust_book_items, "cpp-docs": cpp_items,
             "tasks": task_items, "questions": question_items, "symbols": symbol_items,
-            "short": short_items, "cjk": cjk_items}
+            "short": short_items, "topics": topic_items, "cjk": cjk_items}
     return make[name]()
 
 

@@ -58,6 +58,14 @@ def misrank(case: Case, observed: int | None, top3: str):
                             f"top 3: {top3}"))
 
 
+#: Since every matched section counts in its page's score (ra.query.rank, 2026-11-27): the
+#: the reference-cycles page, whose sections each say "Rc" and "reference counting",
+#: comes before ch15-04 (first before).
+RC_TOP3 = ("ch15-06-reference-cycles.md#reference-cycles-can-leak-memory | "
+           "ch15-04-rc.md#rct-the-reference-counted-smart-pointer | "
+           "ch16-03-shared-state.md#multiple-ownership-with-multiple-threads")
+
+
 def ok(case: Case):
     return pytest.param(case, id=case.query)
 
@@ -140,7 +148,7 @@ ITERATOR_TOP3 = (
 
 RUST_CLEAN = [
     ok(rb("shared state concurrency mutex", "ch16-03-shared-state.md")),
-    ok(rb("Rc reference counting", "ch15-04-rc.md")),
+    misrank(rb("Rc reference counting", "ch15-04-rc.md"), 2, RC_TOP3),
     ok(rb("trait objects dyn", "ch18-02-trait-objects.md")),
     ok(rb("message passing channels between threads", "ch16-02-message-passing.md")),
     ok(rb("spawn thread join handle", "ch16-01-threads.md")),
@@ -167,9 +175,7 @@ RUST_CLEAN = [
     ok(rb("match control flow", "ch06-02-match.md")),
     ok(rb("if let concise control flow", "ch06-03-if-let.md")),
     ok(rb("string slices", "ch04-03-slices.md")),
-    misrank(rb("references borrowing", "ch04-02-references-and-borrowing.md"), 5,
-            "ch15-05-interior-mutability.md#refcellt-… | ch10-03-lifetime-syntax.md | "
-            "ch20-01-unsafe-rust.md#unsafe-rust"),
+    ok(rb("references borrowing", "ch04-02-references-and-borrowing.md")),
     ok(rb("method syntax impl self", "ch05-03-method-syntax.md")),
     ok(rb("guessing game random number", "ch02-00-guessing-game-tutorial.md")),
     ok(rb("streams async", "ch17-04-streams.md", 3, STREAMS_WHY)),
@@ -190,7 +196,7 @@ RUST_CLEAN = [
 
 RUST_TYPO = [
     ok(rb("shared state concurrecny mutex", "ch16-03-shared-state.md")),
-    ok(rb("Rc refrence counting", "ch15-04-rc.md")),
+    misrank(rb("Rc refrence counting", "ch15-04-rc.md"), 2, RC_TOP3),
     ok(rb("trait obejcts dyn", "ch18-02-trait-objects.md")),
     ok(rb("message pasing channels between threads", "ch16-02-message-passing.md")),
     ok(rb("spawn thread join hnadle", "ch16-01-threads.md")),
@@ -217,9 +223,7 @@ RUST_TYPO = [
     ok(rb("match contorl flow", "ch06-02-match.md")),
     ok(rb("if let conicse control flow", "ch06-03-if-let.md")),
     ok(rb("string slcies", "ch04-03-slices.md")),
-    misrank(rb("references borowing", "ch04-02-references-and-borrowing.md"), 5,
-            "ch20-01-unsafe-rust.md#unsafe-rust | ch10-03-lifetime-syntax.md | "
-            "ch15-05-interior-mutability.md#refcellt-…"),
+    ok(rb("references borowing", "ch04-02-references-and-borrowing.md")),
     ok(rb("method sytnax impl self", "ch05-03-method-syntax.md")),
     ok(rb("guesing game random number", "ch02-00-guessing-game-tutorial.md")),
     ok(rb("streasm async", "ch17-04-streams.md", 3, STREAMS_WHY)),

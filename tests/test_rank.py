@@ -15,11 +15,13 @@ from hypothesis import strategies as st
 
 from conftest import conformance
 from ra.query.rank import (
+    LEAF_DECAY,
     Aggregator,
     Candidate,
     aggregate,
     aggregated,
     ancestors,
+    decayed_rss,
     drop_nested,
     elbow_cutoff,
     fit_parts,
@@ -171,7 +173,11 @@ def test_add_aggregated_conformance(case):
     assert len(results) == expected["result_count"]
     assert results[0].aggregated is expected["aggregated"]
     assert len(results[0].constituents) == expected["constituent_count"]
-    assert results[0].score == pytest.approx(expected["score_approx"], abs=expected["tol"])
+    # Deviation: the upstream score is the plain root sum of squares (expected["score_approx"]);
+    # ra weighs the k-th best matched chunk LEAF_DECAY ** k (ra.query.rank, docs/ranking.md).
+    leaves = [cand(c).score for c in spec["constituents"]]
+    assert expected["score_approx"] == pytest.approx(rss(leaves), abs=expected["tol"])
+    assert results[0].score == pytest.approx(decayed_rss(leaves))
 
 
 @_unit("sequence")
@@ -185,7 +191,8 @@ def test_cascade_conformance(case):
     assert results[0].id == expected["first"]["id"]
     assert results[0].aggregated is expected["first"]["aggregated"]
     assert len(results[0].constituents) == expected["first"]["constituent_count"]
-    assert results[0].score == pytest.approx(math.sqrt(25 + 16 + 9 + 4))
+    # Deviation: upstream sqrt(25 + 16 + 9 + 4), ra the decayed root sum of squares
+    assert results[0].score == pytest.approx(decayed_rss([5, 4, 3, 2]))
 
 
 @_unit("remove_indices")
@@ -231,9 +238,11 @@ def test_aggregate_exact_scores_and_constituents():
     parents = {"local:a.md": node("local:a.md", None), "local:b.md": node("local:b.md", None)}
     a, b = aggregate(cands, 0.5, parents.get)
     assert (a.id, a.score, a.constituents) == (
-        "local:a.md", math.sqrt(164.0), ("local:a.md#s1", "local:a.md#s2"))
+        "local:a.md", math.sqrt(10.0 ** 2 + (8.0 * LEAF_DECAY) ** 2),
+        ("local:a.md#s1", "local:a.md#s2"))
     assert (b.id, b.score, b.constituents) == (
-        "local:b.md", math.sqrt(130.0), ("local:b.md#s1", "local:b.md#s2"))
+        "local:b.md", math.sqrt(9.0 ** 2 + (7.0 * LEAF_DECAY) ** 2),
+        ("local:b.md#s1", "local:b.md#s2"))
 
 
 def test_lone_match_does_not_aggregate_even_as_only_child():
@@ -254,19 +263,43 @@ def test_missing_parent_prevents_aggregation():
     assert ids(aggregate(cands, 0.5, lambda _: None)) == ["t:a.md#s1", "t:a.md#s2"]
 
 
-def test_parent_own_score_is_discarded():
-    # The parent matched too (score 9) but arrives after its children: its span contains
-    # theirs, so its score would count their words twice.
+def test_parent_own_score_counts():
+    # Deviation: the parent matched too (score 3) and arrives after its children. The
+    # original discarded its score (its span held theirs); a chunk here is its own text,
+    # so its match is one more leaf.
     cands = [node("t:a.md#s1", "t:a.md", 5.0, 2), node("t:a.md#s2", "t:a.md", 4.0, 2),
              node("t:a.md", None, 3.0)]
     (out,) = aggregate(cands, 0.5, lambda _: None)
-    assert (out.id, out.score) == ("t:a.md", math.sqrt(41.0))
+    assert (out.id, out.score) == ("t:a.md", decayed_rss([5.0, 4.0, 3.0]))
+    assert out.constituents == ("t:a.md", "t:a.md#s1", "t:a.md#s2")
+
+
+def test_a_claimed_chunk_counts_in_the_result_that_claimed_it():
+    # The page's introduction matched first; its sections are claimed by it and count in
+    # its score (they counted for nothing: "ownership" on the Rust book put "What Is
+    # Ownership?" behind a page whose introduction did not match, whose sections did).
+    cands = [node("t:a.md", None, 6.0), node("t:a.md#s1", "t:a.md", 5.0, 3),
+             node("t:a.md#s2", "t:a.md", 4.0, 3), node("t:b.md", None, 7.0)]
+    out = aggregate(cands, 0.75, lambda _: None)
+    assert [(r.id, r.score) for r in out] == [("t:a.md", decayed_rss([6.0, 5.0, 4.0])),
+                                              ("t:b.md", 7.0)]
+    assert out[0].constituents == ("t:a.md", "t:a.md#s1", "t:a.md#s2")
+
+
+def test_many_weak_sections_do_not_outrank_one_strong_one():
+    # ten sections at 29 against one section at 79: plain RSS gave the page 92
+    weak = [node(f"t:a.md#s{k}", "t:a.md", 29.0, 10) for k in range(10)]
+    out = aggregate([*weak, node("t:b.md#x", "t:b.md", 79.0, 5)], 0.75,
+                    {"t:a.md": node("t:a.md", None)}.get)
+    assert [r.id for r in out] == ["t:b.md#x", "t:a.md"]
+    assert rss(s.score for s in weak) > 79.0
 
 
 def test_ancestor_arriving_late_subsumes_its_descendants():
     cands = [node("t:a.md#s1", "t:a.md", 5.0, 4), node("t:a.md", None, 2.0)]
     (out,) = aggregate(cands, 0.5, lambda _: None)
-    assert (out.id, out.score, out.constituents) == ("t:a.md", 5.0, ("t:a.md#s1",))
+    assert (out.id, out.score, out.constituents) == (
+        "t:a.md", decayed_rss([5.0, 2.0]), ("t:a.md", "t:a.md#s1"))
 
 
 def test_merged_parent_absorbs_every_result_beneath_it():
@@ -280,8 +313,10 @@ def test_merged_parent_absorbs_every_result_beneath_it():
              node("t:a.md#p/y", "t:a.md#p", 3.0, 2), node("t:a.md#p/x", "t:a.md#p", 2.0, 2)]
     (out,) = aggregate(cands, 0.5, tree.get)
     # '#p/x' arrives after its descendant, subsumes it, and the cascade merges into '#p'.
-    assert (out.id, out.constituents) == ("t:a.md#p", ("t:a.md#p/x/deep", "t:a.md#p/y"))
-    assert out.score == pytest.approx(math.sqrt(45.0))
+    # '#p/x' matched too (2.0): its own text is one more leaf
+    assert (out.id, out.constituents) == (
+        "t:a.md#p", ("t:a.md#p/x", "t:a.md#p/x/deep", "t:a.md#p/y"))
+    assert out.score == pytest.approx(decayed_rss([6.0, 3.0, 2.0]))
 
 
 def test_cascade_stops_when_grandparent_share_is_too_small():
@@ -343,11 +378,11 @@ TWINS = [node("t:a.md#s1", "t:a.md", 10.0, 2), node("t:a.md#s2", "t:a.md", 10.0,
 
 
 def test_rank_aggregates_before_the_elbow():
-    # The twins merge into a parent at 14.14; 6/14.14 < 0.5 then cuts 't:b.md'.
+    # The twins merge into a parent at 13.1 (10 and 8.5); 6/13.1 < 0.5 then cuts 't:b.md'.
     out, stats = rank_with_stats(TWINS, threshold=0.5, cutoff_ratio=0.5, limit=5,
                                  lookup=PARENTS.get)
     assert ids(out) == ["t:a.md"]
-    assert out[0].score == pytest.approx(math.sqrt(200.0))
+    assert out[0].score == pytest.approx(decayed_rss([10.0, 10.0]))
     assert (stats.candidates, stats.aggregated, stats.elbow, stats.final) == (3, 2, 1, 1)
 
 
@@ -407,10 +442,10 @@ def test_aggregate_never_nests_and_accounts_for_every_candidate(forest, threshol
     for r in out:
         assert not (_true_ancestors(tree, r.id) & out_ids), "a result nests in another"
         assert set(r.constituents) <= {c.id for c in cands}
-        assert all(r.id in _true_ancestors(tree, k) for k in r.constituents)
+        assert all(k == r.id or r.id in _true_ancestors(tree, k) for k in r.constituents)
         if r.aggregated:
             scores = {c.id: c.score for c in cands}
-            assert r.score == pytest.approx(rss(scores[k] for k in r.constituents))
+            assert r.score == pytest.approx(decayed_rss(scores[k] for k in r.constituents))
     for c in cands:
         assert ({c.id} | _true_ancestors(tree, c.id)) & out_ids, f"{c.id} vanished"
     assert out == sorted(out, key=lambda r: (-r.score, r.id))
@@ -459,27 +494,30 @@ def scored(cid: str, score: float) -> Candidate:
 
 
 def test_an_aggregate_too_large_for_the_budget_is_given_as_its_best_part_that_fits():
-    # #a and #b match, so they merge into the page (RSS 25); under a 4,000-token budget
+    # #a and #b match, so they merge into the page (23.7: 20, and 15 × 0.85); under a
+    # 4,000-token budget
     # the page would be a list entry, so its best part that fits stands in its place,
     # with its score: #b (20) is larger than the budget, #a (15) is not.
     cands = [scored("t:p.md#b", 20.0), scored("t:p.md#a", 15.0),
              sized("t:o.md", None, 10.0, 100)]
     kwargs = dict(threshold=0.5, cutoff_ratio=0.0, limit=None, lookup=PAGE.get)
     unbounded = rank(cands, **kwargs)
-    assert [(c.id, c.score) for c in unbounded] == [("t:p.md", 25.0), ("t:o.md", 10.0)]
+    page = decayed_rss([20.0, 15.0])
+    assert [(c.id, c.score) for c in unbounded] == [("t:p.md", page), ("t:o.md", 10.0)]
     assert rank(cands, max_tokens=None, **kwargs) == unbounded
     assert rank(cands, max_tokens=6000, **kwargs) == unbounded  # the page fits
     fitted = rank(cands, max_tokens=4000, **kwargs)
-    assert [(c.id, c.score) for c in fitted] == [("t:p.md#a", 25.0), ("t:o.md", 10.0)]
+    assert [(c.id, c.score) for c in fitted] == [("t:p.md#a", page), ("t:o.md", 10.0)]
 
 
 def test_an_ancestor_that_claimed_its_sections_gives_way_to_the_best_that_fits():
-    # the page's front matter matched best (30): its sections were claimed by it
+    # the page's front matter matched best (30): its sections were claimed by it, and
+    # count in its score when aggregating (without, the page keeps its best score)
     cands = [scored("t:p.md", 30.0), scored("t:p.md#b-1", 12.0), scored("t:p.md#a", 8.0)]
-    for aggregation in (True, False):
+    for aggregation, score in ((True, decayed_rss([30.0, 12.0, 8.0])), (False, 30.0)):
         out = rank(cands, threshold=0.5, cutoff_ratio=0.0, limit=None, lookup=PAGE.get,
                    aggregation=aggregation, max_tokens=1000)
-        assert [(c.id, c.score) for c in out] == [("t:p.md#b-1", 30.0)]
+        assert [(c.id, c.score) for c in out] == [("t:p.md#b-1", score)]
 
 
 def test_a_large_result_with_no_part_that_fits_stays_as_it_is():

@@ -7,7 +7,7 @@ that a parent whose root-sum-square score rises above each child's competes with
 score (two children at 10 make a parent at 14.1, which may push the rest under the elbow).
 
 Aggregation follows the original's adaptive algorithm. Candidates are taken best first;
-one whose ancestor is already a result is claimed and skipped; one that arrives after
+one whose ancestor is already a result is claimed (and counts in its score); one that arrives after
 some of its descendants subsumes them; one whose parent already has matched children
 among the results merges with them into the parent when the matched share of the
 parent's children reaches the threshold; a merged parent may in turn merge with its own
@@ -20,9 +20,21 @@ result ever nests inside another without relying on a later filter:
   siblings that triggered the merge.
 
 An aggregated result carries the parent's identity, the ids of the matched chunks it
-stands for, and their root-sum-square score. The parent's own match score is discarded,
-as in the original: a parent's span contains its children, so its score already counts
-their words, and adding it would count them twice.
+stands for, and their root-sum-square score, two more choices of ours (2026-11-27):
+
+- Every matched chunk a result stands for counts, its own included. The original
+  discarded the parent's own match (its span held its children, so its score counted
+  their words); a chunk here is its own text, without its subsections. And a chunk
+  claimed by a result above it counted for nothing: a page whose introduction matched
+  first scored that alone, while a page whose introduction did not match scored all its
+  sections. "ownership" on the Rust book put "What Is Ownership?" (an introduction at 6.0
+  and eleven sections that match) fourth, behind the iterators page (three sections).
+- The k-th best of them weighs ``LEAF_DECAY ** k`` (0.85): plain RSS grows with the
+  square root of their number, and a page of ten sections that each say a query's word
+  once (92) outranked the one section about it (79).
+
+Known items, the 88 topics of ``benchmarks.known_items.TOPICS`` first: see
+docs/ranking.md for the numbers.
 
 All functions are pure; ``lookup`` is the only window onto the chunk tree.
 """
@@ -33,6 +45,10 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
+
+#: An aggregate's score is the root of the sum of squares of its matched chunks' scores,
+#: the k-th best (from 0) weighed ``LEAF_DECAY ** k`` (see the module docstring).
+LEAF_DECAY = 0.85
 
 #: Finds a chunk by id (for parents that did not match the query), or None.
 Lookup = Callable[[str], "Candidate | None"]
@@ -80,6 +96,15 @@ def _order(c: Candidate) -> tuple[float, str]:
 def rss(scores: Iterable[float]) -> float:
     """Root sum of squares: rewards several matching sections over one."""
     return math.sqrt(sum(s * s for s in scores))
+
+
+def decayed_rss(scores: Iterable[float]) -> float:
+    """Root sum of squares of ``scores``, the k-th best (from 0) weighed ``LEAF_DECAY ** k``:
+    several matching sections rank above one, and above one that matches as well as the
+    best of them, but a page of many sections that each say a query's word once does not
+    outrank the section that is about it (ten sections at 29 made 92 against 79)."""
+    ranked = sorted(scores, reverse=True)
+    return rss(s * LEAF_DECAY ** k for k, s in enumerate(ranked))
 
 
 def aggregated(parent: Candidate, constituents: Sequence[Candidate]) -> Candidate:
@@ -189,6 +214,7 @@ class Aggregator:
                  known: Iterable[Candidate] = ()) -> None:
         self.threshold = threshold
         self.lineage = _Lineage(lookup, known)
+        self.own = {c.id: c.score for c in self.lineage.known.values()}  # match scores
         self.results: dict[str, Candidate] = {}
         self._children: dict[str | None, dict[str, None]] = {}  # parent id → result ids
         self._beneath: dict[str, dict[str, None]] = {}  # ancestor id → result ids
@@ -241,7 +267,10 @@ class Aggregator:
 
     def add(self, c: Candidate) -> None:
         """Process one candidate (candidates must come best first)."""
-        if c.id in self.results or self.is_claimed(c):
+        if c.id in self.results:
+            return
+        if self.is_claimed(c):
+            self.fold(c)
             return
         self.lineage.known.setdefault(c.id, c)
         if self.descendants(c):
@@ -255,14 +284,32 @@ class Aggregator:
         else:
             self.merge(parent, [c])
 
+    def fold(self, c: Candidate) -> None:
+        """``c``, claimed by the result above it, counts in that result's score."""
+        top = next(a for a in self.lineage.ancestors(c) if a in self.results)
+        result = self.results[top]
+        leaves = result.constituents or ((top,) if self.own.get(top, 0) > 0 else ())
+        self.results[top] = self.scored(result, (*leaves, c.id))
+
+    def scored(self, result: Candidate, leaves: tuple[str, ...]) -> Candidate:
+        """``result`` standing for the matched chunks ``leaves``: their decayed root sum
+        of squares (``decayed_rss``) from their own match scores."""
+        return result._replace(score=decayed_rss(self.own.get(i, 0.0) for i in leaves),
+                               constituents=leaves)
+
     def merge(self, parent: Candidate, members: Sequence[Candidate] = ()) -> Candidate:
         """Replace every result beneath ``parent``, plus ``members``, by ``parent``.
 
         Then cascade: the new result may merge with its own matched siblings.
         """
+        for m in members:  # candidates given here (not through ``add``) count as matched
+            if not m.constituents:
+                self.own.setdefault(m.id, m.score)
         beneath = self.remove([parent.id, *(r.id for r in self.descendants(parent))])
         pool = {m.id: m for m in [*beneath, *members] if m.id != parent.id}
         merged = aggregated(parent, sorted(pool.values(), key=_order))
+        own = (parent.id,) if self.own.get(parent.id, 0) > 0 else ()  # its own text matched
+        merged = self.scored(merged, (*own, *merged.constituents))
         self.lineage.known[merged.id] = merged
         self._put(merged)
         self._cascade(merged)
