@@ -215,13 +215,19 @@ class Aggregator:
         self.threshold = threshold
         self.lineage = _Lineage(lookup, known)
         self.own = {c.id: c.score for c in self.lineage.known.values()}  # match scores
+        self.floor: dict[str, float] = {}  # result id → the least score of its leaves
         self.results: dict[str, Candidate] = {}
         self._children: dict[str | None, dict[str, None]] = {}  # parent id → result ids
         self._beneath: dict[str, dict[str, None]] = {}  # ancestor id → result ids
 
     def is_claimed(self, c: Candidate) -> bool:
         """Whether an ancestor of ``c`` is already a result."""
-        return any(a in self.results for a in self.lineage.ancestors(c))
+        return self.claimer(c) is not None
+
+    def claimer(self, c: Candidate) -> str | None:
+        """The id of the result above ``c``, if there is one."""
+        results = self.results
+        return next((a for a in self.lineage.ancestors(c) if a in results), None)
 
     def siblings(self, c: Candidate) -> list[Candidate]:
         """Results other than ``c`` with the same parent."""
@@ -269,8 +275,9 @@ class Aggregator:
         """Process one candidate (candidates must come best first)."""
         if c.id in self.results:
             return
-        if self.is_claimed(c):
-            self.fold(c)
+        top = self.claimer(c)
+        if top is not None:
+            self.fold(c, top)
             return
         self.lineage.known.setdefault(c.id, c)
         if self.descendants(c):
@@ -284,18 +291,27 @@ class Aggregator:
         else:
             self.merge(parent, [c])
 
-    def fold(self, c: Candidate) -> None:
-        """``c``, claimed by the result above it, counts in that result's score."""
-        top = next(a for a in self.lineage.ancestors(c) if a in self.results)
+    def fold(self, c: Candidate, top: str) -> None:
+        """``c``, claimed by the result ``top`` above it, counts in its score. Candidates
+        come best first, so ``c`` is nearly always the least of the result's leaves: it
+        then adds its decayed square (``decayed_rss`` without sorting them again; a page
+        of 300 sections folds 100 candidates)."""
         result = self.results[top]
         leaves = result.constituents or ((top,) if self.own.get(top, 0) > 0 else ())
-        self.results[top] = self.scored(result, (*leaves, c.id))
+        if c.score > self.floor.get(top, self.own.get(top, math.inf)):  # a parent's own
+            self.results[top] = self.scored(result, (*leaves, c.id))  # match was lower
+            return
+        added = c.score * LEAF_DECAY ** len(leaves)
+        self.floor[top] = c.score
+        self.results[top] = result._replace(score=math.sqrt(result.score ** 2 + added ** 2),
+                                            constituents=(*leaves, c.id))
 
     def scored(self, result: Candidate, leaves: tuple[str, ...]) -> Candidate:
         """``result`` standing for the matched chunks ``leaves``: their decayed root sum
         of squares (``decayed_rss``) from their own match scores."""
-        return result._replace(score=decayed_rss(self.own.get(i, 0.0) for i in leaves),
-                               constituents=leaves)
+        scores = [self.own.get(i, 0.0) for i in leaves]
+        self.floor[result.id] = min(scores, default=0.0)
+        return result._replace(score=decayed_rss(scores), constituents=leaves)
 
     def merge(self, parent: Candidate, members: Sequence[Candidate] = ()) -> Candidate:
         """Replace every result beneath ``parent``, plus ``members``, by ``parent``.
