@@ -7,11 +7,11 @@ that a parent whose root-sum-square score rises above each child's competes with
 score (two children at 10 make a parent at 14.1, which may push the rest under the elbow).
 
 Aggregation follows the original's adaptive algorithm. Candidates are taken best first;
-one whose ancestor is already a result is claimed (and counts in its score); one that arrives after
-some of its descendants subsumes them; one whose parent already has matched children
-among the results merges with them into the parent when the matched share of the
-parent's children reaches the threshold; a merged parent may in turn merge with its own
-matched siblings (the cascade). Two choices differ from the original, both so that no
+one whose ancestor is already a result is claimed (and counts in its score); one that
+arrives after some of its descendants subsumes them; one whose parent already has
+matched children among the results merges with them into the parent when the matched
+share of the parent's children reaches the threshold; a merged parent may in turn merge
+with its own matched siblings (the cascade). Two choices differ from the original, both so that no
 result ever nests inside another without relying on a later filter:
 
 - Ancestry follows the parent chain (DESIGN deviation 3). The original compared slug
