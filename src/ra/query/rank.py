@@ -113,8 +113,13 @@ def aggregated(parent: Candidate, constituents: Sequence[Candidate]) -> Candidat
     An aggregated constituent contributes its leaves; its score is already their RSS, and
     the RSS of RSSs equals the RSS of all leaves.
     """
-    leaves = tuple(i for c in constituents for i in (c.constituents or (c.id,)))
-    return parent._replace(score=rss(c.score for c in constituents), constituents=leaves)
+    return parent._replace(score=rss(c.score for c in constituents),
+                           constituents=leaves_of(constituents))
+
+
+def leaves_of(constituents: Sequence[Candidate]) -> tuple[str, ...]:
+    """The ids of the matched chunks ``constituents`` stand for, in their order."""
+    return tuple(i for c in constituents for i in (c.constituents or (c.id,)))
 
 
 def elbow_cutoff(cands: Sequence[Candidate], ratio: float,
@@ -323,9 +328,8 @@ class Aggregator:
                 self.own.setdefault(m.id, m.score)
         beneath = self.remove([parent.id, *(r.id for r in self.descendants(parent))])
         pool = {m.id: m for m in [*beneath, *members] if m.id != parent.id}
-        merged = aggregated(parent, sorted(pool.values(), key=_order))
         own = (parent.id,) if self.own.get(parent.id, 0) > 0 else ()  # its own text matched
-        merged = self.scored(merged, (*own, *merged.constituents))
+        merged = self.scored(parent, (*own, *leaves_of(sorted(pool.values(), key=_order))))
         self.lineage.known[merged.id] = merged
         self._put(merged)
         self._cascade(merged)

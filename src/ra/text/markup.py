@@ -570,13 +570,15 @@ _OPTIONS = rf"(?:\n{_WS}*:[\w-]+:[^\n]*{_EOL})*"  # `:class: tip` lines of a dir
 #: one level), not a ``[`` that is not closed. A ``[`` that opens nothing ends it, as
 #: CommonMark reads ``[x [y](u)`` (the link is ``y``): were it text, each ``[`` of a run of
 #: them would scan the rest of its line, and a 40 KB line of ``[`` took a minute to read.
-BRACKETED = r"[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*"
+_RUN = r"[^\[\]\n]*"  # no bracket, no line break
+_PAIR = rf"\[{_RUN}\]"  # bracketed text within
+BRACKETED = rf"{_RUN}(?:{_PAIR}{_RUN})*"
 #: Link text: ``BRACKETED`` that may wrap, not across a blank line. Unrolled (runs of
 #: anything but brackets and newlines, then a bracketed part or a newline not before a
 #: blank line) rather than an alternation per character, which the regex engine steps
 #: through a character at a time; each part begins with a character no run holds, so
 #: there is one way to match a text, and a failed match gives back in linear time.
-LINK_TEXT = r"[^\[\]\n]*(?:(?:\[[^\[\]\n]*\]|\n(?![ \t]*\n))[^\[\]\n]*)*"
+LINK_TEXT = rf"{_RUN}(?:(?:{_PAIR}|\n(?![ \t]*\n)){_RUN})*"
 _LINK_TEXT = LINK_TEXT
 #: An inline link or image: ``[text](target "title")``, ``![alt](image.png)``.
 _INLINE_LINK = re.compile(rf"(?:!\[|\[)({_LINK_TEXT})\]\((?:[^()\n]|\([^()\n]*\))*\)")
