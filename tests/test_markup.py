@@ -204,6 +204,17 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ("Vue shows {{ count + 1 }} here.", "Vue shows {{ count + 1 }} here."),
     ("{{ site.title }} and <a href=\"{{ '/docs/x/' | relative_url }}\">the page</a> of "
      '{{ page.date | date: "%Y" }}.', "and the page of ."),
+    # MDN's macros: a reference link shows its text (the second argument, else the first),
+    # a badge its label; the rest (compatibility tables, live samples, sidebars) leave
+    ('Call {{jsxref("Array.prototype.map()")}} or {{jsxref("Statements/for...of", "for...of")}}'
+     ' on a {{ domxref("NodeList") }}; see {{Glossary("CORS", "cross-origin requests")}}.',
+     "Call Array.prototype.map() or for...of on a NodeList; see cross-origin requests."),
+    ("The {{HTMLElement('select')}} element, {{cssxref(\"&lt;color&gt;\")}}, {{HTTPStatus(404)}},"
+     ' {{domxref("Window.fetch", "", "", "nocode")}} and {{RFC(9110, "HTTP Semantics")}}.',
+     "The select element, <color>, 404, Window.fetch and RFC 9110 HTTP Semantics."),
+    ("- `thisArg` {{optional_inline}}\n  - : The `this`.\n- `size` {{ReadOnlyInline}}"
+     " {{Deprecated_Inline}}\n\n{{Compat}}\n{{EmbedLiveSample(\"Examples\", \"100%\", 200)}}",
+     "thisArg Optional : The this. size Read only Deprecated"),
     # MDC (Nuxt Content): block components show an admonition's kind or their title/label
     # props, nothing else; their `::` ends, props blocks and slots leave; inline
     # components show their content
@@ -233,6 +244,7 @@ def test_plain_text_shows_what_a_reader_sees(source, shown):
     ('## Scheduling {{< glossary_tooltip text="Pods" term_id="pod" >}}', "Scheduling Pods"),
     ('## The {{< glossary_tooltip term_id="control-plane" >}}', "The control plane"),
     ("## Using `{{ site.title }}`", "Using {{ site.title }}"),  # code: what the page explains
+    ('#### The {{HTTPHeader("Sec-WebSocket-Key")}} header', "The Sec-WebSocket-Key header"),  # MDN
 ])
 def test_a_heading_written_with_template_markup_is_its_text(heading, title):
     doc = parse_document(f"# Page\n\n{heading}\n\nText.\n", "docs", "page.md")

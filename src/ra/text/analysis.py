@@ -52,8 +52,9 @@ MAX_TOKEN_BYTES = 40
 #: cell's options (MyST's ``:tags:`` of ```{code-cell}, Quarto's ``#| label:``) leave,
 #: its caption stays. 12: bracketed text nests one level and a "[" that opens nothing
 #: is text ([x [y](u) links "y"; a badge [![alt](img.svg)](url) links its alt text to url,
-#: and its text is the alt text).
-ANALYZER_VERSION = 12
+#: and its text is the alt text). 13: MDN's macros show their text ({{jsxref("Array")}}
+#: is "Array", {{optional_inline}} "Optional"; they left nothing).
+ANALYZER_VERSION = 13
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -244,6 +244,39 @@ def _mdbook(m: re.Match) -> str:
     return "" if m.group(2) in ("include", "rustdoc_include", "playground", "title") else m.group()
 
 
+#: MDN's KumaScript macros that show text: a reference link (``{{jsxref("Array")}}``,
+#: ``{{domxref("Node/appendChild", "appendChild()")}}``, ``{{Glossary("CSS", "style
+#: sheets")}}``) shows its second argument, else its first; a badge
+#: (``{{optional_inline}}``, ``{{Deprecated_Header}}``) shows its label. Other macros
+#: (``{{Compat}}``, ``{{EmbedLiveSample("x")}}``, sidebars) render tables, demos and
+#: navigation, no text of the page's own, and leave with the template variables.
+_KUMA_LINKS = ("jsxref", "domxref", "cssxref", "htmlelement", "svgelement", "svgattr",
+               "mathmlelement", "httpheader", "httpmethod", "httpstatus", "glossary", "csp",
+               "webextapiref", "rfc")
+_KUMA_BADGES = {"optional_inline": "Optional", "readonlyinline": "Read only",
+                "deprecated_inline": "Deprecated", "deprecated_header": "Deprecated",
+                "experimental_inline": "Experimental", "experimentalbadge": "Experimental",
+                "non-standard_inline": "Non-standard", "non-standard_header": "Non-standard",
+                "nonstandardbadge": "Non-standard", "securecontext_inline": "Secure context",
+                "securecontext_header": "Secure context"}
+_KUMA_ARG = r"""(?:"([^"\n]*)"|'([^'\n]*)'|([\w.-]+))"""
+_KUMA = re.compile(
+    rf"\{{\{{[ \t]*(?:({'|'.join(_KUMA_LINKS)})[ \t]*\([ \t]*{_KUMA_ARG}"
+    rf"(?:[ \t]*,[ \t]*{_KUMA_ARG})?(?:[ \t]*,[ \t]*{_KUMA_ARG})*[ \t]*\)"
+    rf"|({'|'.join(map(re.escape, _KUMA_BADGES))})(?:[ \t]*\([^(){{}}\n]*\))?)[ \t]*\}}\}}", re.I)
+
+
+def _kuma(m: re.Match) -> str:
+    """What an MDN macro shows (``_KUMA``)."""
+    if m.group(1) is None:
+        return _KUMA_BADGES[m.group(11).lower()]
+    target = m.group(2) or m.group(3) or m.group(4) or ""
+    text = m.group(5) or m.group(6) or m.group(7)  # empty ("") means none
+    if m.group(1).lower() == "rfc":  # {{RFC(9110, "HTTP Semantics")}}: the number, the text
+        return f"RFC {target} {text}" if text else f"RFC {target}"
+    return text or target
+
+
 def _line_start(text: str, at: int) -> int:
     """Where the line of ``at`` starts, when only spaces and tabs come before ``at`` on
     it; else -1."""
@@ -660,6 +693,7 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     (("\n%",), re.compile(rf"\n%(?:{_WS}[^\n]*)?{_EOL}"), "\n"),
     (("\n+++",), re.compile(rf"\n\+\+\+{_WS}*(?:\{{[^\n]*\}})?{_WS}*{_EOL}"), "\n"),
     (("^^^",), re.compile(rf"\n{_WS}*\^{{3,}}{_WS}*{_EOL}"), "\n"),  # sphinx-design card header
+    (("{{",), _KUMA, _kuma),  # MDN's macros that show text
     # template variables, with Liquid's filters: `{{ site.title }}`, `{{ '/x/' | relative_url }}`,
     # and calls: Zola's shortcodes `{{ youtube(id="x") }}`, mkdocs-macros' `{{ macro(1) }}`
     (("{{",), re.compile(r"\{\{-?[ \t]*(?:'[^'\n]*'|\"[^\"\n]*\"|[\w.$\[\]-]+"
