@@ -425,6 +425,8 @@ def test_rule_search_cannot_override_the_stemmer(tmp_path):
     ('[tree."c#"]\npath = "x"\n', 'tree."c#"', 1, "cannot contain '/', '\\' or '#'"),
     ('[trees]\n"my notes " = "x"\n', 'trees."my notes "', 2, "nor begin or end with"),
     ('[trees]\ndocs = "./d"\n[tree.docs]\npath = "e"\n', "tree.docs", 3, "defined twice"),
+    # the newer form with the older section's name: say which is which
+    ('[settings]\n\n[trees.docs]\npath = "d"\n', "trees.docs", 3, "[tree.docs] (singular)"),
     ('[[include]]\ntree = "docs"\n', "include[0]", 1, "'pattern'"),
     ('[tree.docs]\npath = "d"\nexclude = ["{a,b"]\n', "tree.docs.exclude", 3, "unclosed"),
 ])

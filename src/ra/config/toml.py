@@ -382,6 +382,9 @@ def _section_trees(src: _Source, value: object, raw: dict) -> None:
     """The older form: ``[trees] NAME = "path"``."""
     for name, tree_path in _table(src, value, ("trees",)).items():
         src.check(("trees", name), name, _tree_name)
+        if isinstance(tree_path, dict):  # [trees.docs] path = "…": the newer form, misspelt
+            raise src.error(("trees", name), f"a tree's table is [tree.{name}] (singular); "
+                            f'[trees] takes {name} = "path"')
         path = src.check(("trees", name), tree_path, _string)
         _add_tree(src, raw, ("trees", name), {"path": path, "include": None, "exclude": None})
 
