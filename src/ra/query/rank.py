@@ -1,10 +1,12 @@
 """Ranking after retrieval: hierarchical aggregation, elbow cutoff, limit.
 
-The phases run in DESIGN's order: candidates → aggregation → elbow cutoff → limit. 001
-lists the elbow before aggregation, but the original implementation's own pipeline
-aggregates first, and for a reason: siblings must merge before relevance filtering, so
-that a parent whose root-sum-square score rises above each child's competes with that
-score (two children at 10 make a parent at 14.1, which may push the rest under the elbow).
+The phases run in DESIGN's order: candidates → aggregation → elbow cutoff → limit, with
+one step of ours between aggregation and the elbow (a result named for a short query
+scores more: ``ra.query.named``). 001 lists the elbow before aggregation, but the
+original implementation's own pipeline aggregates first, and for a reason: siblings must
+merge before relevance filtering, so that a parent whose root-sum-square score rises
+above each child's competes with that score (two children at 10 make a parent at 14.1,
+which may push the rest under the elbow).
 
 Aggregation follows the original's adaptive algorithm. Candidates are taken best first;
 one whose ancestor is already a result is claimed (and counts in its score); one that
@@ -88,7 +90,7 @@ class RankStats:
     final: int
 
 
-def _order(c: Candidate) -> tuple[float, str]:
+def best_first(c: Candidate) -> tuple[float, str]:
     """Sort key: score descending, ties by id."""
     return (-c.score, c.id)
 
@@ -329,7 +331,7 @@ class Aggregator:
         beneath = self.remove([parent.id, *(r.id for r in self.descendants(parent))])
         pool = {m.id: m for m in [*beneath, *members] if m.id != parent.id}
         own = (parent.id,) if self.own.get(parent.id, 0) > 0 else ()  # its own text matched
-        merged = self.scored(parent, (*own, *leaves_of(sorted(pool.values(), key=_order))))
+        merged = self.scored(parent, (*own, *leaves_of(sorted(pool.values(), key=best_first))))
         self.lineage.known[merged.id] = merged
         self._put(merged)
         self._cascade(merged)
@@ -347,7 +349,7 @@ class Aggregator:
 
     def ranked(self) -> list[Candidate]:
         """The results, score descending, ties by id."""
-        return sorted(self.results.values(), key=_order)
+        return sorted(self.results.values(), key=best_first)
 
 
 def aggregate(cands: Sequence[Candidate], threshold: float,
@@ -357,7 +359,7 @@ def aggregate(cands: Sequence[Candidate], threshold: float,
     Candidates are processed best first whatever their input order.
     """
     agg = Aggregator(threshold, lookup, cands)
-    for c in sorted(cands, key=_order):
+    for c in sorted(cands, key=best_first):
         agg.add(c)
     return agg.ranked()
 
@@ -380,7 +382,7 @@ def fit_parts(results: Sequence[Candidate], cands: Sequence[Candidate],
         return list(results)
     lineage = _Lineage(lookup, cands)
     best: dict[str, Candidate] = {}  # a large result's id → its best part that fits
-    for c in sorted(cands, key=_order):
+    for c in sorted(cands, key=best_first):
         if not too_large(c, max_tokens):
             for a in large.intersection(lineage.ancestors(c)):
                 best.setdefault(a, c)
@@ -394,14 +396,19 @@ def too_large(c: Candidate, max_tokens: int | None) -> bool:
 
 def rank_with_stats(cands: Sequence[Candidate], *, threshold: float, cutoff_ratio: float,
                     limit: int | None, lookup: Lookup | None, aggregation: bool = True,
-                    max_tokens: int | None = None) -> tuple[list[Candidate], RankStats]:
+                    max_tokens: int | None = None,
+                    reweigh: Callable[[Sequence[Candidate]], list[Candidate]] | None = None,
+                    ) -> tuple[list[Candidate], RankStats]:
     """:func:`rank`, plus how many results each phase kept. With a token budget
     (``max_tokens``), a result too large for it is given as its best matched part that
-    fits (``fit_parts``), once the ranking is done."""
+    fits (``fit_parts``), once the ranking is done. ``reweigh`` re-scores the results
+    before the elbow (``ra.query.named``), and returns them best first."""
     if aggregation:
         merged = aggregate(cands, threshold, lookup)
     else:
-        merged = sorted(drop_nested(cands, lookup), key=_order)
+        merged = sorted(drop_nested(cands, lookup), key=best_first)
+    if reweigh is not None:
+        merged = reweigh(merged)
     relevant = fit_parts(elbow_cutoff(merged, cutoff_ratio, len(merged)), cands,
                          max_tokens, lookup)
     final = relevant if limit is None else relevant[:max(0, limit)]

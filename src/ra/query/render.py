@@ -172,6 +172,9 @@ def render_explain(explain: dict) -> str:
     p = explain.get("pipeline", {})
     lines.append(f"  pipeline: {p.get('candidates')} candidates → {p.get('aggregated')} after "
                  f"aggregation → {p.get('after_elbow')} after elbow → {p.get('final')} shown")
+    if named := explain.get("named_for_query"):
+        lines.append(f"  named for the query (score × {named['factor']:g}): "
+                     + ", ".join(named["results"]))
     t = explain.get("timings_ms", {})
     lines.append("  timings (ms): " + ", ".join(f"{k} {v:.2f}" for k, v in t.items()))
     lines.append("  sql:")

@@ -26,6 +26,7 @@ from ra.query import rank as ranking
 from ra.query.bm25f import Filters, Sql, Weights, bm25f_sql, weights_of
 from ra.query.budget import estimate_tokens, list_entry_tokens, pack, ref_entry_tokens
 from ra.query.impacts import is_plain, top_rows, top_sql
+from ra.query.named import boost_named
 from ra.query.parser import dash_negations, parse, parse_lenient, typed_operators
 from ra.query.plan import Plan, PlanOptions, plan_query, shortened
 from ra.query.snippets import snippet as make_snippet
@@ -264,7 +265,8 @@ class Searcher:
         rows, metas = self._with_proximity(plan, rows, metas, o)
         t_sql = time.perf_counter()
         side, rows, metas = self._meaning(node, plan, o, rows, metas, pending)
-        ranked, stats = self._rank(rows, metas, o)
+        reweigh = None if o.raw else boost_named(plan, self.analyzer, self.reader.meta)
+        ranked, stats = self._rank(rows, metas, o, reweigh)
         limit = self.default_limit(o)
         ranked, copies, near = self._without_copies(
             ranked, o.offset + limit if o.sort == "score" else None)
@@ -285,6 +287,9 @@ class Searcher:
             topic.explain = _explain(node, plan, sql, stats, _filters_shown(o), {
                 "parse": t_parse - t0, "plan": t_plan - t_parse, "sql": t_sql - t_plan,
                 "rank": t_rank - t_sql, "fetch": t_fetch - t_rank})
+            if reweigh is not None and reweigh.boosted:
+                topic.explain["named_for_query"] = {"factor": reweigh.factor,
+                                                    "results": list(reweigh.boosted)}
             if side is not None and side.used:
                 from ra.query.semantic import explain_scores
 
@@ -414,7 +419,7 @@ class Searcher:
         return rerank(rows, metas, plan, self.reader, self.analyzer, self.weights().k1,
                       scale)
 
-    def _rank(self, rows, metas: list[ChunkMeta], o: SearchOptions):
+    def _rank(self, rows, metas: list[ChunkMeta], o: SearchOptions, reweigh=None):
         s = self.config.search
         tainted = sorted(rows[0][4] or ()) if rows else []
         cands = [self._candidate(m, r[0]) for m, r in zip(metas, rows, strict=True)]
@@ -428,7 +433,8 @@ class Searcher:
         return ranking.rank_with_stats(
             cands, threshold=self._opt(o.aggregation_threshold, s.aggregation_threshold),
             cutoff_ratio=self._opt(o.cutoff_ratio, s.cutoff_ratio),
-            limit=None, lookup=lookup, aggregation=o.aggregation, max_tokens=o.max_tokens)
+            limit=None, lookup=lookup, aggregation=o.aggregation, max_tokens=o.max_tokens,
+            reweigh=reweigh)
 
     @staticmethod
     def _candidate(meta, score: float) -> ranking.Candidate:

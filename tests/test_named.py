@@ -1,0 +1,145 @@
+"""A page named for the query (``ra.query.named``): "templates" finds "Templates (C++)"
+before "Class templates", whose sections say "templates" more often; "smart pointers"
+finds ``ch15-00-smart-pointers.md``.
+
+The corpus is written by this module; no third-party text is used here.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from conftest import doc_ids, kb_folder, kb_searcher, short_and_held
+from ra.query import named
+from ra.query.search import Searcher, SearchOptions
+from ra.text.analysis import analyzer_for
+
+_SECTION = ("\n\n## {0}\n\nClass templates: templates of classes. A {1} of class templates "
+            "uses templates, and templates with {1} arguments.\n")
+DOCS = {
+    "templates-cpp.md": "# Templates (C++)\n\nTemplates, the basis for generic "
+                        "programming: templates, code written once for many types.\n",
+    "class-templates.md": "# Class templates\n\nMembers of class templates."
+                          + "".join(_SECTION.format(f"Part {n}", w) for n, w in enumerate(
+                              ("member",))),
+    "vector-class.md": "# vector Class\n\nA sequence container: a vector of elements.\n",
+    "vector-functions.md": "# <vector> functions\n\nFunctions of the vector header: swap "
+                           "two vector objects, compare a vector with a vector, erase from "
+                           "a vector.\n",
+    "ch15-00-smart-pointers.md": "# Smart Pointers\n\nA pointer is an address. Smart "
+                                 "pointers act like a pointer and hold metadata.\n",
+    "ch15-02-deref.md": "# Smart pointers and Deref\n\nSmart pointers like references: "
+                        "smart pointers implement Deref, so smart pointers work where pointers do; "
+                        "smart pointers and pointers alike, smart pointers of pointers; smart "
+                        "pointers.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def searcher(tmp_path_factory):
+    with kb_searcher(tmp_path_factory, "named", DOCS) as searcher:
+        yield searcher
+
+
+def first(searcher: Searcher, query: str) -> str:
+    return doc_ids(searcher, query)[0]
+
+
+@pytest.mark.parametrize("query, page", [
+    ("templates", "kb:templates-cpp.md"),  # its title, without "(C++)"
+    ("templtes", "kb:templates-cpp.md"),  # a typo: the fuzzy alternative is the name
+    ("what are templates", "kb:templates-cpp.md"),  # a question's frame is no word of it
+    ("smart pointers", "kb:ch15-00-smart-pointers.md"),  # its title ("and Deref" is more)
+    ("vector", "kb:vector-class.md"),  # "vector Class": the one thing the page documents
+])
+def test_the_page_named_for_the_query_comes_first(searcher, query, page, monkeypatch):
+    assert first(searcher, query) == page
+    monkeypatch.setattr(named, "BOOST", 0.0)  # without the boost, another page is first
+    assert first(searcher, query) != page
+
+
+def test_a_longer_query_or_another_name_is_left_alone(searcher, monkeypatch):
+    """Words more or fewer than the name's, a NOT, a field: no boost, the same order."""
+    for query in ("class templates", "templates generic programming", "templates -member",
+                  "title:templates"):
+        boosted = doc_ids(searcher, query)
+        monkeypatch.setattr(named, "BOOST", 0.0)
+        assert doc_ids(searcher, query) == boosted, query
+        monkeypatch.undo()
+
+
+def test_raw_scores_are_bm25f_alone(searcher, monkeypatch):
+    opts = SearchOptions(raw=True, limit=20, cutoff_ratio=0.0)
+    boosted = [(r.id, r.score) for r in searcher.search(["templates"], opts).queries[0].results]
+    monkeypatch.setattr(named, "BOOST", 0.0)
+    plain = [(r.id, r.score) for r in searcher.search(["templates"], opts).queries[0].results]
+    assert boosted == plain
+
+
+def test_warm_and_one_shot_readers_agree(tmp_path_factory):
+    root, home = kb_folder(tmp_path_factory, "named-readers", DOCS)
+    with short_and_held(root, home) as (short, held, config):
+        for query in ("templates", "smart pointers", "vector", "templtes"):
+            got = [[r.id for r in Searcher(reader, config).search(
+                [query], SearchOptions(limit=20, cutoff_ratio=0.0)).queries[0].results]
+                for reader in (short, held)]
+            assert got[0] == got[1], query
+
+
+def _meta(title: str, path: str = "x.md", depth: int = 1, only_heading: bool = False):
+    """A chunk's metadata: a page (depth 0), its one top heading, or a section."""
+    return SimpleNamespace(title=title, path=path, depth=depth, doc_id=f"kb:{path}",
+                           parent_id=None if depth == 0 else f"kb:{path}" if only_heading
+                           else f"kb:{path}#parent", sibling_count=1 if only_heading else 3)
+
+
+@pytest.mark.parametrize("title, path, depth, name", [
+    ("Templates (C++)", "templates-cpp.md", 1, {"templat"}),
+    ("vector Class", "vector-class.md", 1, {"vector"}),
+    ("Inline Functions (C++)", "x.md", 1, {"inlin", "function"}),  # a plural is no kind
+    ("ch15-03-drop", "ch15-03-drop.md", 0, {"drop"}),  # a chapter's numbers leave
+    ("Overview", "guide/setup/index.md", 0, {"setup"}),  # an index file: its folder
+    ("References and Borrowing", "x.md", 1, {"refer", "borrow"}),  # "and" is no word
+])
+def test_names(title, path, depth, name):
+    assert frozenset(name) in named.names(_meta(title, path, depth), analyzer_for("english"))
+
+
+def test_a_page_s_one_top_heading_is_named_as_the_page():
+    """The Rust book's pages hold one `##` heading each, which a search finds rather
+    than the page: ``ch15-03-drop.md``'s "Running Code on Cleanup with the Drop Trait"."""
+    title, path = "Running Code on Cleanup with the Drop Trait", "src/ch15-03-drop.md"
+    drop = frozenset({"drop"})
+    assert drop in named.names(_meta(title, path, 2, only_heading=True), analyzer_for("english"))
+    assert drop not in named.names(_meta(title, path, 2), analyzer_for("english"))
+
+
+def test_a_header_s_operators_are_not_named_for_the_header():
+    assert named.names(_meta("<string_view> operators"), analyzer_for("english")) == (
+        frozenset({"string", "view", "oper"}),)
+
+
+@pytest.mark.parametrize("words, name, expected", [
+    ([{"templat"}], {"templat"}, True),
+    ([{"templat", "templet"}], {"templat"}, True),  # a fuzzy alternative
+    ([{"smart"}, {"pointer"}], {"pointer", "smart"}, True),
+    ([{"templat"}], {"class", "templat"}, False),  # the name has more
+    ([{"smart"}, {"pointer"}], {"pointer"}, False),  # the query has more
+    ([{"a", "b"}, {"a", "c"}], {"a", "d"}, False),  # a name's term that matches no word
+])
+def test_is_named(words, name, expected):
+    assert named.is_named(tuple(map(frozenset, words)), frozenset(name)) is expected
+
+
+def test_explain_names_the_results_it_boosted(searcher):
+    from ra.query.render import render_explain
+
+    explain = searcher.search(["templates"], SearchOptions(explain=True)).queries[0].explain
+    assert explain["named_for_query"] == {"factor": 1 + named.BOOST,
+                                          "results": ["kb:templates-cpp.md#templates-c"]}
+    assert "named for the query (score × 1.4): kb:templates-cpp.md#templates-c" in (
+        render_explain(explain))
+    plain = searcher.search(["templates generic"], SearchOptions(explain=True)).queries[0]
+    assert "named_for_query" not in plain.explain
