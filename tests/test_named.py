@@ -143,3 +143,21 @@ def test_explain_names_the_results_it_boosted(searcher):
         render_explain(explain))
     plain = searcher.search(["templates generic"], SearchOptions(explain=True)).queries[0]
     assert "named_for_query" not in plain.explain
+
+
+def test_the_boost_reorders_what_the_elbow_kept_and_keeps_it_all():
+    """Boosted before the elbow, a first result at 10 × 1.4 put the second (6) under half
+    of it, and "const generics" on the Rust RFCs gave one result of three."""
+    from ra.query.rank import Candidate, rank_with_stats
+
+    cands = [Candidate(i, i, None, score, 1, 0) for i, score in
+             (("kb:a.md", 10.0), ("kb:b.md", 6.0), ("kb:c.md", 1.0))]
+
+    def boost_a(results):
+        return sorted((r._replace(score=r.score * 1.4) if r.id == "kb:a.md" else r
+                       for r in results), key=lambda r: (-r.score, r.id))
+
+    ranked, stats = rank_with_stats(cands, threshold=0.5, cutoff_ratio=0.5, limit=None,
+                                    lookup=None, reweigh=boost_a)
+    assert [r.id for r in ranked] == ["kb:a.md", "kb:b.md"]  # c is under the elbow
+    assert ranked[0].score == pytest.approx(14.0)

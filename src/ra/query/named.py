@@ -23,8 +23,9 @@ Words match as the query's clauses do, their fuzzy alternatives included, so a t
 finds the name too. Such a result's score is multiplied by ``1 + BOOST`` (docs/ranking.md
 has the numbers: topics, symbols and short queries gain; SciFact and the longer sets are
 unchanged). Only plain queries of at most ``MAX_WORDS`` words are looked at (no phrase,
-field, NOT, or OR), and only the best ``DEPTH`` results: a boost can lift a result over
-those a little above it, not from the bottom of the list.
+field, NOT, or OR), and only the best ``DEPTH`` of the results the elbow kept: the boost
+reorders them and keeps them all (before the elbow, a boosted first result left "const
+generics" on the Rust RFCs one result of three).
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ from ra.query.rank import Candidate, best_first
 BOOST = 0.4
 MAX_WORDS = 4
 DEPTH = 20
+#: Whether a section's own title can name it, not only a page's names (off: known items
+#: symbols lose 4 queries, "std::sort" finding the section "sort"; rust-book 1; cjk typo
+#: gains 1; on the Rust RFCs "procedural macros" then keeps 1566-proc-macros first)
+SECTIONS = True
 
 _TRAILING_PARENTHESIS = re.compile(r"\s*\([^()]*\)\s*$")
 _DIGIT = re.compile(r"\d")
@@ -86,6 +91,8 @@ def _stems(analyzer, words: frozenset[str]) -> frozenset[str]:
 def names(meta, analyzer) -> tuple[frozenset[str], ...]:
     """The term sets of a chunk's names (module docstring)."""
     page = meta.depth == 0 or (meta.parent_id == meta.doc_id and meta.sibling_count == 1)
+    if not (page or SECTIONS):
+        return ()
     return _names(meta.title or "", meta.path if page else None, analyzer.language)
 
 
@@ -131,8 +138,9 @@ def boost_named(plan: Plan | None, analyzer, meta: Callable[[str], object | None
         return None
 
     def reweigh(results: Sequence[Candidate]) -> list[Candidate]:
-        """``results`` (best first) with those named for the query boosted; only the
-        best ``DEPTH`` can change places (a boost only raises a score)."""
+        """``results`` (best first, those the elbow kept) with those named for the query
+        boosted; only the best ``DEPTH`` can change places (a boost only raises a
+        score)."""
         top = list(results[:DEPTH])
         for k, r in enumerate(top):
             m = meta(r.id)

@@ -1,8 +1,8 @@
 """Ranking after retrieval: hierarchical aggregation, elbow cutoff, limit.
 
 The phases run in DESIGN's order: candidates → aggregation → elbow cutoff → limit, with
-one step of ours between aggregation and the elbow (a result named for a short query
-scores more: ``ra.query.named``). 001 lists the elbow before aggregation, but the
+one step of ours after the elbow (a result named for a short query scores more:
+``ra.query.named``). 001 lists the elbow before aggregation, but the
 original implementation's own pipeline aggregates first, and for a reason: siblings must
 merge before relevance filtering, so that a parent whose root-sum-square score rises
 above each child's competes with that score (two children at 10 make a parent at 14.1,
@@ -402,15 +402,15 @@ def rank_with_stats(cands: Sequence[Candidate], *, threshold: float, cutoff_rati
     """:func:`rank`, plus how many results each phase kept. With a token budget
     (``max_tokens``), a result too large for it is given as its best matched part that
     fits (``fit_parts``), once the ranking is done. ``reweigh`` re-scores the results
-    before the elbow (``ra.query.named``), and returns them best first."""
+    the elbow kept (``ra.query.named``), and returns them best first."""
     if aggregation:
         merged = aggregate(cands, threshold, lookup)
     else:
         merged = sorted(drop_nested(cands, lookup), key=best_first)
-    if reweigh is not None:
-        merged = reweigh(merged)
-    relevant = fit_parts(elbow_cutoff(merged, cutoff_ratio, len(merged)), cands,
-                         max_tokens, lookup)
+    kept = elbow_cutoff(merged, cutoff_ratio, len(merged))
+    if reweigh is not None:  # reorders what the elbow kept: boosting the first result
+        kept = reweigh(kept)  # before it cut "const generics" on the RFCs to one
+    relevant = fit_parts(kept, cands, max_tokens, lookup)
     final = relevant if limit is None else relevant[:max(0, limit)]
     return final, RankStats(len(cands), len(merged), len(relevant), len(final))
 
