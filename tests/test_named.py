@@ -102,6 +102,9 @@ def _meta(title: str, path: str = "x.md", depth: int = 1, only_heading: bool = F
     ("ch15-03-drop", "ch15-03-drop.md", 0, {"drop"}),  # a chapter's numbers leave
     ("Overview", "guide/setup/index.md", 0, {"setup"}),  # an index file: its folder
     ("References and Borrowing", "x.md", 1, {"refer", "borrow"}),  # "and" is no word
+    ("Appendix B", "appendix-02-operators.md", 0, {"oper"}),  # numbering leaves
+    ("Calling", "build/x64-calling-convention.md", 0, {"x64", "call", "convent"}),  # a word
+    ("is_pointer Class", "x.md", 1, {"is", "pointer"}),  # "is" is part of a word here
 ])
 def test_names(title, path, depth, name):
     assert frozenset(name) in named.names(_meta(title, path, depth), analyzer_for("english"))

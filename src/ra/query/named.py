@@ -8,7 +8,8 @@ the Rust book's ``ch15-03-drop.md``). The peers' one-field BM25 over chunks rewa
 a title for being short; ra's aggregation of a page's sections does not.
 
 A result is named for the query when the words of one of its names are the query's
-words, no more and no fewer, English function words left out on both sides:
+words, no more and no fewer, English function words left out on both sides (a word of
+their own, "References and Borrowing", not a part of one: "is_pointer"):
 
 - its title, without a trailing parenthesis (``Templates (C++)``, ``auto (C++)``: a
   disambiguator, not part of the name);
@@ -16,8 +17,8 @@ words, no more and no fewer, English function words left out on both sides:
   Structure" (not "<string_view> operators", a list of a header's operators);
 - for a whole page, or a page's one top heading (the Rust book's pages each hold one
   ``##`` heading, which a search finds rather than the page), its file's name without
-  the words that hold a digit (the Rust book numbers its chapters:
-  ``ch15-00-smart-pointers``), or its folder's for an ``index`` or ``README`` file.
+  the numbering at its start (the Rust book's ``ch15-00-smart-pointers``, an RFC's
+  ``2000-const-generics``), or its folder's for an ``index`` or ``README`` file.
 
 Words match as the query's clauses do, their fuzzy alternatives included, so a typo
 finds the name too. Such a result's score is multiplied by ``1 + BOOST`` (docs/ranking.md
@@ -47,7 +48,12 @@ DEPTH = 20
 SECTIONS = True
 
 _TRAILING_PARENTHESIS = re.compile(r"\s*\([^()]*\)\s*$")
-_DIGIT = re.compile(r"\d")
+#: What numbers a file at the start of its name: the Rust book's "ch15-03-drop", an RFC's
+#: "2000-const-generics", "appendix-02-operators" (not "x64-calling-convention": x64 is a
+#: word of the name)
+_NUMBERING = re.compile(r"\d+|(?:ch|chapter|part|appendix|section|sec|step|lesson)\d*", re.I)
+_FILE_WORD = re.compile(r"[-\s.]+")
+_PUNCTUATION = "\"'`.,:;!?()[]{}<>"
 #: What an API reference's title says after the name of the one thing it documents:
 #: "vector Class", "pair Structure", "sizeof Operator" (not a plural: "<string_view>
 #: operators" lists a header's operators, it is not the page about string_view)
@@ -104,17 +110,27 @@ def _names(title: str, path: str | None, language: str) -> tuple[frozenset[str],
     from ra.text.stopwords import ENGLISH
 
     analyzer = analyzer_for(language)
-    stop = _stems(analyzer, ENGLISH)
     title = _TRAILING_PARENTHESIS.sub("", title)
-    found = [frozenset(analyzer.terms(title)) - stop]
+    found = [_words(title.split(), analyzer, ENGLISH)]
     if (bare := _KIND.sub("", title)) != title:
-        found.append(frozenset(analyzer.terms(bare)) - stop)
-    if path is not None:  # a whole page: its file's name too
+        found.append(_words(bare.split(), analyzer, ENGLISH))
+    if path is not None:  # a whole page: its file's name too, without its numbering
         file = PurePosixPath(path)
         stem = file.parent.name if file.stem.lower() in _FOLDER_FILES else file.stem
-        found.append(frozenset(t for t in analyzer.terms(stem) if not _DIGIT.search(t))
-                     - stop)
+        pieces = _FILE_WORD.split(stem)
+        while pieces and _NUMBERING.fullmatch(pieces[0]):
+            pieces.pop(0)
+        found.append(_words(pieces, analyzer, ENGLISH))
     return tuple(n for n in found if n)
+
+
+def _words(pieces: list[str], analyzer, function_words: frozenset[str]) -> frozenset[str]:
+    """The terms of a name's words, a function word left out when it is a word of its own
+    ("References and Borrowing"), not when it is part of one ("is_pointer Class": the
+    page on ``is_pointer`` is not named "pointer")."""
+    return frozenset(t for piece in pieces
+                     if piece.strip(_PUNCTUATION).lower() not in function_words
+                     for t in analyzer.terms(piece))
 
 
 def is_named(words: tuple[frozenset[str], ...], name: frozenset[str]) -> bool:
