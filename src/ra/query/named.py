@@ -66,12 +66,10 @@ _FOLDER_FILES = frozenset({"index", "readme", "_index"})
 def query_names(plan: Plan, analyzer) -> tuple[frozenset[str], ...] | None:
     """Per word of a plain short query, the terms it matches (its alternatives), English
     function words left out; None when the query is not one such a name can be."""
-    from ra.text.stopwords import ENGLISH
-
     required = refs(plan.expr)
     if plan.negative or not required or len(required) > MAX_WORDS:
         return None
-    stop = _stems(analyzer, ENGLISH)
+    stop = _function_terms(analyzer.language)
     words = []
     for i in sorted(required):
         clause = plan.clauses[i]
@@ -83,15 +81,14 @@ def query_names(plan: Plan, analyzer) -> tuple[frozenset[str], ...] | None:
     return tuple(words) or None
 
 
-_STEMS: dict[tuple[int, int], frozenset[str]] = {}
+@lru_cache(maxsize=8)
+def _function_terms(language: str) -> frozenset[str]:
+    """The terms of the English function words, as ``language``'s analyzer stems them."""
+    from ra.text.analysis import analyzer_for
+    from ra.text.stopwords import ENGLISH
 
-
-def _stems(analyzer, words: frozenset[str]) -> frozenset[str]:
-    key = (id(analyzer), id(words))
-    stems = _STEMS.get(key)
-    if stems is None:
-        stems = _STEMS[key] = frozenset(analyzer.stem(w) for w in words)
-    return stems
+    analyzer = analyzer_for(language)
+    return frozenset(analyzer.stem(w) for w in ENGLISH)
 
 
 def names(meta, analyzer) -> tuple[frozenset[str], ...]:
@@ -141,12 +138,11 @@ def is_named(words: tuple[frozenset[str], ...], name: frozenset[str]) -> bool:
     return all(w & name for w in words) and all(any(t in w for w in words) for t in name)
 
 
-def boost_named(plan: Plan | None, analyzer, meta: Callable[[str], object | None],
-                boost: float | None = None) -> Callable[[Sequence[Candidate]],
-                                                        list[Candidate]] | None:
-    """The re-weighing ranking applies to its aggregated results, or None when it has
+def boost_named(plan: Plan | None, analyzer, meta: Callable[[str], object | None]
+                ) -> Callable[[Sequence[Candidate]], list[Candidate]] | None:
+    """The re-weighing ranking applies to the results the elbow kept, or None when it has
     nothing to do (``BOOST`` 0, or a query no name can be)."""
-    boost = BOOST if boost is None else boost
+    boost = BOOST
     if boost <= 0 or plan is None:
         return None
     words = query_names(plan, analyzer)
