@@ -164,3 +164,14 @@ def test_the_boost_reorders_what_the_elbow_kept_and_keeps_it_all():
                                     lookup=None, reweigh=boost_a)
     assert [r.id for r in ranked] == ["kb:a.md", "kb:b.md"]  # c is under the elbow
     assert ranked[0].score == pytest.approx(14.0)
+
+
+def test_a_word_the_index_has_names_pages_by_itself_not_its_neighbours():
+    from ra.query.plan import Alt
+
+    drop = (Alt("drop", 1, 40), Alt("prop", 2, 12, weight=0.5, distance=1))
+    assert named._meant(drop) == {"drop"}  # a page titled "Prop" is not named "drop"
+    fried = (Alt("fri", 3, 1), Alt("friend", 4, 192, weight=0.5, distance=1))
+    assert named._meant(fried) == {"fri", "friend"}  # a typo that is a rare word too
+    typo = (Alt("freind", None, 0), Alt("friend", 4, 192, weight=0.5, distance=1))
+    assert named._meant(typo) == {"friend"}

@@ -64,8 +64,9 @@ _FOLDER_FILES = frozenset({"index", "readme", "_index"})
 
 
 def query_names(plan: Plan, analyzer) -> tuple[frozenset[str], ...] | None:
-    """Per word of a plain short query, the terms it matches (its alternatives), English
-    function words left out; None when the query is not one such a name can be."""
+    """Per word of a plain short query, the terms it matches (itself, or for a word the
+    index lacks, its fuzzy alternatives), English function words left out; None when the
+    query is not one such a name can be."""
     required = refs(plan.expr)
     if plan.negative or not required or len(required) > MAX_WORDS:
         return None
@@ -75,10 +76,22 @@ def query_names(plan: Plan, analyzer) -> tuple[frozenset[str], ...] | None:
         clause = plan.clauses[i]
         if clause.kind != "term" or clause.fields != ALL_FIELDS:
             return None
-        terms = frozenset(a.term for a in clause.alts if a.term_id is not None)
+        terms = _meant(clause.alts)
         if terms and not terms & stop:
             words.append(terms)
     return tuple(words) or None
+
+
+def _meant(alts) -> frozenset[str]:
+    """The terms a query word names a page by: the word as typed when the index has it
+    at least as often as any fuzzy alternative ("drop" is not named "prop"), else the
+    alternatives too (the typo "fried" of "friend" is a word of cpp-docs, 1 chunk
+    against 192)."""
+    found = [a for a in alts if a.term_id is not None]
+    exact = [a for a in found if a.distance == 0]
+    if exact and max(a.df for a in exact) >= max(a.df for a in found):
+        return frozenset(a.term for a in exact)
+    return frozenset(a.term for a in found)
 
 
 @lru_cache(maxsize=8)
