@@ -60,6 +60,17 @@ def test_the_page_named_for_the_query_comes_first(searcher, query, page, monkeyp
     assert first(searcher, query) != page
 
 
+def test_a_compound_is_named_by_its_parts(tmp_path_factory, monkeypatch):
+    """"Get-Item" is the words "get" and "item" ("get" is a function word only alone)."""
+    docs = {"get-item.md": "# Get-Item\n\nReads what is at a location.\n",
+            "items.md": "# Get-Item and Set-Item\n\nUse Get-Item to read it; Get-Item "
+                        "again for the next one, Get-Item for one more, then Set-Item.\n"}
+    with kb_searcher(tmp_path_factory, "named-compound", docs) as searcher:
+        assert first(searcher, "Get-Item") == "kb:get-item.md"
+        monkeypatch.setattr(named, "BOOST", 0.0)
+        assert first(searcher, "Get-Item") == "kb:items.md"
+
+
 def test_a_longer_query_or_another_name_is_left_alone(searcher, monkeypatch):
     """Words more or fewer than the name's, a NOT, a field: no boost, the same order."""
     for query in ("class templates", "templates generic programming", "templates -member",
@@ -175,3 +186,13 @@ def test_a_word_the_index_has_names_pages_by_itself_not_its_neighbours():
     assert named._meant(fried) == {"fri", "friend"}  # a typo that is a rare word too
     typo = (Alt("freind", None, 0), Alt("friend", 4, 192, weight=0.5, distance=1))
     assert named._meant(typo) == {"friend"}
+
+
+def test_the_words_of_a_query_are_its_words_and_compounds_parts_not_an_or():
+    from ra.query.plan import Abbreviated, AllOf, AnyOf, Parts, Ref
+
+    compound = AnyOf((Ref(3), Parts((Ref(0), Ref(1)))))  # Get-ChildItem, or getchilditem
+    assert named._word_clauses(compound) == [(0, True), (1, True)]
+    assert named._word_clauses(AnyOf((Ref(0), Ref(1)))) is None  # "a OR b"
+    defined = AllOf((Abbreviated((Ref(0), Ref(2))), Abbreviated((Ref(1), Ref(2)))))
+    assert named._word_clauses(defined) == [(0, False), (1, False)]  # not "(GATs)"

@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from ra.query.plan import ALL_FIELDS, Plan, refs
+from ra.query.plan import ALL_FIELDS, Abbreviated, AllOf, AnyOf, Parts, Plan, Ref
 from ra.query.rank import Candidate, best_first
 
 BOOST = 0.4
@@ -67,19 +67,45 @@ def query_names(plan: Plan, analyzer) -> tuple[frozenset[str], ...] | None:
     """Per word of a plain short query, the terms it matches (itself, or for a word the
     index lacks, its fuzzy alternatives), English function words left out; None when the
     query is not one such a name can be."""
-    required = refs(plan.expr)
-    if plan.negative or not required or len(required) > MAX_WORDS:
+    required = _word_clauses(plan.expr) if not plan.negative else None
+    if not required or len(required) > MAX_WORDS:
         return None
     stop = _function_terms(analyzer.language)
     words = []
-    for i in sorted(required):
+    for i, part in required:
         clause = plan.clauses[i]
         if clause.kind != "term" or clause.fields != ALL_FIELDS:
             return None
         terms = _meant(clause.alts)
-        if terms and not terms & stop:
+        if terms and (part or not terms & stop):  # "get" of Get-ChildItem stays
             words.append(terms)
     return tuple(words) or None
+
+
+def _word_clauses(expr, part: bool = False) -> list[tuple[int, bool]] | None:
+    """The clauses of the words a query is made of, in order, each with whether it is
+    part of a word: each word, each part of a compound (``Get-ChildItem`` is "get" and
+    "childitem", not also "getchilditem", its joined form), each word an abbreviation
+    stands for (not the abbreviation); None for what is no such list of words (an OR
+    typed)."""
+    match expr:
+        case Ref(i):
+            return [(i, part)]
+        case Abbreviated(items):  # a word, or the abbreviation the query defines for it
+            return _word_clauses(items[0], part)
+        case AnyOf(items):  # a compound: its parts, or its joined form
+            parts = [it for it in items if isinstance(it, Parts)]
+            if len(parts) == 1 and all(isinstance(it, Ref | Parts) for it in items):
+                return _word_clauses(parts[0], True)
+            return None
+        case AllOf(items):
+            words: list[tuple[int, bool]] = []
+            for item in items:
+                if (more := _word_clauses(item, part or isinstance(expr, Parts))) is None:
+                    return None
+                words += more
+            return words
+    return None
 
 
 def _meant(alts) -> frozenset[str]:
