@@ -177,30 +177,33 @@ def is_named(words: tuple[frozenset[str], ...], name: frozenset[str]) -> bool:
     return all(w & name for w in words) and all(any(t in w for w in words) for t in name)
 
 
-def boost_named(plan: Plan | None, analyzer, meta: Callable[[str], object | None]
-                ) -> Callable[[Sequence[Candidate]], list[Candidate]] | None:
-    """The re-weighing ranking applies to the results the elbow kept, or None when it has
-    nothing to do (``BOOST`` 0, or a query no name can be)."""
-    boost = BOOST
-    if boost <= 0 or plan is None:
-        return None
-    words = query_names(plan, analyzer)
-    if words is None:
-        return None
+class NamedBoost:
+    """The re-weighing ranking applies to the results the elbow kept: those named for
+    the query score ``factor`` times as much. ``boosted``: their ids, for --explain."""
 
-    def reweigh(results: Sequence[Candidate]) -> list[Candidate]:
-        """``results`` (best first, those the elbow kept) with those named for the query
-        boosted; only the best ``DEPTH`` can change places (a boost only raises a
-        score)."""
+    def __init__(self, words: tuple[frozenset[str], ...], analyzer,
+                 meta: Callable[[str], object | None], factor: float) -> None:
+        self.words, self.analyzer, self.meta, self.factor = words, analyzer, meta, factor
+        self.boosted: list[str] = []
+
+    def __call__(self, results: Sequence[Candidate]) -> list[Candidate]:
+        """``results`` (best first) with those named for the query boosted; only the
+        best ``DEPTH`` can change places (a boost only raises a score)."""
         top = list(results[:DEPTH])
         for k, r in enumerate(top):
-            m = meta(r.id)
-            if m is not None and any(is_named(words, n) for n in names(m, analyzer)):
-                top[k] = r._replace(score=r.score * (1 + boost))
-                reweigh.boosted.append(r.id)
-        return [*sorted(top, key=best_first), *results[DEPTH:]] if reweigh.boosted else list(
-            results)
+            m = self.meta(r.id)
+            if m is not None and any(is_named(self.words, n) for n in names(m, self.analyzer)):
+                top[k] = r._replace(score=r.score * self.factor)
+                self.boosted.append(r.id)
+        if not self.boosted:
+            return list(results)
+        return [*sorted(top, key=best_first), *results[DEPTH:]]
 
-    reweigh.boosted = []  # the ids it boosted, for --explain
-    reweigh.factor = 1 + boost
-    return reweigh
+
+def boost_named(plan: Plan | None, analyzer, meta: Callable[[str], object | None]
+                ) -> NamedBoost | None:
+    """The re-weighing for ``plan``'s query, or None when it has nothing to do (``BOOST``
+    0, or a query no name can be)."""
+    if BOOST <= 0 or plan is None or (words := query_names(plan, analyzer)) is None:
+        return None
+    return NamedBoost(words, analyzer, meta, 1 + BOOST)

@@ -2,19 +2,19 @@
 
 The phases run in DESIGN's order: candidates → aggregation → elbow cutoff → limit, with
 one step of ours after the elbow (a result named for a short query scores more:
-``ra.query.named``). 001 lists the elbow before aggregation, but the
-original implementation's own pipeline aggregates first, and for a reason: siblings must
-merge before relevance filtering, so that a parent whose root-sum-square score rises
-above each child's competes with that score (two children at 10 make a parent at 14.1,
-which may push the rest under the elbow).
+``ra.query.named``). 001 lists the elbow before aggregation, but the original
+implementation's own pipeline aggregates first, and for a reason: siblings must merge
+before relevance filtering, so that a parent whose root-sum-square score rises above
+each child's competes with that score (two children at 10 make a parent at 14.1, which
+may push the rest under the elbow).
 
 Aggregation follows the original's adaptive algorithm. Candidates are taken best first;
 one whose ancestor is already a result is claimed (and counts in its score); one that
 arrives after some of its descendants subsumes them; one whose parent already has
 matched children among the results merges with them into the parent when the matched
 share of the parent's children reaches the threshold; a merged parent may in turn merge
-with its own matched siblings (the cascade). Two choices differ from the original, both so that no
-result ever nests inside another without relying on a later filter:
+with its own matched siblings (the cascade). Two choices differ from the original, both
+so that no result ever nests inside another without relying on a later filter:
 
 - Ancestry follows the parent chain (DESIGN deviation 3). The original compared slug
   prefixes, which makes ``#intro-details`` a child of ``#intro`` even when both are h2.
