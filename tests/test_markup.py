@@ -59,6 +59,35 @@ def test_a_heading_id_in_an_mdx_comment_is_the_chunk_id():
         ("set", "Setext")]
 
 
+def test_a_kramdown_attribute_list_after_a_heading_gives_its_id():
+    """Jekyll's changelog: ``## 4.0.0 / 2019-08-19`` then ``{: #v4-0-0}``, and a
+    ``### Bug Fixes`` per release, each ``{: #bug-fixes-v4-0-0}``: the ids links use."""
+    doc = parse_document("# History\n\n## 4.0.0 / 2019-08-19\n{: #v4-0-0}\n\n### Bug Fixes\n"
+                         "{: #bug-fixes-v4-0-0}\n\n* x\n\n### Bug Fixes\n\n* y\n\n"
+                         "Setext\n------\n{:.c #s}\n\n## Styled\n{: .no_toc }\n\n"
+                         "## Later\n\n{: #not-its-id}\n", "t", "h.md")
+    assert [n.slug for n in doc.nodes[2:]] == [
+        "v4-0-0", "bug-fixes-v4-0-0", "bug-fixes", "s", "styled", "later"]
+    assert "{:" not in strip_markdown(doc.nodes[3].body)
+
+
+def test_template_markup_leaves_a_heading_with_code_and_the_code_stays():
+    """Jekyll's version badges: ``### Binary operators in `where_exp` filter {%- include
+    docs_version_badge.html version="4.0" -%}`` was that title and its slug; a heading
+    that shows template markup in code keeps it."""
+    doc = parse_document('# F\n\n### Binary operators in `where_exp` filter {%- include '
+                         'docs_version_badge.html version="4.0" -%}\n\nx\n\n'
+                         "## The `{{ x }}` tag\n\ny\n", "t", "a.md")
+    assert [(n.slug, n.title) for n in doc.nodes[2:]] == [
+        ("binary-operators-in-where_exp-filter", "Binary operators in where_exp filter"),
+        ("the-x-tag", "The {{ x }} tag")]
+
+
+def test_a_heading_inside_a_kramdown_comment_is_no_heading():
+    doc = parse_document("# Real\n\n{::comment}\n# Draft\n{:/comment}\n\nMore\n", "t", "n.md")
+    assert [n.title for n in doc.nodes] == ["Real", "Real"]
+
+
 def test_declared_ids_become_slugs_and_repeat_like_slugs():
     doc = parse_document("# Intro\n\nx\n\n## Origin\n\na\n\n## Other {#origin}\n\nb\n\n"
                          "## Again {#origin}\n\nc\n", "t", "a.md")
@@ -188,6 +217,18 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
      "Heads up Tags nest. Hi , done."),
     # what the generator fills in: a table of contents, a VitePress code import
     ("[[toc]]\n\nText.\n\n[TOC]\n${toc}", "Text."),
+    # kramdown (Jekyll): the list a {:toc} marks is the table of contents (its item a
+    # placeholder); attribute lists, their definitions and references, extension tags
+    # and comments are markup; a nomarkdown block's text stays
+    ("## Contents\n{: .no_toc .text-delta }\n\n1. TOC\n{:toc}\n\n* TOC\n{:toc}\n\nText.",
+     "Contents Text."),
+    ('{::options toc_levels="2..4" /}\n{::comment}\nHidden *text*.\n{:/comment}\nShown '
+     "{::comment}gone{:/}and {::comment /}kept.", "Shown and kept."),
+    ("{::nomarkdown}<b>raw</b>{:/nomarkdown} is *red*{: style=\"color: red\"} and "
+     "[a button](x.md){: .btn .btn-purple }.", "raw is red and a button."),
+    ("{:refdef: .note #id}\n{: refdef}\nA note.\n{:.warning}\nCareful.", "A note. Careful."),
+    ("- {:toc} in a list item, and {: .x} inline, stay as a reader sees them",
+     "{:toc} in a list item, and inline, stay as a reader sees them"),
     ("Code:\n\n<<< @/snippets/snippet.js{2} [snippet.js]\n\nAfter.", "Code: After."),
     ("A [[toc]] inline stays a wiki link.", "A toc inline stays a wiki link."),
     # Hugo shortcodes show their text (Kubernetes' glossary tooltips: text, else the term)

@@ -53,8 +53,12 @@ MAX_TOKEN_BYTES = 40
 #: its caption stays. 12: bracketed text nests one level and a "[" that opens nothing
 #: is text ([x [y](u) links "y"; a badge [![alt](img.svg)](url) links its alt text to url,
 #: and its text is the alt text). 13: MDN's macros show their text ({{jsxref("Array")}}
-#: is "Array", {{optional_inline}} "Optional"; they left nothing).
-ANALYZER_VERSION = 13
+#: is "Array", {{optional_inline}} "Optional"; they left nothing). 14: kramdown (Jekyll):
+#: a heading's id on the line after it ({: #v4-0-0}), the {:toc} placeholder, {::comment}
+#: and extension tags are markup; Jekyll's Liquid link targets ({% link x.md %},
+#: {{ site.baseurl }}/x/) and a collection's pages (/docs/x/ is _docs/x.md) resolve; a
+#: footnote's text ([^1]: …) is no link definition.
+ANALYZER_VERSION = 14
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -46,7 +46,14 @@ from typing import Any
 from ra.text import is_markdown
 from ra.text.headings import Found, Lines, byte_offsets, first_h1, scan_headings, utf8_len
 from ra.text.ids import format_chunk_id, format_doc_id
-from ra.text.markup import PAGE_TITLE, comment_anchor, inline_tags, load_yaml, mask_comments
+from ra.text.markup import (
+    PAGE_TITLE,
+    comment_anchor,
+    inline_tags,
+    kramdown_anchor,
+    load_yaml,
+    mask_comments,
+)
 
 BREADCRUMB_SEPARATOR = " › "
 
@@ -110,6 +117,8 @@ def parse_document(text: str, tree: str, path: str, *,
     headings, scan_problems = scan_headings(lines)
     if "{/*" in body:
         headings = _comment_ids(headings, Lines(body))
+    if "{:" in body:
+        headings = _ial_ids(headings, lines)
     meta = _metadata(data or {})
     headings = _page_titles(headings, meta["title"] or _stem(path))
     title = meta["title"] or first_h1(headings) or _stem(path)
@@ -129,6 +138,17 @@ def _comment_ids(headings: list[Found], lines: Lines) -> list[Found]:
         anchor = None if h.anchor else next(
             (a for i in range(h.stop - 1, h.first - 1, -1)
              if (a := comment_anchor(lines.lines[i])) is not None), None)
+        out.append(replace(h, anchor=anchor) if anchor else h)
+    return out
+
+
+def _ial_ids(headings: list[Found], lines: Lines) -> list[Found]:
+    """Headings followed by a kramdown attribute list that declares their id (Jekyll's
+    ``## 4.0.0 / 2019-08-19`` then ``{: #v4-0-0}``) with that id."""
+    out = []
+    for h in headings:
+        line = lines.lines[h.stop] if not h.anchor and h.stop < len(lines) else ""
+        anchor = kramdown_anchor(line) if line.lstrip().startswith("{:") else None
         out.append(replace(h, anchor=anchor) if anchor else h)
     return out
 

@@ -23,7 +23,7 @@ from itertools import accumulate
 from types import SimpleNamespace
 from typing import Any
 
-from ra.text.markup import MDC_OPENER, heading_anchor, mdc_inline, template_title
+from ra.text.markup import MDC_OPENER, heading_anchor, mdc_inline, plain_text, template_title
 from ra.text.mistletoe_import import load_core_tokens
 
 
@@ -154,6 +154,8 @@ def _collect(buffer: Iterable, m: SimpleNamespace, lines: Lines, out: list[Found
             text = _inline_text(content, m)
             if ("{{" in content or "{%" in content) and "`" not in content:
                 text = template_title(text)  # not in code: `{{ x }}` is what a doc explains
+            elif "{{" in content or "{%" in content:
+                text = _templates_outside_code(content, text, m)
             if (":" in content or "]{" in content) and "`" not in content:
                 text = mdc_inline(text)  # Nuxt Content's ``:badge[Soon]``, ``[x]{.class}``
             out.append(_found(level, text, first, first + 1))
@@ -206,6 +208,17 @@ def _inline_text(content: str, m: SimpleNamespace) -> str:
         spaces = _TAG.sub("", anchors.group()) if anchors else ""
         return spaces + "".join(text for text, _ in parts)
     return _plain(m.span_token.tokenize_inner(content), m)
+
+
+def _templates_outside_code(content: str, text: str, m: SimpleNamespace) -> str:
+    """A heading with code and template markup (Jekyll's ``### Themes with `_data`
+    directory {%- include docs_version_badge.html version="4.3.0" -%}``): the markup
+    outside the code leaves, the code stays as written; ``text`` when all of it is code."""
+    parts = _code_spans(content)
+    if not any("{{" in piece or "{%" in piece for piece, code in parts if not code):
+        return text
+    return _clean("".join(piece if code else plain_text(_inline_text(piece, m))
+                          for piece, code in parts))
 
 
 def _code_spans(text: str) -> list[tuple[str, bool]]:

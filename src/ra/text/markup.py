@@ -7,7 +7,8 @@ mkdocs, pandoc, kramdown, Hugo, Docusaurus), admonitions and content tabs (mkdoc
 ``export`` lines, JSX components, ``:::note`` admonitions, ``{/* comments */}``), DocFX
 (``:::image … alt-text="…":::``, ``[!INCLUDE[…](…)]``, ``::: moniker``), Hugo
 shortcodes (``{{< … >}}``, ``{{% … %}}``), Liquid tags (GitBook's ``{% hint %}`` and
-``{% tab title="…" %}``, Jekyll's ``{% include %}``), mdBook's helpers (``{{#include
+``{% tab title="…" %}``, Jekyll's ``{% include %}``), kramdown's attribute lists and
+extensions (``{: .note}``, ``* TOC`` ``{:toc}``, ``{::comment}``), mdBook's helpers (``{{#include
 file.rs}}``, in code blocks too), MyST/Sphinx directives and roles
 (```` ```{note} ````, ``:::{tip}``, ``{ref}`label```, ``(target)=``), Obsidian
 (``[[target|alias]]``, ``> [!note]`` callouts, inline ``#tags``, ``%%comments%%``), pandoc
@@ -32,7 +33,7 @@ is the text it shows, a comment is nothing. It works in two passes:
 
 :func:`heading_anchor` splits a heading's attribute list off its text: the declared id
 becomes the heading's slug. :func:`inline_tags` finds Obsidian-style ``#tags`` outside
-code and comments. :func:`mask_comments` blanks ``%%`` and MDX comments (keeping every
+code and comments. :func:`mask_comments` blanks ``%%``, MDX and kramdown comments (keeping every
 offset), so a ``#`` line inside one is not taken for a heading. The functions are pure
 and import nothing heavy: the chunk and analyze stages and the snippet code share them.
 """
@@ -66,6 +67,16 @@ def heading_anchor(title: str) -> tuple[str, str | None]:
     declared = _ID.search(found.group())
     anchor = _ID_UNSAFE.sub("-", declared.group(1)).strip("-") if declared else None
     return title[: found.start()].rstrip(), anchor or None
+
+
+_BLOCK_ATTRS = re.compile(rf"[ \t]*(\{{:[ \t]*{_ATTR}(?:[ \t]+{_ATTR})*[ \t]*\}})[ \t]*\r?\n?")
+
+
+def kramdown_anchor(line: str) -> str | None:
+    """The id a kramdown block attribute list on a line of its own declares (``{: #id}``,
+    ``{:.class #id}``), as ``heading_anchor`` makes it safe; None when it declares none."""
+    found = _BLOCK_ATTRS.fullmatch(line)
+    return heading_anchor("x " + found.group(1))[1] if found else None
 
 
 #: A heading's id written as an MDX comment at its end: Docusaurus' ``## Title {/* #id */}``
@@ -112,7 +123,7 @@ def template_title(title: str) -> str:
 
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private use: no pattern below matches them
 _PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
-_EVENT = re.compile(r"`+|~{3,}|%%|<!--|\{/\*")  # literal first characters: a fast search
+_EVENT = re.compile(r"`+|~{3,}|%%|<!--|\{/\*|\{::comment\}")  # literal first characters
 _BLANK = re.compile(r"[^\n]")
 _ROLE = re.compile(r"\{[\w:.-]+\}")
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*([^\n]*)")
@@ -124,7 +135,8 @@ _MARKDOWN_FENCE = re.compile(r"\{(?!(?:code|code-block|code-cell|sourcecode|lite
                              r"|r|python|julia|ojs|bash|sh|sql|rcpp|stan|dot|js|css|sass"
                              r"|scss|octave|perl|ruby|go|rust|c|cpp)\})[\w:.-]+\}"
                              r"|mdx-code-block\b", re.I)
-_COMMENT_END = {"%%": "%%", "<!--": "-->", "{/*": "*/}"}
+#: a comment's closer; kramdown's ``{::comment}`` closes with ``{:/comment}`` or ``{:/}``
+_COMMENT_END = {"%%": "%%", "<!--": "-->", "{/*": "*/}", "{::comment}": "{:/"}
 #: a line of a code block that pulls a file in when the site is built: mdBook's
 #: ``{{#include file.rs:2:10}}``, ``{{#rustdoc_include …}}`` and ``{{#playground …}}``,
 #: pymdownx snippets' ``--8<-- "file.py"``. The reader sees the file; the line itself,
@@ -198,6 +210,8 @@ def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list
                 i = m.end()
                 continue
             end += len(_COMMENT_END[token])
+            if token == "{::comment}":  # `{:/comment}` or `{:/}`
+                end = text.find("}", end) + 1 or len(text)
             out += [text[pos:start], _BLANK.sub(" ", text[start:end]) if raw else ""]
             pos = i = end
     out.append(text[pos:])
@@ -358,12 +372,12 @@ def _restore(text: str, codes: list[str]) -> str:
 
 
 def mask_comments(text: str) -> str:
-    """``text`` with the content of ``%%`` and ``{/* */}`` comments and of Liquid
-    ``{% highlight %}`` code blocks blanked (newlines kept, so every offset stays): a
+    """``text`` with the content of ``%%``, ``{/* */}`` and ``{::comment}`` comments and
+    of Liquid ``{% highlight %}`` code blocks blanked (newlines kept, so every offset stays): a
     ``#`` line inside one is no heading. HTML comments are CommonMark's own business and
     stay."""
     text = _blank_highlights(text)
-    if "%%" not in text and "{/*" not in text:
+    if "%%" not in text and "{/*" not in text and "{::comment}" not in text:
         return text
     masked, codes = _prepare(text, raw=True, html=False)
     return _restore(masked, codes)
@@ -686,6 +700,15 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     # (Python-Markdown), `${toc}`
     (("toc", "TOC"), re.compile(rf"\n{_WS}*(?:\[\[toc\]\]|\[TOC\]|\$\{{toc\}})"
                                 rf"{_WS}*{_EOL}", re.I), "\n"),
+    # kramdown (Jekyll, GitHub Pages): a one-item list marked `{:toc}` is where the table
+    # of contents goes (its item, `* TOC`, is a placeholder); `{::comment}` hides its
+    # text; extension tags (`{::options … /}`, `{::nomarkdown}` … `{:/}`) and attribute
+    # list definitions (`{:refdef: .note}`) and references (`{:refdef}`) are markup
+    (("{:",), re.compile(rf"(?:\n{_WS}*(?:[-+*]|\d{{1,9}}[.)]){_WS}+[^\n]*)?"
+                         rf"\n{_WS}*\{{:{_WS}*toc{_WS}*\}}{_WS}*{_EOL}"), "\n"),
+    (("{::", "{:/"), re.compile(r"\{::[a-z]+\b(?:[^{}\n]|\{[^{}\n]*\})*?/?\}|\{:/[a-z]*\}"), ""),
+    (("{:",), re.compile(rf"\n{_WS}*\{{:[\w-]+:[^{{}}\n]*\}}{_WS}*{_EOL}"
+                         rf"|\n{_WS}*\{{:{_WS}*[A-Za-z][\w-]*{_WS}*\}}{_WS}*{_EOL}"), "\n"),
     # mdBook: files pulled in, a chapter's <title> (an escaped `\{{#include}}` is shown)
     (("{{#",), re.compile(r"(\\?)\{\{#([\w-]+)\b[^}\n]*\}\}"), _mdbook),
     # MyST: targets `(label)=`, `% comment` lines, `+++` block breaks; substitutions
