@@ -49,8 +49,12 @@ def test_each_link_belongs_to_the_chunk_it_is_written_in():
 
 @pytest.mark.parametrize("target, paths, anchors", [
     ("cors.md#use-cors", ("docs/a/cors.md",), ("use-cors",)),
+    # a folder: its index page, else the page a site generator built there (Jekyll's and
+    # Hugo's pretty URLs: /docs/intro/ is docs/intro.md)
     ("../intro/", ("docs/intro/index.md", "docs/intro/README.md", "docs/intro/_index.md",
-                   "docs/intro/index.mdx", "docs/intro/index.mdoc", "docs/intro/index.qmd"), ()),
+                   "docs/intro/index.mdx", "docs/intro/index.mdoc", "docs/intro/index.qmd",
+                   "docs/intro.md", "docs/intro.mdx", "docs/intro.markdown", "docs/intro.mdoc",
+                   "docs/intro.qmd", "docs/intro.Rmd"), ()),
     ("setup", ("docs/a/setup.md", "docs/a/setup.mdx", "docs/a/setup.markdown",
                "docs/a/setup.mdoc", "docs/a/setup.qmd", "docs/a/setup.Rmd",
                "docs/a/setup/index.md", "docs/a/setup/README.md", "docs/a/setup/_index.md",
@@ -68,6 +72,64 @@ def test_each_link_belongs_to_the_chunk_it_is_written_in():
 def test_markdown_targets_are_normalised_from_the_source(target, paths, anchors):
     found = target_of("docs/a/b.md", Link("link", "x", target))
     assert (found.external, found.paths, found.anchors) == (False, paths, anchors)
+
+
+@pytest.mark.parametrize("target, first, anchors", [
+    # Jekyll's link tags name a file from the site's root; a post is in _posts
+    ("{% link docs/configuration.md %}#callouts", "docs/configuration.md", ("callouts",)),
+    ("{%- link _docs/x.md -%}", "_docs/x.md", ()),
+    ("{% post_url 2020-01-02-hello %}", "_posts/2020-01-02-hello.md", ()),
+    # the site's address before a root-relative path, a path through a URL filter
+    ("{{ site.baseurl }}/guide/setup/#install", "guide/setup/index.md", ("install",)),
+    ("{{ site.url }}{{ site.baseurl }}{% link top.md %}", "top.md", ()),
+    ("{{ '/guide/setup/' | relative_url }}", "guide/setup/index.md", ()),
+])
+def test_jekyll_liquid_targets_name_a_path_from_the_site_root(target, first, anchors):
+    found = target_of("docs/a/b.md", Link("link", "x", target))
+    assert (found.external, found.paths[0], found.anchors) == (False, first, anchors)
+
+
+def test_a_site_path_may_be_a_jekyll_collection_page():
+    """Jekyll serves a collection's ``_docs/x.md`` at ``/docs/x/``: after the paths the
+    URL names as written, those in the ``_docs`` folder."""
+    paths = target_of("a.md", Link("link", "x", "/docs/history/")).paths
+    assert paths.index("docs/history/index.md") < paths.index("docs/history.md") < paths.index(
+        "_docs/history/index.md") < paths.index("_docs/history.md")
+    assert not any(p.startswith("_") for p in target_of(
+        "a.md", Link("link", "x", "/top")).paths)  # no folder: no collection
+    assert target_of("a.md", Link("link", "x", "/docs/x.md")).paths == (
+        "docs/x.md",)  # a source file, not a URL
+    assert target_of("a.md", Link("link", "x", "/_posts/x.md")).paths == ("_posts/x.md",)
+
+
+def test_liquid_targets_are_read_from_links_and_definitions():
+    text = ("[configured]({% link docs/configuration.md %}#callouts), [b]({{ site.baseurl }}"
+            "/docs/x/), [c]({{ '/docs/y/' | relative_url }}) and [d][ref].\n\n"
+            "[ref]: {% link docs/d.md %}\n")
+    assert [target for _, _, target in links_of(text)] == [
+        "{% link docs/configuration.md %}#callouts", "{{ site.baseurl }}/docs/x/",
+        "{{ '/docs/y/' | relative_url }}", "{% link docs/d.md %}"]
+
+
+def test_a_footnote_is_no_link_definition():
+    """``[^1]: The [source] …`` is a footnote's text: ``[^1]`` links nowhere (it linked to
+    "The"), and a link inside the footnote is still a link."""
+    assert links_of("Text.[^1]\n\n[^1]: The [source](src.md) of it.\n") == [
+        ("link", "source", "src.md")]
+
+
+def test_jekyll_links_resolve_in_the_links_view(tmp_path):
+    """A Jekyll site: Liquid targets, a collection's page at its URL, and the id a
+    kramdown attribute list gives the heading above it."""
+    rows = resolved(kb(tmp_path, {
+        "_docs/history.md": "# History\n\n## 4.0.0 / 2019-08-19\n{: #v4-0-0}\n\nx\n",
+        "docs/configuration.md": "# Configuration\n\n## Callouts\n\ny\n",
+        "index.md": "# Home\n\nSee [callouts]({% link docs/configuration.md %}#callouts), "
+                    "[4.0]({{ site.baseurl }}/docs/history/#v4-0-0) and "
+                    "[history]({{ '/docs/history/' | relative_url }}).\n"}))
+    assert [(r[2], r[5]) for r in rows] == [
+        ("callouts", "docs:docs/configuration.md#callouts"),
+        ("4.0", "docs:_docs/history.md#v4-0-0"), ("history", "docs:_docs/history.md")]
 
 
 @pytest.mark.parametrize("target", ["https://a.org/x#y", "mailto:me@x.org", "//cdn.org/x"])

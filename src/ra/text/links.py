@@ -72,7 +72,10 @@ class Target:
 
 #: link text may wrap, not across a blank line (``ra.text.markup.LINK_TEXT``)
 _LABEL = LINK_TEXT
-_DEST = r"(?:<[^<>\n]*>|(?:[^\s()]|\((?:[^\s()])*\))+|\{\{[<%][^\n]*?[%>]\}\})"
+#: Jekyll's Liquid in a target: ``{% link docs/x.md %}``, ``{{ site.baseurl }}/docs/x/``
+_LIQUID = r"(?:\{%[^%\n]*%\}|\{\{[^{}<%\n][^{}\n]*\}\})+(?:[^\s()]|\([^\s()]*\))*"
+_DEST = (rf"(?:<[^<>\n]*>|{_LIQUID}|(?:[^\s()]|\((?:[^\s()])*\))+"
+         r"|\{\{[<%][^\n]*?[%>]\}\})")
 #: An image's ``![`` or a link's ``[``, spelled as two literal alternatives rather than
 #: ``!?\[`` so that the regex engine skips to the next ``!`` or ``[`` (an optional first
 #: character leaves it trying every position: twice as slow); a match starting with
@@ -82,7 +85,9 @@ _INLINE = re.compile(rf"(?:!\[|\[)({_LABEL})\]\(\s*({_DEST})(?:\s+(?:\"[^\"\n]*\
 _REFERENCE = re.compile(rf"(?:!\[|\[)({_LABEL})\](?:\[([^\[\]\n]*)\])?(?![(:])")
 _WIKI = re.compile(r"(!?)\[\[([^\[\]\n|]*)(?:\|([^\[\]\n]*))?\]\]")
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>")
-_DEFINITION = re.compile(r"^[ \t]{0,3}\[([^\]\n]+)\]:[ \t]*<?([^\s>]+)>?", re.M)
+#: a reference definition ``[label]: target``; ``[^1]: …`` is a footnote's text, no link
+_DEFINITION = re.compile(rf"^[ \t]{{0,3}}\[(?!\^)([^\]\n]+)\]:[ \t]*(?:<?({_LIQUID}|[^\s>]+)>?)",
+                         re.M)
 _HUGO_REF = re.compile(r"\{\{[<%]\s*(?:rel)?ref\s+\"?([^\"\s%>]+)\"?\s*[%>]\}\}")
 _EMPHASIS = re.compile(r"(?<![^\W_])[*_]+|[*_]+(?![^\W_])|`")
 
@@ -190,6 +195,8 @@ def target_of(source_path: str, link: Link) -> Target:
     hugo = _HUGO_REF.fullmatch(target.strip())
     if hugo:
         target = hugo.group(1)
+    elif "{" in target:
+        target = _jekyll(target)
     if _SCHEME.match(target):
         return Target(external=True)
     path, _, fragment = target.partition("#")
@@ -197,7 +204,36 @@ def target_of(source_path: str, link: Link) -> Target:
     anchors = _anchors(unquote(fragment)) if fragment else ()
     if not path:
         return Target(False, (source_path,), None, anchors)
-    return Target(False, _candidates(_resolve(source_path, path)), None, anchors)
+    paths = _candidates(_resolve(source_path, path))
+    if _COLLECTION.match(path) and _suffix(path) not in MARKDOWN_SUFFIXES:
+        # a Jekyll collection's page: the URL /docs/x/ is built from _docs/x.md
+        paths += _candidates(_resolve(source_path, "/_" + path.lstrip("/")))
+    return Target(False, paths, None, anchors)
+
+
+#: Jekyll's link tags: ``{% link path %}`` names a file from the site's root,
+#: ``{% post_url 2024-01-02-name %}`` a post in ``_posts``
+_JEKYLL_TAG = re.compile(r"\{%-?[ \t]*(link|post_url)[ \t]+([^\s%]+)[ \t]*-?%\}")
+#: the site's address before a root-relative path: ``{{ site.baseurl }}``, ``{{ site.url }}``
+_SITE_URL = re.compile(r"\{\{-?[ \t]*site\.(?:baseurl|url)[ \t]*-?\}\}")
+#: a path through a URL filter: ``{{ '/docs/x/' | relative_url }}``
+_URL_FILTER = re.compile(r"\{\{-?[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\")[ \t]*\|[ \t]*"
+                         r"(?:relative_url|absolute_url|prepend:[ \t]*site\.baseurl)[ \t]*-?\}\}")
+
+
+#: a site-absolute path into a folder that is not itself a ``_folder``
+_COLLECTION = re.compile(r"/+[^_/.][^/]*/")
+
+
+def _jekyll(target: str) -> str:
+    """A target written with Jekyll's Liquid, as the path it names from the site's root
+    (the tree's root); any other Liquid is left, and resolves to nothing."""
+    target = _JEKYLL_TAG.sub(lambda m: ("/_posts/" if m.group(1) == "post_url" else "/")
+                             + m.group(2).lstrip("/"), target)
+    target = _URL_FILTER.sub(lambda m: m.group(1) or m.group(2) or "", target)
+    if _SITE_URL.match(target):
+        target = "/" + _SITE_URL.sub("", target).lstrip("/")
+    return target
 
 
 def _wiki_target(source_path: str, target: str) -> Target:
@@ -230,8 +266,8 @@ def _resolve(source_path: str, path: str) -> str | None:
 
 def _candidates(path: str | None) -> tuple[str, ...]:
     """The files ``path`` may name, preferred first: itself when it has a suffix, the
-    markdown source of an ``.html`` page, and for a bare name its markdown file or the
-    index page of its folder."""
+    markdown source of an ``.html`` page, for a bare name its markdown file or the index
+    page of its folder, and for a folder (``intro/``) its index page or ``intro.md``."""
     if path is None:
         return ()
     suffix = _suffix(path)
@@ -241,9 +277,11 @@ def _candidates(path: str | None) -> tuple[str, ...]:
         return tuple(base[: -len(suffix)] + s for s in MARKDOWN)
     if suffix:
         return (path,)
-    files = [] if path.endswith("/") or not base else [base + s for s in MARKDOWN]
-    folder = f"{base}/" if base else ""
-    return tuple(files + [folder + name for name in _INDEX])
+    files = [base + s for s in MARKDOWN] if base else []
+    folder = [(f"{base}/" if base else "") + name for name in _INDEX]
+    # a folder's URL is its index page, or the page a site generator built there from
+    # a file of that name (Jekyll's and Hugo's pretty URLs: `/docs/intro/` is intro.md)
+    return tuple(folder + files if path.endswith("/") else files + folder)
 
 
 def _suffix(path: str) -> str:
