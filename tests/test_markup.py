@@ -30,6 +30,12 @@ from ra.text.markup import (
     ("Version {#v1.2/beta}", ("Version", "v1-2-beta")),  # what an id cannot hold becomes -
     ("Use {braces} in text", ("Use {braces} in text", None)),
     ("Set {key}", ("Set {key}", None)),
+    # docsify's heading options
+    ("themeColor ⚠️ :id=themecolor", ("themeColor ⚠️", "themecolor")),
+    ("Both :id=both :docsify-ignore", ("Both", "both")),
+    ("Heading 2 {docsify-ignore}", ("Heading 2", None)),
+    ("Getting Started :docsify-ignore-all", ("Getting Started", None)),
+    ("Set a:id=x stays", ("Set a:id=x stays", None)),
 ])
 def test_heading_anchor(title, expected):
     assert heading_anchor(title) == expected
@@ -217,6 +223,10 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
      "Heads up Tags nest. Hi , done."),
     # what the generator fills in: a table of contents, a VitePress code import
     ("[[toc]]\n\nText.\n\n[TOC]\n${toc}", "Text."),
+    # docsify: a heading's options, the marks of its old callouts
+    ("## themeColor :id=themecolor\n\n!> **Time** is money.\n\n?> *TODO* unit test\n\n"
+     "## Heading 2 {docsify-ignore}\n\nA a:id=x and x ?> y stay.",
+     "themeColor Time is money. TODO unit test Heading 2 A a:id=x and x ?> y stay."),
     # kramdown (Jekyll): the list a {:toc} marks is the table of contents (its item a
     # placeholder); attribute lists, their definitions and references, extension tags
     # and comments are markup; a nomarkdown block's text stays

@@ -57,8 +57,9 @@ MAX_TOKEN_BYTES = 40
 #: a heading's id on the line after it ({: #v4-0-0}), the {:toc} placeholder, {::comment}
 #: and extension tags are markup; Jekyll's Liquid link targets ({% link x.md %},
 #: {{ site.baseurl }}/x/) and a collection's pages (/docs/x/ is _docs/x.md) resolve; a
-#: footnote's text ([^1]: …) is no link definition.
-ANALYZER_VERSION = 14
+#: footnote's text ([^1]: …) is no link definition. 15: docsify's heading options
+#: (## Title :id=custom, {docsify-ignore}) and callout marks (!> , ?> ) are markup.
+ANALYZER_VERSION = 15
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -68,7 +68,7 @@ class Found:
 def _found(level: int, text: str, first: int, stop: int) -> Found:
     """A heading whose attribute list, if any, is split off its text (``ra.text.markup``)."""
     text = _clean(text)
-    if text.endswith("}"):
+    if text.endswith("}") or ":id=" in text or "docsify-ignore" in text:
         title, anchor = heading_anchor(text)
         return Found(level, title, first, stop, anchor)
     return Found(level, text, first, stop)

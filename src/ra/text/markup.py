@@ -56,11 +56,24 @@ _ID = re.compile(r"(?:^|[\s{:])#([^\s{}#]+)")
 _ID_UNSAFE = re.compile(r"[\s/.#]+")  # an id may not hold what splits a chunk id
 
 
+#: docsify's heading options: ``## Title :id=custom``, ``:docsify-ignore``, ``{docsify-ignore}``
+DOCSIFY_OPTIONS = (r"[ \t]+(?::id=(\S+)|:docsify-ignore(?:-all)?|\{docsify-ignore(?:-all)?\})"
+                   r"(?=\s|$)")
+_DOCSIFY = re.compile(rf"(?:{DOCSIFY_OPTIONS})+[ \t]*$")
+_DOCSIFY_ID = re.compile(r":id=(\S+)")
+
+
 def heading_anchor(title: str) -> tuple[str, str | None]:
     """``(title, declared id or None)``: a trailing attribute list (``{#id}``,
-    ``{ #id .class key=val }``, kramdown's ``{: #id}``) leaves the title, and its
-    ``#id`` is returned. Characters a chunk id cannot hold (``/``, ``.``, ``#``,
-    spaces) become ``-``; an attribute list without an id yields None."""
+    ``{ #id .class key=val }``, kramdown's ``{: #id}``) or docsify's options
+    (``:id=custom``, ``:docsify-ignore``) leave the title, and the id is returned.
+    Characters a chunk id cannot hold (``/``, ``.``, ``#``, spaces) become ``-``; an
+    attribute list without an id yields None."""
+    if (":id=" in title or "docsify-ignore" in title) and (
+            docsify := _DOCSIFY.search(title)):
+        declared = _DOCSIFY_ID.search(docsify.group())
+        anchor = _ID_UNSAFE.sub("-", declared.group(1)).strip("-") if declared else None
+        return title[: docsify.start()].rstrip(), anchor or None
     found = _TRAILING_ATTRS.search(title)
     if not found:
         return title, None
@@ -738,6 +751,11 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     # variables (`{% $markdoc.frontmatter.title %}`) and annotates (`{% .primary #id %}`)
     (("{%",), re.compile(r"(?<!\{)\{%-?[ \t]*[/$.#]?[a-z][\w-]*(?:[^%\n]|%(?!\}))*-?%\}"),
      _shown),
+    # docsify: a heading's options (`## Title :id=custom`), the marks of its old callouts
+    # (`!> Important text`, `?> A tip`)
+    ((":id=", "docsify-ignore"), re.compile(rf"(\n{_WS}{{0,3}}#{{1,6}}{_WS}[^\n]*?)"
+                                            rf"(?:{DOCSIFY_OPTIONS})+{_WS}*{_EOL}"), r"\1"),
+    (("!>", "?>"), re.compile(rf"(\n{_WS}{{0,3}})[!?]>{_WS}+"), r"\1"),
     # attribute lists, on headings and elsewhere (`{ .md-button }`)
     (("{",), _ANY_ATTRS, ""),
     # mnemonic letters in brackets inside a word (tldr-pages: `[c]reate`, `E[x]tract`,
