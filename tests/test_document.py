@@ -293,6 +293,22 @@ def test_broken_yaml_is_reported_and_still_stripped():
     assert doc.nodes[0].byte_start == text.index("# Real")
 
 
+@pytest.mark.parametrize("frontmatter, data", [
+    # Cursor's rules write globs as text: YAML reads `*` as an alias and refuses them
+    ("description: React rules\nglobs: **/*.tsx, src/components/*\nalwaysApply: false",
+     {"description": "React rules", "globs": "**/*.tsx, src/components/*",
+      "alwaysApply": False}),
+    ("globs:\n  - *.ts\n  - 'src/**'\n  - *it's*", {"globs": ["*.ts", "src/**", "*it's*"]}),
+    # the PowerShell docs: ForEach-Object's alias `%` (a YAML directive's character)
+    ("aliases:\n  - %\n  - foreach\ntitle: ForEach-Object",
+     {"aliases": ["%", "foreach"], "title": "ForEach-Object"}),
+])
+def test_values_yaml_refuses_as_they_start_are_text(frontmatter, data):
+    doc = parse_document(f"---\n{frontmatter}\n---\n\n# Rules\n\nx\n", "rules", "react.mdc")
+    assert (doc.kind, doc.frontmatter, doc.problems) == ("markdown", data, ())
+    assert doc.description == data.get("description")
+
+
 def test_dashes_around_prose_are_not_frontmatter():
     text = "---\nJust a paragraph between rules.\n---\n\nMore.\n"
     data, remaining, problems = parse_frontmatter(text)

@@ -307,14 +307,16 @@ def test_a_rebuild_says_whether_the_configuration_or_ra_changed(tmp_path, monkey
 
 def test_a_default_include_that_grew_is_an_upgrade_and_indexes_the_new_kind(tmp_path,
                                                                             monkeypatch):
-    """An index built when the default ``include`` had no ``**/*.mdoc`` (Markdoc) is
-    rebuilt for ra's sake, not for a configuration the user never touched, and the
-    rebuild reads the ``.mdoc`` files. Patterns the user wrote are theirs: not widened."""
+    """An index built when the default ``include`` had no ``**/*.mdoc`` (Markdoc) and
+    no ``**/*.mdc`` (Cursor's rules) is rebuilt for ra's sake, not for a configuration
+    the user never touched, and the rebuild reads those files as markdown. Patterns the
+    user wrote are theirs: not widened."""
     import ra.config.settings as settings
     import ra.text.analysis
 
-    files = {**BASE, "guide.mdoc": "# Guide\n\n{% callout %}\nmarkdoc pears\n{% /callout %}\n"}
-    old = settings.EARLIER_DEFAULT_INCLUDES[-1]
+    files = {**BASE, "guide.mdoc": "# Guide\n\n{% callout %}\nmarkdoc pears\n{% /callout %}\n",
+             "api.mdc": "---\nglobs: src/api/**\n---\n\n# API rules\n\nPaginate plums.\n"}
+    old = settings.EARLIER_DEFAULT_INCLUDES[0]
     assert "**/*.mdoc" not in old and "**/*.mdoc" in settings.DEFAULT_INCLUDE
     monkeypatch.setattr(settings, "DEFAULT_INCLUDE", old)
     monkeypatch.setattr(ra.text.analysis, "ANALYZER_VERSION",
@@ -327,6 +329,13 @@ def test_a_default_include_that_grew_is_an_upgrade_and_indexes_the_new_kind(tmp_
     assert check_state(config).describe() == "stale (ra upgraded: it reads files differently)"
     assert ids(config, "pears") == ["docs:guide.mdoc#guide"]
     assert ids(config, "callout") == []  # read as markdown (Markdoc's tags), not as text
+    assert ids(config, "plums") == ["docs:api.mdc#api-rules"]
+    assert ids(config, "globs") == []  # front matter, not text
+    for earlier in settings.EARLIER_DEFAULT_INCLUDES:  # each release's default: ra's change
+        monkeypatch.setattr(settings, "DEFAULT_INCLUDE", earlier)
+        earlier_hash = load_config(tmp_path).config_hash()
+        monkeypatch.undo()
+        assert earlier_hash in load_config(tmp_path).earlier_config_hashes()
 
     (tmp_path / ".ra.toml").write_text(TOML + 'include = ["**/*.md"]\n')
     assert load_config(tmp_path).earlier_config_hashes() == []

@@ -52,7 +52,7 @@ STARTER = """\
 [tree.docs]
 path = "./docs"
 # include = ["**/*.md", "**/*.markdown", "**/*.mdx", "**/*.mdoc", "**/*.qmd", "**/*.Rmd",
-#            "**/*.rmd", "**/*.txt"]   # the default
+#            "**/*.rmd", "**/*.mdc", "**/*.txt"]   # the default
 # exclude = ["**/drafts/**"]
 
 # [settings]

@@ -54,11 +54,13 @@ DEPENDENCIES = frozenset({"node_modules", "bower_components", "site-packages", "
 NOT_NOTES = DEPENDENCIES | {"venv", "__pycache__", "target", "build", "dist", "_build"}
 #: markdown (``ra.text.MARKDOWN_SUFFIXES``: R Markdown is spelled .Rmd and .rmd) and text
 DEFAULT_INCLUDE = ("**/*.md", "**/*.markdown", "**/*.mdx", "**/*.mdoc", "**/*.qmd", "**/*.Rmd",
-                   "**/*.rmd", "**/*.txt")
+                   "**/*.rmd", "**/*.mdc", "**/*.txt")
 #: What ``DEFAULT_INCLUDE`` was in earlier releases: an index built then, with the default
 #: patterns, was rebuilt because ra changed, not because its configuration did.
 EARLIER_DEFAULT_INCLUDES = (("**/*.md", "**/*.markdown", "**/*.mdx", "**/*.qmd", "**/*.Rmd",
-                             "**/*.rmd", "**/*.txt"),)
+                             "**/*.rmd", "**/*.txt"),
+                            ("**/*.md", "**/*.markdown", "**/*.mdx", "**/*.mdoc", "**/*.qmd",
+                             "**/*.Rmd", "**/*.rmd", "**/*.txt"))
 
 
 # --- the configuration objects ----------------------------------------------------------
@@ -500,7 +502,8 @@ def _merged_trees(parsed: _Parsed, home: Path | None,
 
 
 #: Files a tree may hold, relative to its folder: what ``_overlaps`` tries both trees on.
-_PROBES = ("x.md", "x.markdown", "x.mdx", "x.mdoc", "x.qmd", "x.Rmd", "x.txt", "sub/x.md")
+_PROBES = ("x.md", "x.markdown", "x.mdx", "x.mdoc", "x.qmd", "x.Rmd", "x.mdc", "x.txt",
+           "sub/x.md")
 
 
 def _overlaps(trees: Sequence[Tree]) -> list[ConfigWarning]:

@@ -11,9 +11,9 @@ No I/O beyond reading the packaged BPE file. May import: ``ra.config.settings``,
 
 #: File suffixes read as markdown (compared lowercased; everything else indexed is plain
 #: text): CommonMark's, MDX (Docusaurus, Astro), Markdoc's (Stripe, Starlight, Keystatic),
-#: and Quarto's and R Markdown's documents, which are pandoc markdown with executable code
-#: cells.
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".mdoc", ".qmd", ".rmd")
+#: Quarto's and R Markdown's documents, which are pandoc markdown with executable code
+#: cells, and Cursor's rules (``.cursor/rules/*.mdc``: front matter, then markdown).
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".mdoc", ".qmd", ".rmd", ".mdc")
 
 
 def is_markdown(path: object) -> bool:

@@ -197,12 +197,36 @@ def _split_frontmatter(text: str) -> tuple[dict | None, int, list[str]]:
     try:
         data = load_yaml(source)
     except Exception as error:  # noqa: BLE001 - any YAML failure is a problem, not a crash
-        return None, body_at, [f"frontmatter: invalid YAML{_yaml_line(error)}"]
+        data = _glob_values(source)
+        if data is None:
+            return None, body_at, [f"frontmatter: invalid YAML{_yaml_line(error)}"]
     if data is None:
         return {}, body_at, []
     if not isinstance(data, dict):
         return None, 0, []  # `---` rules around prose, not frontmatter
     return data, body_at, []
+
+
+#: a value that starts with a character YAML reserves or reads as an alias: a glob
+#: (Cursor's ``globs: **/*.tsx``), PowerShell's alias ``%`` of ForEach-Object
+_GLOB_VALUE = re.compile(r"^([ \t]*(?:-[ \t]+)?[\w.-]+:[ \t]+|[ \t]*-[ \t]+)([*%@`][^\n]*?)"
+                         r"[ \t]*$", re.M)
+
+
+def _glob_values(source: str) -> dict | None:
+    """Front matter that is YAML but for values YAML refuses as they start (Cursor's
+    rules: ``globs: **/*.tsx, src/*``, which Cursor reads as text and YAML as an alias;
+    ``aliases: [-, %]``), read with those values as strings; None when it is still no
+    YAML mapping."""
+    if not any(c in source for c in "*%@`"):
+        return None
+    quoted = _GLOB_VALUE.sub(lambda m: m.group(1) + "'" + m.group(2).replace("'", "''") + "'",
+                             source)
+    try:
+        data = load_yaml(quoted) if quoted != source else None
+    except Exception:  # noqa: BLE001 - still broken: the caller reports the first error
+        return None
+    return data if isinstance(data, dict) else None
 
 
 _META_LINE = re.compile(r"([A-Za-z][\w -]*?)[ \t]*:[ \t]*(.*)")
