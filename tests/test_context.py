@@ -799,3 +799,81 @@ def test_context_answers_the_same_through_bm25f_sql(book, monkeypatch):
     for (ranked, total, sql), (want, want_total, want_sql) in zip(fast, slow, strict=True):
         assert ranked == want and total == want_total
         assert "per_chunk" in want_sql and "per_chunk" not in sql  # the two scorers ran
+
+
+# --- agent rule files: documents that say which files they are about ----------------------
+
+RULES = {
+    ".cursor/rules/api.mdc": "---\ndescription: API handlers\nglobs: src/api/**/*.ts, "
+                             "src/server.ts\nalwaysApply: false\n---\n\n# API rules\n\n"
+                             "Return problem documents; never leak traces.\n",
+    ".cursor/rules/react.mdc": "---\nglobs: **/*.tsx\n---\n\n# React rules\n\nUse hooks.\n",
+    ".claude/rules/tests.md": "---\npaths:\n  - \"**/*.test.ts\"\n  - \"e2e/**\"\n---\n\n"
+                              "# Testing\n\nOne assertion per test.\n",
+    ".github/instructions/ts.instructions.md": "---\napplyTo: \"**/*.ts,**/*.mts\"\n---\n\n"
+                                               "# TypeScript\n\nStrict mode everywhere.\n",
+    ".claude/rules/old.md": "---\npaths: src/**\nstatus: archived\n---\n\n# Old rules\n\nx\n",
+    ".claude/rules/bad.md": "---\npaths: [\"src/[api\"]\n---\n\n# Broken glob\n\ny\n",
+}
+RULES_CONFIG = """\
+[tree.cursor]
+path = ".cursor/rules"
+[tree.claude]
+path = ".claude/rules"
+[tree.copilot]
+path = ".github/instructions"
+[tree.docs]
+path = "docs"
+"""
+
+
+@pytest.fixture
+def rules_project(tmp_path, monkeypatch):
+    files = {**RULES, "docs/paging.md": "# Paging\n\nHandlers paginate with cursors.\n",
+             "src/api/handlers.ts": "export function list(req) { return paginate(req); }\n",
+             "src/api/handlers.test.ts": "test('list', () => expect(list()).toBe(1));\n",
+             "src/ui/Button.tsx": "export const Button = () => <button />;\n"}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / ".ra.toml").write_text(RULES_CONFIG)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def context_ids(capsys, *argv: str) -> tuple[list[str], dict]:
+    code, out, err = run(capsys, "context", *argv, "--json", "--explain")
+    assert code == 0, err
+    data = json.loads(out)
+    return [r["id"] for r in data["queries"][0]["results"]], data
+
+
+def test_rule_files_that_name_a_file_come_first_for_it(rules_project, capsys):
+    """Cursor's ``globs``, Claude Code's ``paths`` and Copilot's ``applyTo`` say which
+    files a rule is about: editing one of them, those rules lead, in tree order; a rule
+    archived, or about other files, does not come because it says so."""
+    found, data = context_ids(capsys, "src/api/handlers.ts")
+    assert found[:2] == ["copilot:ts.instructions.md", "cursor:api.mdc"]
+    assert data["queries"][0]["explain"]["included"] == found[:2]
+    assert "claude:old.md" not in found and "cursor:react.mdc" not in found
+    assert any("claude:bad.md" in w and "src/[api" in w for w in data["warnings"])
+
+    found, _ = context_ids(capsys, "src/api/handlers.test.ts")
+    assert found[:3] == ["claude:tests.md", "copilot:ts.instructions.md", "cursor:api.mdc"]
+    found, _ = context_ids(capsys, "src/ui/Button.tsx")
+    assert found[0] == "cursor:react.mdc" and "cursor:api.mdc" not in found[:1]
+
+
+def test_rule_files_stay_within_the_trees_asked_for(rules_project, capsys):
+    found, _ = context_ids(capsys, "src/api/handlers.ts", "--tree", "docs")
+    assert found and all(i.startswith("docs:") for i in found)
+
+
+def test_applies_to_is_in_the_chunks_artifact(rules_project, capsys):
+    code, out, _ = run(capsys, "sql", "select id, applies_to from chunks where applies_to is "
+                       "not null order by id", "--json")
+    assert code == 0
+    rows = {r["id"]: r["applies_to"] for r in json.loads(out)}
+    assert rows["cursor:api.mdc"] == ["src/api/**/*.ts", "src/server.ts"]
+    assert rows["copilot:ts.instructions.md"] == ["**/*.ts", "**/*.mts"]
+    assert rows["claude:tests.md"] == ["**/*.test.ts", "e2e/**"]

@@ -481,6 +481,29 @@ async def test_context_matches_the_library_and_refuses_files_outside_the_project
     assert empty.is_error
 
 
+async def test_context_brings_the_rule_files_that_name_the_file_as_they_change(project):
+    """The server's warm reader looks the rule files up once per generation: a rule
+    written between two calls (an update of the index) comes in the second."""
+    (project / "rules").mkdir()
+    (project / "rules" / "api.mdc").write_text(
+        "---\nglobs: src/api/**/*.py\n---\n\n# API rules\n\nValidate every payload.\n")
+    with (project / ".ra.toml").open("a") as fh:
+        fh.write('[tree.rules]\npath = "./rules"\n')
+    (project / "src" / "api").mkdir(parents=True)
+    (project / "src" / "api" / "orders.py").write_text(
+        "def create_order(payload):\n    return store(payload)  # rust ownership of payload\n")
+    async with Client(create_server(project)) as client:
+        with anyio.fail_after(60):
+            first = await client.call_tool("context", {"files": ["src/api/orders.py"]})
+            (project / "rules" / "orders.md").write_text(
+                "---\npaths:\n  - \"src/api/orders.py\"\n---\n\n# Orders\n\nIdempotent.\n")
+            second = await client.call_tool("context", {"files": ["src/api/orders.py"]})
+    ids = [[r["id"] for r in c.structured_content["queries"][0]["results"]]
+           for c in (first, second)]
+    assert ids[0][0] == "rules:api.mdc" and "rules:orders.md" not in ids[0]
+    assert ids[1][:2] == ["rules:api.mdc", "rules:orders.md"]
+
+
 # --- transports ----------------------------------------------------------------------------
 
 def test_transport_security_guards_against_dns_rebinding():

@@ -269,3 +269,32 @@ def test_warm_index_carries_the_reader_over_then_loads_afresh(project, monkeypat
         assert current.generation.path == reader.generation.path
     finally:
         index.close()
+
+
+def test_a_successor_computes_what_its_reader_memoised_again(project):
+    """``IndexReader.memo`` holds a value for the generation read: a successor shares its
+    reader's memory and reads another, so it computes the value again (``ra context``'s
+    rule files: one written since the last build comes in)."""
+    from ra.query.context import context_search
+
+    config = load_config(project)
+    docs = project / "docs"
+    write(docs / "ownership_rules.md",
+          "---\nglobs: src/**/*.rs\n---\n\n# Ownership rules\n\nBorrow, do not clone.\n")
+    refresh_index(config)
+    reader = warm_reader(config)
+    (project / "src").mkdir()
+    (project / "src" / "lib.rs").write_text(
+        "// ownership and borrowing: borrowing keeps ownership\n"
+        "fn borrowing(x: &String) -> usize { x.len() }  // ownership stays\n")
+    ids = lambda r: [x.id for x in context_search(r, config, [project / "src" / "lib.rs"])  # noqa: E731
+                     .queries[0].results]
+    assert ids(reader)[0] == "book:ownership_rules.md"
+    write(docs / "ownership_rules.md", "# Ownership rules\n\nBorrow, do not clone.\n")
+    refresh_index(config)
+    successor = carry_over(reader, generations.open_current(config.index_dir))
+    assert successor is not None and successor._memo is reader._memo
+    try:
+        assert "book:ownership_rules.md" not in ids(successor)[:1]
+    finally:
+        successor.close()

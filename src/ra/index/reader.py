@@ -43,10 +43,11 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from ra.errors import IndexStateError
 from ra.index.chunkstore import META_COLUMNS, ChunkMeta, ChunkStore
@@ -136,6 +137,7 @@ class IndexReader:
         self._held: set[str] = set()  # the relations of RESIDENT a long-lived reader loaded
         self.patched = False  # tables patched by ``successor``: no ``impacts``
         self.semantic = None  # the vector relations' state (``ra.query.semantic_sql``)
+        self._memo: dict[str, tuple] = {}  # ``memo``: key -> (generation, value)
         if not keep_vocabulary:  # a damaged generation is reported at once
             self._con = self._connect()
 
@@ -333,6 +335,15 @@ class IndexReader:
         self.close()
 
     # --- lookups -------------------------------------------------------------------------
+
+    def memo(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``, computed once for the generation this reader reads: a reader
+        carried over to an update (``ra.index.successor``) reads another, and computes it
+        again."""
+        held = self._memo.get(key)
+        if held is None or held[0] is not self.generation:
+            held = self._memo[key] = (self.generation, compute())
+        return held[1]
 
     def query(self, sql: str, params: list | tuple | dict = ()) -> list[tuple]:
         """Run ``sql`` with bound ``params`` (positional or named) and fetch every row.

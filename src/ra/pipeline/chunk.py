@@ -98,8 +98,8 @@ def line_finder(text: str):
 #: The columns of a chunk row (``_row``), in ``CHUNKS`` order.
 _ROW = ("ord", "id", "doc_id", "parent_id", "tree", "path", "depth", "position",
         "sibling_count", "descendants", "title", "doc_title", "breadcrumb", "tags", "status",
-        "description", "is_global", "mtime_ns", "heading", "body", "line", "byte_start",
-        "byte_end", "chars", "tokens")
+        "description", "applies_to", "is_global", "mtime_ns", "heading", "body", "line",
+        "byte_start", "byte_end", "chars", "tokens")
 
 
 def _row(ord_: int, src: SourceDoc, doc: Document, node, tags: list[str], chars: int,
@@ -109,5 +109,7 @@ def _row(ord_: int, src: SourceDoc, doc: Document, node, tags: list[str], chars:
     return (ord_, node.id, node.doc_id, node.parent_id, doc.tree, doc.path, node.depth,
             node.position, node.sibling_count, node.descendants, node.title, doc.title,
             node.breadcrumb, tags, doc.status,
-            doc.description if node.depth == 0 else None, src.is_global, src.mtime_ns,
+            doc.description if node.depth == 0 else None,
+            list(doc.applies_to) if node.depth == 0 and doc.applies_to else None,
+            src.is_global, src.mtime_ns,
             node.heading, node.body, line, node.byte_start, node.byte_end, chars, tokens)

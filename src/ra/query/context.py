@@ -17,7 +17,9 @@ cost); a plan with a phrase (a rule term of several words) by ``bm25f_sql``. Eit
 the metadata of the candidates' ancestors arrives with them. Ranking is
 ``ra.query.rank``'s, as for search, with a lookup that never aggregates into an excluded
 chunk; results, snippets and token packing are ``Searcher``'s. Documents named by a
-rule's ``include`` are prepended.
+rule's ``include`` are prepended, then those whose front matter says the files are
+theirs (agent rule files: a Cursor rule's ``globs``, Claude Code's ``paths``, Copilot's
+``applyTo``; ``chunks.applies_to``).
 
 ``likethis`` does the same for an indexed chunk (its markdown as the "file"), excluding the
 chunk, its ancestors and its descendants.
@@ -98,8 +100,38 @@ def context_search(reader, config, files: list[str | Path],
         raise ContextError("nothing to analyse: " + ("; ".join(warnings) or "no files given"))
     inputs = {s.doc_id for s in signals if s.doc_id}
     includes = [i for s in signals for i in s.rules.include if i.split("#")[0] not in inputs]
+    includes += [i for i in _applying(reader, signals, options.trees, warnings)
+                 if i not in inputs]
     return _search(searcher, signals, options, _input_chunks(reader, sorted(inputs)),
                    list(dict.fromkeys(includes)), warnings, t0)
+
+
+#: Documents that say which files they are about (``chunks.applies_to``: the globs of
+#: agent rule files' front matter, ``ra.text.document.APPLIES_TO``)
+_APPLYING_SQL = ("SELECT id, tree, applies_to FROM chunks WHERE depth = 0 AND applies_to "
+                 "IS NOT NULL AND coalesce(status, '') <> 'archived' ORDER BY tree, path")
+
+
+def _applying(reader, signals: list[FileSignals], trees, warnings: list[str]) -> list[str]:
+    """Ids of the documents whose front matter names one of the files as theirs (a Cursor
+    rule's ``globs``, Claude Code's ``paths``, Copilot's ``applyTo``), matched against
+    the file's project-relative path as a context rule's ``match`` is; within the trees
+    the call, or the file's rules, search. The documents are looked up once per generation
+    (about 10 ms over the 113,000 chunks of cpp-docs)."""
+    from ra.config.globs import GlobError, compile_glob
+
+    out = []
+    for doc_id, tree, globs in reader.memo("applying", lambda: reader.query(_APPLYING_SQL)):
+        patterns = []
+        for glob in globs:
+            try:
+                patterns.append(compile_glob(glob))
+            except GlobError as exc:
+                warnings.append(f"{doc_id}: frontmatter {exc.problem} in glob {glob!r}; skipped")
+        if any(((not trees or tree in trees) and (not s.trees or tree in s.trees)
+                and any(p.fullmatch(s.path) for p in patterns)) for s in signals):
+            out.append(doc_id)
+    return out
 
 
 def likethis(reader, config, target: str | Path,
@@ -185,7 +217,7 @@ def _search(searcher: Searcher, signals: list[FileSignals], options: SearchOptio
     warnings = warnings + [w for s in signals for w in s.warnings]
     o, overrides = _options(options, signals, searcher.config)
     groups = _groups(signals)
-    if not groups:
+    if not groups and not includes:
         names = ", ".join(s.file for s in signals)
         raise ContextError(f"nothing to search for: no word of {names} occurs in the index "
                            "(see `ra inspect ctx FILE` for the words considered)")
@@ -202,7 +234,10 @@ def _search(searcher: Searcher, signals: list[FileSignals], options: SearchOptio
     t_fetch = time.perf_counter()
     query = _query_text(groups)
     topic = Topic(query, "all" if results else "none", total, results, terms=terms.items)
-    if o.explain:
+    if o.explain and not groups:  # the includes alone: no word of the files to search for
+        topic.explain = {"query": query, "files": [s.to_dict() for s in signals],
+                         "included": includes, "excluded": sorted(exclude)}
+    elif o.explain:
         topic.explain = _explain(groups, signals, stats, includes, exclude, query, {
             "signals": t_signals - t0, "sql": t_sql - t_signals, "rank+fetch":
             t_fetch - t_sql})

@@ -75,6 +75,9 @@ CHUNKS = pa.schema([
     _f("tags", pa.list_(pa.string()), "document tags"),
     _f("status", pa.string(), "document frontmatter status (archived notes are hidden)"),
     _f("description", pa.string(), "frontmatter description (document nodes only)"),
+    _f("applies_to", pa.list_(pa.string()), "globs of the files the document is about, "
+       "from its frontmatter (globs, paths, applyTo, fileMatchPattern: agent rule files); "
+       "document nodes only"),
     _f("is_global", pa.bool_(), "true when the tree comes from ~/.ra.toml", False),
     _f("mtime_ns", pa.int64(), "modification time of the file", False),
     _f("heading", pa.string(), "the heading line as written; empty for documents", False),

@@ -93,6 +93,8 @@ class Document:
     frontmatter: dict = field(repr=False)
     nodes: tuple[Node, ...] = field(repr=False)  # preorder, document node first
     problems: tuple[str, ...] = ()
+    #: the files this note is about, as globs from its front matter (``APPLIES_TO``)
+    applies_to: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -126,7 +128,8 @@ def parse_document(text: str, tree: str, path: str, *,
                              headings=headings if chunk_at_headings else [], lines=lines)
     tags = tuple(dict.fromkeys([*meta["tags"], *inline_tags(body)]))
     return Document(tree, path, "markdown", title, tags, meta["description"],
-                    meta["status"], data or {}, nodes, tuple(problems + scan_problems))
+                    meta["status"], data or {}, nodes, tuple(problems + scan_problems),
+                    applies_to(data or {}))
 
 
 def _comment_ids(headings: list[Found], lines: Lines) -> list[Found]:
@@ -279,6 +282,25 @@ def _metadata(data: dict) -> dict[str, Any]:
     status = _scalar(data.get("status"))
     return {"title": _scalar(data.get("title")), "tags": _tags(data.get("tags")),
             "description": description, "status": status.lower() if status else None}
+
+
+#: Front matter keys that name the files a note is about, as globs: Cursor's and
+#: Windsurf's rules (``globs: **/*.tsx, src/*``), Claude Code's (``paths:`` a list),
+#: GitHub Copilot's instructions (``applyTo: "**/*.ts,**/*.tsx"``), Kiro's steering
+#: (``fileMatchPattern``)
+APPLIES_TO = ("globs", "paths", "applyTo", "fileMatchPattern")
+_GLOB_COMMA = re.compile(r",(?![^{]*\})")  # a comma between globs, not in {ts,tsx}
+
+
+def applies_to(data: dict) -> tuple[str, ...]:
+    """The globs of ``APPLIES_TO`` in ``data``: strings (comma-separated) or lists of them."""
+    out: list[str] = []
+    for key in APPLIES_TO:
+        value = data.get(key)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str):
+                out += (g.strip().strip("\"'").strip() for g in _GLOB_COMMA.split(item))
+    return tuple(dict.fromkeys(g for g in out if g))
 
 
 def _scalar(value: Any) -> str | None:
