@@ -814,6 +814,7 @@ RULES = {
                                                "# TypeScript\n\nStrict mode everywhere.\n",
     ".claude/rules/old.md": "---\npaths: src/**\nstatus: archived\n---\n\n# Old rules\n\nx\n",
     ".claude/rules/bad.md": "---\npaths: [\"src/[api\"]\n---\n\n# Broken glob\n\ny\n",
+    ".claude/rules/all.md": "---\npaths: \"**\"\n---\n\n# Every file\n\nBe kind.\n",
 }
 RULES_CONFIG = """\
 [tree.cursor]
@@ -850,16 +851,17 @@ def context_ids(capsys, *argv: str) -> tuple[list[str], dict]:
 
 def test_rule_files_that_name_a_file_come_first_for_it(rules_project, capsys):
     """Cursor's ``globs``, Claude Code's ``paths`` and Copilot's ``applyTo`` say which
-    files a rule is about: editing one of them, those rules lead, in tree order; a rule
-    archived, or about other files, does not come because it says so."""
+    files a rule is about: editing one of them, those rules lead, the most specific glob
+    first; a rule archived, about other files or about every file (``**``) does not come
+    because it says so."""
     found, data = context_ids(capsys, "src/api/handlers.ts")
-    assert found[:2] == ["copilot:ts.instructions.md", "cursor:api.mdc"]
+    assert found[:2] == ["cursor:api.mdc", "copilot:ts.instructions.md"]
     assert data["queries"][0]["explain"]["included"] == found[:2]
-    assert "claude:old.md" not in found and "cursor:react.mdc" not in found
+    assert not {"claude:old.md", "cursor:react.mdc", "claude:all.md"} & set(found)
     assert any("claude:bad.md" in w and "src/[api" in w for w in data["warnings"])
 
     found, _ = context_ids(capsys, "src/api/handlers.test.ts")
-    assert found[:3] == ["claude:tests.md", "copilot:ts.instructions.md", "cursor:api.mdc"]
+    assert found[:3] == ["cursor:api.mdc", "claude:tests.md", "copilot:ts.instructions.md"]
     found, _ = context_ids(capsys, "src/ui/Button.tsx")
     assert found[0] == "cursor:react.mdc" and "cursor:api.mdc" not in found[:1]
 

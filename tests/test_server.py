@@ -501,7 +501,7 @@ async def test_context_brings_the_rule_files_that_name_the_file_as_they_change(p
     ids = [[r["id"] for r in c.structured_content["queries"][0]["results"]]
            for c in (first, second)]
     assert ids[0][0] == "rules:api.mdc" and "rules:orders.md" not in ids[0]
-    assert ids[1][:2] == ["rules:api.mdc", "rules:orders.md"]
+    assert ids[1][:2] == ["rules:orders.md", "rules:api.mdc"]  # the file itself: most specific
 
 
 # --- transports ----------------------------------------------------------------------------

@@ -27,6 +27,7 @@ chunk, its ancestors and its descendants.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -100,8 +101,7 @@ def context_search(reader, config, files: list[str | Path],
         raise ContextError("nothing to analyse: " + ("; ".join(warnings) or "no files given"))
     inputs = {s.doc_id for s in signals if s.doc_id}
     includes = [i for s in signals for i in s.rules.include if i.split("#")[0] not in inputs]
-    includes += [i for i in _applying(reader, signals, options.trees, warnings)
-                 if i not in inputs]
+    includes += _applying(reader, signals, options.trees, warnings)
     return _search(searcher, signals, options, _input_chunks(reader, sorted(inputs)),
                    list(dict.fromkeys(includes)), warnings, t0)
 
@@ -112,26 +112,43 @@ _APPLYING_SQL = ("SELECT id, tree, applies_to FROM chunks WHERE depth = 0 AND ap
                  "IS NOT NULL AND coalesce(status, '') <> 'archived' ORDER BY tree, path")
 
 
+#: Paths of three shapes: a glob that matches each of them names no file in particular
+#: (``**``, ``**/*``: a rule for every file, which the agent's tool loads anyway)
+_ANY_FILE = ("x", "a/b/c.d", ".h/i.j")
+_WILDCARDS = re.compile(r"[*?\[\]{},/\\!^-]")
+
+
 def _applying(reader, signals: list[FileSignals], trees, warnings: list[str]) -> list[str]:
     """Ids of the documents whose front matter names one of the files as theirs (a Cursor
     rule's ``globs``, Claude Code's ``paths``, Copilot's ``applyTo``), matched against
     the file's project-relative path as a context rule's ``match`` is; within the trees
-    the call, or the file's rules, search. The documents are looked up once per generation
-    (about 10 ms over the 113,000 chunks of cpp-docs)."""
+    the call, or the file's rules, search. A glob that matches any file names none; the
+    most specific match comes first (the glob with the most characters that are no
+    wildcard: ``**/for_*/**/*.cs`` before ``**/*.cs``), then tree and path order. The
+    documents are looked up once per generation (about 10 ms over the 113,000 chunks of
+    cpp-docs)."""
     from ra.config.globs import GlobError, compile_glob
 
-    out = []
-    for doc_id, tree, globs in reader.memo("applying", lambda: reader.query(_APPLYING_SQL)):
-        patterns = []
+    found: list[tuple[int, int, str]] = []
+    rows = reader.memo("applying", lambda: reader.query(_APPLYING_SQL))
+    for n, (doc_id, tree, globs) in enumerate(rows):
+        if (trees and tree not in trees) or doc_id in {s.doc_id for s in signals}:
+            continue
+        best = -1
         for glob in globs:
             try:
-                patterns.append(compile_glob(glob))
+                pattern = compile_glob(glob)
             except GlobError as exc:
                 warnings.append(f"{doc_id}: frontmatter {exc.problem} in glob {glob!r}; skipped")
-        if any(((not trees or tree in trees) and (not s.trees or tree in s.trees)
-                and any(p.fullmatch(s.path) for p in patterns)) for s in signals):
-            out.append(doc_id)
-    return out
+                continue
+            if all(pattern.fullmatch(p) for p in _ANY_FILE):
+                continue
+            if any((not s.trees or tree in s.trees) and pattern.fullmatch(s.path)
+                   for s in signals):
+                best = max(best, len(_WILDCARDS.sub("", glob)))
+        if best >= 0:
+            found.append((-best, n, doc_id))
+    return [doc_id for _, _, doc_id in sorted(found)]
 
 
 def likethis(reader, config, target: str | Path,
