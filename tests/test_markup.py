@@ -227,6 +227,10 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ("## themeColor :id=themecolor\n\n!> **Time** is money.\n\n?> *TODO* unit test\n\n"
      "## Heading 2 {docsify-ignore}\n\nA a:id=x and x ?> y stay.",
      "themeColor Time is money. TODO unit test Heading 2 A a:id=x and x ?> y stay."),
+    # Logseq: the properties its outliner hides, block references (a block elsewhere)
+    ("- Text ((61110543-a71f-458d-b42e-b78a4d22f0c0)) here\n  id:: 61110543-a71f-458d-b42e-"
+     "b78a4d22f0c0\n  collapsed:: true\n- type:: [[Page]]\n- a valid:: id:: stays",
+     "Text here type:: Page a valid:: id:: stays"),
     # kramdown (Jekyll): the list a {:toc} marks is the table of contents (its item a
     # placeholder); attribute lists, their definitions and references, extension tags
     # and comments are markup; a nomarkdown block's text stays
@@ -451,9 +455,17 @@ def test_frontmatter_lines_are_never_headings(text, titles):
     ("Title:  Spaced\n    continued\n\n# H\n\nx\n", "Spaced continued"),
     ("Note: this is prose, not metadata\n\n# H\n\nx\n", "H"),
     ("title: x\nthen prose that is no key\n\nText\n", "n"),  # not every line is a key
+    # a Logseq page's properties: `key:: value` (its title was ": Community/…")
+    ("title:: Community/Query Sprint\ntype:: [[Page]]\n\n- # About\n\t- x\n",
+     "Community/Query Sprint"),
 ])
 def test_multimarkdown_metadata(text, title):
     assert parse_document(text, "t", "n.md").title == title
+
+
+def test_logseq_page_tags_are_the_pages_they_link():
+    doc = parse_document("tags:: [[embed]], #[[multi word]], plain\n\n- x\n", "g", "p.md")
+    assert doc.tags == ("embed", "multi word", "plain")
 
 
 def test_mdx_is_markdown():

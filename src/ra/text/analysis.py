@@ -58,8 +58,10 @@ MAX_TOKEN_BYTES = 40
 #: and extension tags are markup; Jekyll's Liquid link targets ({% link x.md %},
 #: {{ site.baseurl }}/x/) and a collection's pages (/docs/x/ is _docs/x.md) resolve; a
 #: footnote's text ([^1]: …) is no link definition. 15: docsify's heading options
-#: (## Title :id=custom, {docsify-ignore}) and callout marks (!> , ?> ) are markup.
-ANALYZER_VERSION = 15
+#: (## Title :id=custom, {docsify-ignore}) and callout marks (!> , ?> ) are markup. 16:
+#: Logseq: page properties (title:: x) are metadata, a block's id:: and collapsed:: and
+#: block references ((uuid)) are markup.
+ANALYZER_VERSION = 16
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -232,13 +232,14 @@ def _glob_values(source: str) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-_META_LINE = re.compile(r"([A-Za-z][\w -]*?)[ \t]*:[ \t]*(.*)")
+_META_LINE = re.compile(r"([A-Za-z][\w -]*?)[ \t]*::?[ \t]*(.*)")  # Logseq's `title:: x`
 _META_KEYS = {"title", "tags", "summary", "description"}
 
 
 def _meta_block(text: str, start: int) -> tuple[dict | None, int, list[str]]:
     """MultiMarkdown metadata (Python-Markdown's ``meta`` extension, used by its own
-    docs): ``key: value`` lines from the first line to a blank line, no fences. Taken
+    docs), or a Logseq page's properties (``title:: x``, ``tags:: [[a]], b``): ``key:
+    value`` lines from the first line to a blank line, no fences. Taken
     only when every line of the block is one (or an indented continuation) and one key
     is title, tags, summary or description, so prose that opens with "Note: …" stays."""
     end = text.find("\n\n", start)
@@ -316,7 +317,8 @@ def _scalar(value: Any) -> str | None:
 
 
 def _tags(value: Any) -> tuple[str, ...]:
-    """A YAML list, a comma-separated string (Obsidian), or `#tag` words, as clean tags."""
+    """A YAML list, a comma-separated string (Obsidian), or `#tag` words, as clean tags;
+    a Logseq page link (``[[multi word]]``, ``#[[x]]``) is its name."""
     if value is None or isinstance(value, dict):
         return ()
     if isinstance(value, list):
@@ -326,7 +328,8 @@ def _tags(value: Any) -> tuple[str, ...]:
     else:
         items = str(value).split(",")
     tags = (_scalar(item) for item in items if not isinstance(item, (list, dict)))
-    cleaned = (tag.lstrip("#").strip() for tag in tags if tag)
+    cleaned = (tag.lstrip("#").removeprefix("[[").removesuffix("]]").strip()
+               for tag in tags if tag)
     return tuple(dict.fromkeys(tag for tag in cleaned if tag))
 
 

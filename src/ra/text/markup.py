@@ -756,6 +756,12 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     ((":id=", "docsify-ignore"), re.compile(rf"(\n{_WS}{{0,3}}#{{1,6}}{_WS}[^\n]*?)"
                                             rf"(?:{DOCSIFY_OPTIONS})+{_WS}*{_EOL}"), r"\1"),
     (("!>", "?>"), re.compile(rf"(\n{_WS}{{0,3}})[!?]>{_WS}+"), r"\1"),
+    # Logseq: the properties its outliner hides (a block's `id:: <uuid>`, `collapsed::
+    # true`), and block references `((<uuid>))`, which show a block of another page
+    (("id::", "collapsed::"), re.compile(rf"\n{_WS}*(?:-{_WS}+)?(?:id|collapsed)::[^\n]*{_EOL}"),
+     "\n"),
+    (("((",), re.compile(r"\(\([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\)\)"),
+     ""),
     # attribute lists, on headings and elsewhere (`{ .md-button }`)
     (("{",), _ANY_ATTRS, ""),
     # mnemonic letters in brackets inside a word (tldr-pages: `[c]reate`, `E[x]tract`,
