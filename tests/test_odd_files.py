@@ -379,6 +379,12 @@ async def test_an_index_dir_that_is_a_file_over_mcp(project):
 OPENERS = {"brackets": "[", "images": "![", "wiki": "[[", "footnotes": "[^",
            "shortcodes": "{{<", "comments": "<!--", "mdx": "{/*", "cdata": "<![CDATA[",
            "quoted": "> [", "table": "|[", "heading": "# [", "badges": "[![a](b)"}
+#: Lines whose markup a pattern tried every way, each over the deadline alone before:
+#: a heading's docsify options, tried as a run from each option in it (150 KB: 90 s), and
+#: "{" before blanks, which two runs of blanks around an optional colon split every way
+#: (300 KB: over five minutes).
+LINES = {"docsify": "# a" + " :id=x" * 25_000 + " y", "blanks": "{" + " " * 300_000 + "x",
+         "kramdown": "{::a " * 10_000, "liquid": "[a]({{ " + "{{ x }}" * 7_000}
 
 
 def test_markup_that_never_closes_is_read_in_linear_time(project, capsys):
@@ -387,6 +393,9 @@ def test_markup_that_never_closes_is_read_in_linear_time(project, capsys):
     for name, opener in OPENERS.items():
         (project / "docs" / f"{name}.md").write_text(
             f"# {name} openers\n\n{opener * (50_000 // len(opener))}\n\nclosing words\n")
+    for name, line in LINES.items():
+        (project / "docs" / f"{name}.md").write_text(
+            f"# {name} openers\n\n{line}\n\nclosing words\n")
 
     def late(*_):
         raise TimeoutError("reading files of unclosed markup took over 60 s")
@@ -402,4 +411,4 @@ def test_markup_that_never_closes_is_read_in_linear_time(project, capsys):
     code, out, err = cli(capsys, "search", "closing words", "--list", "--json", "--limit", "20",
                          "--cutoff-ratio", "0")  # their lengths differ: so do their scores
     found = {r["path"] for r in json.loads(out)["queries"][0]["results"]}
-    assert found == {f"{name}.md" for name in OPENERS}
+    assert found == {f"{name}.md" for name in (*OPENERS, *LINES)}

@@ -49,7 +49,9 @@ from typing import Any
 # --------------------------------------------------------------------------- headings
 
 _ATTR = r"(?:#[^\s{}#]+|\.[\w-][\w:/()-]*|[\w-]+=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s{}\"']+))"
-_ATTRS = rf"\{{[ \t]*:?[ \t]*{_ATTR}(?:[ \t]+{_ATTR})*[ \t]*\}}"
+#: (``[ \t]*(?::[ \t]*)?``, not ``[ \t]*:?[ \t]*``: two runs of blanks around an optional
+#: colon split a run between them every way, and "{" before 50 KB of spaces took a second)
+_ATTRS = rf"\{{[ \t]*(?::[ \t]*)?{_ATTR}(?:[ \t]+{_ATTR})*[ \t]*\}}"
 _ANY_ATTRS = re.compile(_ATTRS)
 _TRAILING_ATTRS = re.compile(rf"[ \t]*{_ATTRS}[ \t]*$")
 _ID = re.compile(r"(?:^|[\s{:])#([^\s{}#]+)")
@@ -57,10 +59,22 @@ _ID_UNSAFE = re.compile(r"[\s/.#]+")  # an id may not hold what splits a chunk i
 
 
 #: docsify's heading options: ``## Title :id=custom``, ``:docsify-ignore``, ``{docsify-ignore}``
-DOCSIFY_OPTIONS = (r"[ \t]+(?::id=(\S+)|:docsify-ignore(?:-all)?|\{docsify-ignore(?:-all)?\})"
-                   r"(?=\s|$)")
-_DOCSIFY = re.compile(rf"(?:{DOCSIFY_OPTIONS})+[ \t]*$")
-_DOCSIFY_ID = re.compile(r":id=(\S+)")
+_DOCSIFY_OPTION = re.compile(r":id=\S+|:docsify-ignore(?:-all)?|\{docsify-ignore(?:-all)?\}")
+
+
+def docsify_options(line: str) -> tuple[str, str | None] | None:
+    """``(line without the docsify options at its end, the id they declare)``, or None
+    when none ends it. Word by word from the end: a pattern for a run of options at the
+    end of a line tries the run from each option in it (quadratic in their number)."""
+    rest, anchor, found = line.rstrip(), None, False
+    while True:
+        head, last = rest[: (cut := max(rest.rfind(" "), rest.rfind("\t")))], rest[cut + 1:]
+        if cut < 0 or not _DOCSIFY_OPTION.fullmatch(last):
+            break
+        found, rest = True, head.rstrip()
+        if last.startswith(":id="):
+            anchor = last[4:]  # the first one, as the loop ends on it
+    return (rest, anchor) if found else None
 
 
 def heading_anchor(title: str) -> tuple[str, str | None]:
@@ -70,10 +84,10 @@ def heading_anchor(title: str) -> tuple[str, str | None]:
     Characters a chunk id cannot hold (``/``, ``.``, ``#``, spaces) become ``-``; an
     attribute list without an id yields None."""
     if (":id=" in title or "docsify-ignore" in title) and (
-            docsify := _DOCSIFY.search(title)):
-        declared = _DOCSIFY_ID.search(docsify.group())
-        anchor = _ID_UNSAFE.sub("-", declared.group(1)).strip("-") if declared else None
-        return title[: docsify.start()].rstrip(), anchor or None
+            docsify := docsify_options(title)) is not None:
+        rest, declared = docsify
+        anchor = _ID_UNSAFE.sub("-", declared).strip("-") if declared else None
+        return rest, anchor or None
     found = _TRAILING_ATTRS.search(title)
     if not found:
         return title, None
@@ -611,6 +625,12 @@ def mdc_slots(text: str) -> str:
 _MEDIA = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|pdf|mp[34]|webm|mov|ogg|wav)$", re.I)
 
 
+def _docsify_line(m: re.Match) -> str:
+    """A heading line without the docsify options at its end."""
+    found = docsify_options(m.group())
+    return m.group() if found is None else found[0]
+
+
 def _wiki(m: re.Match) -> str:
     """``[[target|alias]]`` shows the alias; ``[[Note#Heading]]`` shows both names;
     an embedded image shows nothing."""
@@ -753,8 +773,8 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
      _shown),
     # docsify: a heading's options (`## Title :id=custom`), the marks of its old callouts
     # (`!> Important text`, `?> A tip`)
-    ((":id=", "docsify-ignore"), re.compile(rf"(\n{_WS}{{0,3}}#{{1,6}}{_WS}[^\n]*?)"
-                                            rf"(?:{DOCSIFY_OPTIONS})+{_WS}*{_EOL}"), r"\1"),
+    ((":id=", "docsify-ignore"), re.compile(rf"\n{_WS}{{0,3}}#{{1,6}}{_WS}[^\n]*(?::id=|"
+                                            rf"docsify-ignore)[^\n]*{_EOL}"), _docsify_line),
     (("!>", "?>"), re.compile(rf"(\n{_WS}{{0,3}})[!?]>{_WS}+"), r"\1"),
     # Logseq: the properties its outliner hides (a block's `id:: <uuid>`, `collapsed::
     # true`), and block references `((<uuid>))`, which show a block of another page
