@@ -380,11 +380,15 @@ OPENERS = {"brackets": "[", "images": "![", "wiki": "[[", "footnotes": "[^",
            "shortcodes": "{{<", "comments": "<!--", "mdx": "{/*", "cdata": "<![CDATA[",
            "quoted": "> [", "table": "|[", "heading": "# [", "badges": "[![a](b)"}
 #: Lines whose markup a pattern tried every way, each over the deadline alone before:
-#: a heading's docsify options, tried as a run from each option in it (150 KB: 90 s), and
+#: a heading's docsify options, tried as a run from each option in it (150 KB: 90 s);
 #: "{" before blanks, which two runs of blanks around an optional colon split every way
-#: (300 KB: over five minutes).
+#: (300 KB: over five minutes); an MDX import's blanks (4 KB: 35 s); a Liquid tag that
+#: never closes (70 KB: 92 s); JSX fragments (200 KB: over 100 s); mdBook's helpers in a
+#: list item (400 KB).
 LINES = {"docsify": "# a" + " :id=x" * 25_000 + " y", "blanks": "{" + " " * 300_000 + "x",
-         "kramdown": "{::a " * 10_000, "liquid": "[a]({{ " + "{{ x }}" * 7_000}
+         "kramdown": "{::a " * 10_000, "templates": "[a]({{ " + "{{ x }}" * 7_000,
+         "import": "import" + " " * 8_000 + "x", "liquid": "{%" + "a" * 70_000,
+         "fragments": "<>" * 100_000, "mdbook": "- " + "{{#x " * 80_000}
 
 
 def test_markup_that_never_closes_is_read_in_linear_time(project, capsys):

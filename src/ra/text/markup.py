@@ -678,8 +678,12 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     # HTML that is not text: scripts and styles
     (("<",), re.compile(r"<(script|style)\b[\s\S]*?</\1\s*>", re.I), " "),
     # MDX: ESM imports and export blocks (to the next blank line)
-    (("\nimport",), re.compile(rf"\nimport\s+(?:[\w*${{}}\s,]+?\s+from\s+)?['\"][^'\"\n]+['\"];?"
-                             rf"{_WS}*{_EOL}"), "\n"),
+    # (a default import, then named ones in braces, which may wrap, or `* as x`: each part
+    # begins where the one before cannot go on, so a failed match gives up in linear time;
+    # `\s+(?:[\w*${}\s,]+?\s+from\s+)?` tried a run of blanks every way: 35 s for 8 KB)
+    (("\nimport",), re.compile(rf"\nimport{_WS}+(?:(?:type{_WS}+)?(?:[\w$]+{_WS}*(?:,{_WS}*)?)?"
+                             rf"(?:\{{[^{{}}]*\}}|\*{_WS}*as{_WS}+[\w$]+)?{_WS}*from{_WS}+)?"
+                             rf"['\"][^'\"\n]+['\"];?{_WS}*{_EOL}"), "\n"),
     (("\nexport",), re.compile(r"\nexport\s+(?:default\b|const\b|let\b|var\b|function\b|class\b"
                              r"|async\b|\{)[\s\S]*?(?=\n[ \t]*\n|\n\Z)"), "\n"),
     # MyST directive fences and their options (`:key: value` lines or a --- block)
@@ -743,7 +747,7 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     (("{:",), re.compile(rf"\n{_WS}*\{{:[\w-]+:[^{{}}\n]*\}}{_WS}*{_EOL}"
                          rf"|\n{_WS}*\{{:{_WS}*[A-Za-z][\w-]*{_WS}*\}}{_WS}*{_EOL}"), "\n"),
     # mdBook: files pulled in, a chapter's <title> (an escaped `\{{#include}}` is shown)
-    (("{{#",), re.compile(r"(\\?)\{\{#([\w-]+)\b[^}\n]*\}\}"), _mdbook),
+    (("{{#",), re.compile(r"(\\?)\{\{#([\w-]+)\b[^{}\n]*\}\}"), _mdbook),
     # MyST: targets `(label)=`, `% comment` lines, `+++` block breaks; substitutions
     ((")=",), re.compile(rf"\n{_WS}*\([^()\n]+\)={_WS}*{_EOL}"), "\n"),
     (("\n%",), re.compile(rf"\n%(?:{_WS}[^\n]*)?{_EOL}"), "\n"),
@@ -769,7 +773,10 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     # Jekyll (`{% include … %}`), Eleventy; a tab's title or a code block's caption is text.
     # Markdoc (Stripe, Starlight's .mdoc) also closes tags (`{% /callout %}`), prints
     # variables (`{% $markdoc.frontmatter.title %}`) and annotates (`{% .primary #id %}`)
-    (("{%",), re.compile(r"(?<!\{)\{%-?[ \t]*[/$.#]?[a-z][\w-]*(?:[^%\n]|%(?!\}))*-?%\}"),
+    # (the name and the rest possessive, the rest never past the next `{%`: a tag that
+    # does not close gives up at once, not once for each split of the line)
+    (("{%",), re.compile(r"(?<!\{)\{%-?[ \t]*[/$.#]?[a-z][\w-]*+(?:[^%\n{]|%(?!\})|\{(?!%))*+"
+                         r"-?%\}"),
      _shown),
     # docsify: a heading's options (`## Title :id=custom`), the marks of its old callouts
     # (`!> Important text`, `?> A tip`)
@@ -812,7 +819,7 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     # an apostrophe is a character like any other: `<YOUR USER'S EMAIL>`); JSX fragments
     (("<",), re.compile(rf"</?[A-Za-z][\w.:-]*(?:\s+(?:[^<>{{}}\"]|\"(?:[^\"\n]|\n(?!{_WS}*\n))*\""
                         rf"|{_BRACED})*?)?/?>"), _shown),
-    (("<>",), re.compile(r"<>([^\n]*?)</>"), r"\1"),
+    (("<>",), re.compile(r"<>([^<>\n]*)</>"), r"\1"),  # (its tags are gone already)
     (("<",), re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>"), r"\1"),
     # GFM tables: the delimiter row goes, pipes between cells become spaces
     (("|",), re.compile(rf"\n{_WS}*\|?{_WS}*:?-+:?{_WS}*(?:\|{_WS}*:?-+:?{_WS}*)+\|?{_WS}*{_EOL}"),
