@@ -833,7 +833,8 @@ def rules_project(tmp_path, monkeypatch):
     files = {**RULES, "docs/paging.md": "# Paging\n\nHandlers paginate with cursors.\n",
              "src/api/handlers.ts": "export function list(req) { return paginate(req); }\n",
              "src/api/handlers.test.ts": "test('list', () => expect(list()).toBe(1));\n",
-             "src/ui/Button.tsx": "export const Button = () => <button />;\n"}
+             "src/ui/Button.tsx": "export const Button = () => <button />;\n",
+             "lib/qq/Wq.tsx": "zzqx zzqx\n", "lib/qq/Wq.zzz": "zzqx zzqx\n"}
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
@@ -864,6 +865,18 @@ def test_rule_files_that_name_a_file_come_first_for_it(rules_project, capsys):
     assert found[:3] == ["cursor:api.mdc", "claude:tests.md", "copilot:ts.instructions.md"]
     found, _ = context_ids(capsys, "src/ui/Button.tsx")
     assert found[0] == "cursor:react.mdc" and "cursor:api.mdc" not in found[:1]
+
+
+def test_a_rule_comes_for_a_file_none_of_whose_words_is_indexed(rules_project, capsys):
+    """Before, ``ra context`` said "nothing to search for"; the rule that names the file
+    is still the knowledge for it, and ``--explain`` says no search ran."""
+    found, data = context_ids(capsys, "lib/qq/Wq.tsx")
+    assert found == ["cursor:react.mdc"]
+    assert "no search" in data["queries"][0]["explain"]["note"]
+    code, out, _ = run(capsys, "context", "lib/qq/Wq.tsx", "--explain")
+    assert code == 0 and "no search: no word of the files" in out and "pipeline" not in out
+    code, _, err = run(capsys, "context", "lib/qq/Wq.zzz")  # no rule names it
+    assert code == 1 and "no word of lib/qq/Wq.zzz occurs in the index" in err
 
 
 def test_rule_files_stay_within_the_trees_asked_for(rules_project, capsys):

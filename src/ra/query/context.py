@@ -253,7 +253,9 @@ def _search(searcher: Searcher, signals: list[FileSignals], options: SearchOptio
     topic = Topic(query, "all" if results else "none", total, results, terms=terms.items)
     if o.explain and not groups:  # the includes alone: no word of the files to search for
         topic.explain = {"query": query, "files": [s.to_dict() for s in signals],
-                         "included": includes, "excluded": sorted(exclude)}
+                         "included": includes, "excluded": sorted(exclude),
+                         "note": "no search: no word of the files is in the index; the "
+                                 "documents that name them only"}
     elif o.explain:
         topic.explain = _explain(groups, signals, stats, includes, exclude, query, {
             "signals": t_signals - t0, "sql": t_sql - t_signals, "rank+fetch":

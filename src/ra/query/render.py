@@ -169,17 +169,21 @@ def render_explain(explain: dict) -> str:
                      f"fields={','.join(c['fields'])} boost={c['boost']:g} → {terms}")
     if explain.get("filters"):
         lines.append("  filters: " + json.dumps(explain["filters"], ensure_ascii=False))
-    p = explain.get("pipeline", {})
-    lines.append(f"  pipeline: {p.get('candidates')} candidates → {p.get('aggregated')} after "
-                 f"aggregation → {p.get('after_elbow')} after elbow → {p.get('final')} shown")
+    if note := explain.get("note"):
+        lines.append(f"  {note}")
+    if (p := explain.get("pipeline")) is not None:
+        lines.append(f"  pipeline: {p.get('candidates')} candidates → {p.get('aggregated')} "
+                     f"after aggregation → {p.get('after_elbow')} after elbow → "
+                     f"{p.get('final')} shown")
     if named := explain.get("named_for_query"):
         lines.append(f"  named for the query (score × {named['factor']:g}): "
                      + ", ".join(named["results"]))
-    t = explain.get("timings_ms", {})
-    lines.append("  timings (ms): " + ", ".join(f"{k} {v:.2f}" for k, v in t.items()))
-    lines.append("  sql:")
-    lines += ["    " + ln for ln in explain.get("sql", "").splitlines()]
-    lines.append("  params: " + json.dumps(explain.get("params", {}), ensure_ascii=False))
+    if t := explain.get("timings_ms"):
+        lines.append("  timings (ms): " + ", ".join(f"{k} {v:.2f}" for k, v in t.items()))
+    if "sql" in explain:
+        lines.append("  sql:")
+        lines += ["    " + ln for ln in explain["sql"].splitlines()]
+        lines.append("  params: " + json.dumps(explain.get("params", {}), ensure_ascii=False))
     if "semantic" in explain:
         lines += _semantic_explain(explain["semantic"])
     return "\n".join(lines)
