@@ -187,5 +187,6 @@ def render_files(files: list[dict], included: list[str]) -> str:
         lines.append(f"    ({f['candidates']} candidate terms)")
         lines.append(f"    query: {f['query'] or '(none)'}")
     if included:
-        lines.append("  included by rules: " + ", ".join(included))
+        lines.append("  included (a rule's include, or a document whose front matter names "
+                     "the file): " + ", ".join(included))
     return "\n".join(lines) + "\n"
