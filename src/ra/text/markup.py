@@ -58,6 +58,18 @@ _ID = re.compile(r"(?:^|[\s{:])#([^\s{}#]+)")
 _ID_UNSAFE = re.compile(r"[\s/.#]+")  # an id may not hold what splits a chunk id
 
 
+def _safe_id(declared: str | None) -> str | None:
+    """A declared id as a chunk id can hold it: what splits one (``/``, ``.``, ``#``,
+    spaces) becomes ``-``; None when nothing is left."""
+    return (_ID_UNSAFE.sub("-", declared).strip("-") or None) if declared else None
+
+
+def _declared_id(attributes: str) -> str | None:
+    """The ``#id`` of an attribute list (``{ #id .class }``, ``{: #id}``), made safe."""
+    declared = _ID.search(attributes)
+    return _safe_id(declared.group(1)) if declared else None
+
+
 #: docsify's heading options: ``## Title :id=custom``, ``:docsify-ignore``, ``{docsify-ignore}``
 _DOCSIFY_OPTION = re.compile(r":id=\S+|:docsify-ignore(?:-all)?|\{docsify-ignore(?:-all)?\}")
 
@@ -86,24 +98,22 @@ def heading_anchor(title: str) -> tuple[str, str | None]:
     if (":id=" in title or "docsify-ignore" in title) and (
             docsify := docsify_options(title)) is not None:
         rest, declared = docsify
-        anchor = _ID_UNSAFE.sub("-", declared).strip("-") if declared else None
-        return rest, anchor or None
+        return rest, _safe_id(declared)
     found = _TRAILING_ATTRS.search(title)
     if not found:
         return title, None
-    declared = _ID.search(found.group())
-    anchor = _ID_UNSAFE.sub("-", declared.group(1)).strip("-") if declared else None
-    return title[: found.start()].rstrip(), anchor or None
+    return title[: found.start()].rstrip(), _declared_id(found.group())
 
 
-_BLOCK_ATTRS = re.compile(rf"[ \t]*(\{{:[ \t]*{_ATTR}(?:[ \t]+{_ATTR})*[ \t]*\}})[ \t]*\r?\n?")
+#: kramdown's block attribute list, on a line of its own: ``_ATTRS`` with its colon
+_BLOCK_ATTRS = re.compile(rf"[ \t]*(?=\{{:)({_ATTRS})[ \t]*\r?\n?")
 
 
 def kramdown_anchor(line: str) -> str | None:
     """The id a kramdown block attribute list on a line of its own declares (``{: #id}``,
     ``{:.class #id}``), as ``heading_anchor`` makes it safe; None when it declares none."""
     found = _BLOCK_ATTRS.fullmatch(line)
-    return heading_anchor("x " + found.group(1))[1] if found else None
+    return _declared_id(found.group(1)) if found else None
 
 
 #: A heading's id written as an MDX comment at its end: Docusaurus' ``## Title {/* #id */}``
@@ -123,7 +133,7 @@ def comment_anchor(line: str) -> str | None:
     anchor = found.group(1) or found.group(2)
     if found.group(2) and anchor != anchor.lower():
         return None  # {/* TODO */}: a comment, not react.dev's slug
-    return _ID_UNSAFE.sub("-", anchor).strip("-") or None
+    return _safe_id(anchor)
 
 
 #: A heading that prints the page's title: Markdoc's ``# {% $markdoc.frontmatter.title %}``,
