@@ -125,30 +125,42 @@ def _applying(reader, signals: list[FileSignals], trees, warnings: list[str]) ->
     the call, or the file's rules, search. A glob that matches any file names none; the
     most specific match comes first (the glob with the most characters that are no
     wildcard: ``**/for_*/**/*.cs`` before ``**/*.cs``), then tree and path order. The
-    documents are looked up once per generation (about 10 ms over the 113,000 chunks of
-    cpp-docs)."""
+    documents and their globs are read and compiled once per generation (about 10 ms
+    over the 113,000 chunks of cpp-docs)."""
+    docs, problems = reader.memo("applying", lambda: _rule_documents(reader))
+    warnings += problems
+    inputs = {s.doc_id for s in signals}
+    found = []
+    for n, (doc_id, tree, globs) in enumerate(docs):
+        if (trees and tree not in trees) or doc_id in inputs:
+            continue
+        best = max((specific for pattern, specific in globs
+                    if any((not s.trees or tree in s.trees) and pattern.fullmatch(s.path)
+                           for s in signals)), default=-1)
+        if best >= 0:
+            found.append((-best, n, doc_id))
+    return [doc_id for _, _, doc_id in sorted(found)]
+
+
+def _rule_documents(reader) -> tuple[list[tuple[str, str, list]], list[str]]:
+    """``(id, tree, [(compiled glob, how specific)])`` of each document whose front matter
+    names files (globs that match any file left out), and a warning per invalid glob."""
     from ra.config.globs import GlobError, compile_glob
 
-    found: list[tuple[int, int, str]] = []
-    rows = reader.memo("applying", lambda: reader.query(_APPLYING_SQL))
-    for n, (doc_id, tree, globs) in enumerate(rows):
-        if (trees and tree not in trees) or doc_id in {s.doc_id for s in signals}:
-            continue
-        best = -1
+    docs, problems = [], []
+    for doc_id, tree, globs in reader.query(_APPLYING_SQL):
+        compiled = []
         for glob in globs:
             try:
                 pattern = compile_glob(glob)
             except GlobError as exc:
-                warnings.append(f"{doc_id}: frontmatter {exc.problem} in glob {glob!r}; skipped")
+                problems.append(f"{doc_id}: frontmatter {exc.problem} in glob {glob!r}; "
+                                "skipped")
                 continue
-            if all(pattern.fullmatch(p) for p in _ANY_FILE):
-                continue
-            if any((not s.trees or tree in s.trees) and pattern.fullmatch(s.path)
-                   for s in signals):
-                best = max(best, len(_WILDCARDS.sub("", glob)))
-        if best >= 0:
-            found.append((-best, n, doc_id))
-    return [doc_id for _, _, doc_id in sorted(found)]
+            if not all(pattern.fullmatch(p) for p in _ANY_FILE):
+                compiled.append((pattern, len(_WILDCARDS.sub("", glob))))
+        docs.append((doc_id, tree, compiled))
+    return docs, problems
 
 
 def likethis(reader, config, target: str | Path,
