@@ -27,7 +27,8 @@ CONTEXT_HELP = """Find the knowledge relevant to the files you are about to edit
 
 Terms come from each file's path, the [[context.rules]] matching it, and its most
 distinctive words (TF-IDF against the index); they form one weighted OR query. Files
-inside a tree never return their own chunks.
+inside a tree never return their own chunks. Agent rule files whose front matter names
+the file (globs, paths, applyTo) come first.
 
 Examples:
 
