@@ -278,6 +278,37 @@ def test_init_leaves_out_the_dependencies_it_did_not_count(tmp_path, monkeypatch
     assert "\nexclude" not in (tmp_path / "notes" / ".ra.toml").read_text()
 
 
+def test_init_names_agent_rule_folders_as_trees(tmp_path, monkeypatch, capsys, isolated_home):
+    """Cursor's, Claude Code's and Copilot's rule folders are hidden, so the notes tree
+    skips them: ``ra init`` names each that holds markdown as a tree, and ``ra context``
+    then puts the rules that name a file first."""
+    _files(tmp_path, ["docs/a.md", "docs/b.md", ".github/ISSUE_TEMPLATE/bug.md",
+                      ".windsurf/rules/notes.txt", "src/api/users.py", "src/App.tsx"])
+    rules = {".cursor/rules/react.mdc": "globs: src/**/*.tsx", ".claude/rules/api.md":
+             "paths:\n  - src/api/**", ".github/instructions/py.instructions.md":
+             'applyTo: "**/*.py"'}
+    for rel, front in rules.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(f"---\n{front}\n---\n\n# {Path(rel).stem}\n\nRule.\n")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "init")
+    config = (tmp_path / ".ra.toml").read_text()
+    assert code == 0 and 'path = "./docs"' in config
+    assert ('[tree.cursor]\npath = "./.cursor/rules"\n\n[tree.claude]\npath = "./.claude/'
+            'rules"\n\n[tree.copilot]\npath = "./.github/instructions"\n') in config
+    assert "windsurf" not in config  # no markdown there
+    assert ("agent rules: tree cursor is ./.cursor/rules (1 file), tree claude is "
+            "./.claude/rules (1 file), tree copilot is ./.github/instructions (1 file)") in err
+    code, out, err = run(capsys, "context", "--list", "src/api/users.py")
+    assert code == 0, err
+    assert [line.split()[0] for line in out.splitlines() if line and line[0] != " "] == [
+        "claude:api.md", "copilot:py.instructions.md"]
+    code, out, _ = run(capsys, "context", "--list", "src/App.tsx")
+    assert out.split()[0] == "cursor:react.mdc"
+    assert run(capsys, "init", "--force")[0] == 0  # no rule folder twice
+    assert (tmp_path / ".ra.toml").read_text().count("[tree.cursor]") == 1
+
+
 def test_check_warns_about_a_tree_that_indexes_dependencies(tmp_path, monkeypatch, capsys):
     _files(tmp_path, ["README.md", "docs/a.md", "node_modules/a/README.md",
                       "node_modules/b/CHANGELOG.md", "web/vendor/x/README.md", "dist/c.md"])

@@ -53,6 +53,29 @@ def test_hidden_files_and_nested_hidden_folders_are_skipped(tmp_path):
     assert rel_paths(Tree("docs", tmp_path)) == ["a/b/visible.md"]
 
 
+def test_a_dot_name_an_include_spells_out_is_walked(tmp_path):
+    """Agent rules live in hidden folders (``.cursor/rules``, ``.github/instructions``):
+    a pattern that spells the name out reaches it, as in a shell; ``*`` and ``**`` still
+    reach no other dot name, and a path through a spelled-out name is matched only by
+    the patterns that spell it (``**/*.md`` does not take ``.github/ISSUE_TEMPLATE``)."""
+    make_files(tmp_path, {
+        "docs/a.md": "x", ".cursor/rules/api.mdc": "x", ".cursor/rules/.old/b.mdc": "x",
+        ".cursor/notes.md": "x", ".github/instructions/ts.instructions.md": "x",
+        ".github/ISSUE_TEMPLATE/bug.md": "x", ".git/c.md": "x", ".cursorrules": "x",
+        "sub/.github/instructions/d.md": "x"})
+    include = ("**/*.md", ".cursor/rules/*.mdc", ".github/instructions/**", ".cursorrules")
+    tree = Tree("proj", tmp_path, include)
+    found = [".cursor/rules/api.mdc", ".cursorrules",
+             ".github/instructions/ts.instructions.md", "docs/a.md"]
+    assert sorted(rel_paths(tree)) == found
+    assert sorted(r for r in (".cursor/notes.md", ".git/c.md", *found)
+                  if tree.matches(r) and not tree.hidden(r)) == found
+    anywhere = Tree("proj", tmp_path, ("**/.github/instructions/*.md",))
+    assert sorted(rel_paths(anywhere)) == [".github/instructions/ts.instructions.md",
+                                           "sub/.github/instructions/d.md"]
+    assert rel_paths(Tree("proj", tmp_path, ("**/*.md", "**/*.mdc"))) == ["docs/a.md"]
+
+
 def test_default_includes_and_kinds(tmp_path):
     make_files(tmp_path, {"a.md": "x", "b.markdown": "x", "c.txt": "x", "d.rst": "x",
                           "e.MD": "x"})

@@ -116,6 +116,27 @@ def test_fingerprints_select_the_files_discover_selects(tmp_path):
     assert want == reference
 
 
+def test_dot_names_an_include_spells_out_are_fresh_like_any_file(tmp_path):
+    """A rule file in ``.cursor/rules`` (an include spells the folder out) is seen by the
+    freshness walk as discover sees it: edited, it makes the index stale, and a search
+    answers from the new text; ``.git`` stays unwalked."""
+    from ra.index.freshness import fingerprints
+    from ra.pipeline.discover import discover
+
+    toml = ('[tree.docs]\npath = "./docs"\n'
+            'include = ["**/*.md", ".cursor/rules/*.mdc"]\n')
+    config = project(tmp_path, {"a.md": "# A\n\nalpha\n", ".cursor/rules/r.mdc":
+                                "# Rule\n\nquokka\n", ".git/x.md": "# X\n\nquokka\n"}, toml)
+    want = {f"{f.tree}:{f.path}": f.fingerprint for f in discover(config.trees).files}
+    assert sorted(want) == ["docs:.cursor/rules/r.mdc", "docs:a.md"]
+    assert fingerprints(config) == want
+    assert ids(config, "quokka") == ["docs:.cursor/rules/r.mdc#rule"]
+    write(tmp_path / "docs/.cursor/rules/r.mdc", "# Rule\n\nwombat\n", bump=1)
+    write(tmp_path / "docs/.git/x.md", "# X\n\nwombat\n", bump=1)
+    assert ids(config, "wombat") == ["docs:.cursor/rules/r.mdc#rule"]
+    assert ids(config, "quokka") == []
+
+
 def test_the_walk_keeps_one_folder_open_at_a_time(tmp_path):
     """A tree with more folders than the process may open files still yields every file."""
     for i in range(120):

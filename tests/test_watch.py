@@ -252,6 +252,24 @@ def test_events_name_the_files_they_are_about(project):
         watcher.close()
 
 
+def test_a_dot_folder_an_include_spells_out_is_watched(project, watching):
+    """``.cursor/rules`` named by an include: a rule written there is answered at once,
+    as any file is; a write in ``.git`` (never walked) is no event of the tree."""
+    (project / ".ra.toml").write_text(
+        TOML + 'include = ["**/*.md", "**/*.txt", ".cursor/rules/*.mdc"]\n')
+    write(project / "docs/.cursor/rules/r.mdc", "# Rule\n\nquokkas only\n")
+    index = WarmIndex.at(project, watch=watching)
+    try:
+        assert found(index, "quokkas") == [".cursor/rules/r.mdc"]
+        write(project / "docs/.cursor/rules/r.mdc", "# Rule\n\nwombats only\n")
+        write(project / "docs/.cursor/rules/s.mdc", "# Second\n\nwombats too\n")
+        write(project / "docs/.git/w.md", "# W\n\nwombats\n")
+        assert found(index, "wombats") == [".cursor/rules/r.mdc", ".cursor/rules/s.mdc"]
+        assert found(index, "quokkas") == []
+    finally:
+        index.close()
+
+
 @linux_only
 def test_a_file_that_a_symlink_points_at_is_never_named_alone(project):
     """Writing the target of a symlink changes what both names read: its event leaves

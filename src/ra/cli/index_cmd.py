@@ -123,6 +123,12 @@ def init(
         starter = starter.replace('# exclude = ["**/drafts/**"]\n',
                                   f"exclude = [{patterns}]  # dependencies and build "
                                   "output: not notes\n")
+    rules = rule_folders(Path.cwd())
+    if rules:
+        trees = "\n".join(f'[tree.{name}]\npath = "{path}"\n' for name, path, _ in rules)
+        starter = starter.replace("\n# [settings]", "\n# agent rule files: `ra context FILE` "
+                                  "puts those whose front matter names FILE first\n"
+                                  f"{trees}\n# [settings]", 1)
     target.write_text(starter)
     if found:
         skipped = "; left out: " + ", ".join(f"{n}/" for n in left_out) if left_out else ""
@@ -131,6 +137,10 @@ def init(
     else:
         output.note(f"wrote {target}; no markdown files here yet: point [tree.docs] path "
                     "at the folder of your notes")
+    if rules:
+        output.note("agent rules: " + ", ".join(
+            f"tree {name} is {path} ({render.plural(n, 'file')})" for name, path, n in rules)
+            + "; `ra context FILE` puts the rules whose front matter names FILE first")
     ignored = _gitignore_index(Path.cwd())
     if ignored:
         output.note(f"added .ra/ to {ignored}")
@@ -187,6 +197,29 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str]]:
             left_out.add(path.name)
     name = "." if folder == top else f"./{folder.as_posix()}"
     return name, within[folder], sorted(left_out)
+
+
+#: Where coding agents keep rule files whose front matter may name the files they apply to
+#: (``globs``, ``paths``, ``applyTo``, ``fileMatchPattern``): a tree of its own each, as
+#: the walk skips hidden folders inside a tree. Tree name, folder.
+RULE_FOLDERS = (("cursor", ".cursor/rules"), ("claude", ".claude/rules"),
+                ("copilot", ".github/instructions"), ("windsurf", ".windsurf/rules"),
+                ("kiro", ".kiro/steering"), ("cline", ".clinerules"),
+                ("continue", ".continue/rules"))
+
+
+def rule_folders(cwd: Path) -> list[tuple[str, str, int]]:
+    """``(tree name, folder, markdown files)`` of the agent rule folders (``RULE_FOLDERS``)
+    in ``cwd`` that hold markdown (``.md``, Cursor's ``.mdc``)."""
+    found = []
+    for name, rel in RULE_FOLDERS:
+        n = 0
+        for _, folders, files in os.walk(cwd / rel):  # as the tree's walk: no dot names
+            folders[:] = [f for f in folders if not f.startswith(".")]
+            n += sum(1 for f in files if is_markdown(f) and not f.startswith("."))
+        if n:
+            found.append((name, f"./{rel}", n))
+    return found
 
 
 def _holds_markdown(folder: Path) -> bool:

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-__all__ = ["GlobError", "GlobSet", "compile_glob", "glob_set", "translate"]
+__all__ = ["GlobError", "GlobSet", "compile_glob", "dot_names", "glob_set", "translate"]
 
 # Token kinds; a token is a tuple whose first item is its kind.
 _LIT, _ANY, _STAR, _CLASS, _ALT = "lit", "any", "star", "class", "alt"
@@ -249,3 +249,14 @@ def glob_set(patterns: tuple[str, ...], ignore_case: bool = False) -> GlobSet:
     """A shared GlobSet for a tuple of patterns (trees and rules reuse theirs);
     ``ignore_case``: its ``matches`` ignores case."""
     return GlobSet(patterns, ignore_case)
+
+
+@lru_cache(maxsize=1024)
+def dot_names(patterns: tuple[str, ...]) -> frozenset[str]:
+    """The names starting with "." that ``patterns`` spell out as a whole path component
+    (``.cursor`` and ``.github`` of ``.cursor/rules/*.mdc``, ``**/.github/instructions/**``).
+    The walks skip every other name starting with ".", as a shell's ``*`` does: ``**/*.md``
+    does not reach into ``.git`` or ``.venv``, and ``.github/**`` names ``.github``."""
+    return frozenset(part for pattern in patterns for part in pattern.split("/")
+                     if part[:1] == "." and part not in (".", "..")
+                     and not any(c in part for c in "*?[{\\"))

@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ra.config import toml
-from ra.config.globs import glob_set
+from ra.config.globs import dot_names, glob_set
 from ra.config.semantic import SemanticSettings
 from ra.config.toml import ConfigWarning, format_key, parse_config_file, parse_config_text
 
@@ -85,8 +85,26 @@ class Tree:
         take an extension in any case (``README.MD`` is markdown: `ra init` counted it, and
         it was left out of the index); they are ``**/*.ext``, so ignoring case changes
         nothing else. Patterns written by hand match as written."""
-        default = tuple(self.include) == DEFAULT_INCLUDE
-        return glob_set(tuple(self.include), ignore_case=default).matches
+        include = tuple(self.include)
+        if not dot_names(include):
+            return glob_set(include, ignore_case=include == DEFAULT_INCLUDE).matches
+        # a path through a name starting with "." is matched by the patterns that spell
+        # such names out only: ``**/*.md`` beside ``.github/instructions/**`` does not take
+        # ``.github/ISSUE_TEMPLATE/bug.md``
+        spelled = tuple(p for p in include if dot_names((p,)))
+        plain, dotted = glob_set(include).matches, glob_set(spelled).matches
+        return lambda rel: (dotted if rel[:1] == "." or "/." in rel else plain)(rel)
+
+    @property
+    def dot_names(self) -> frozenset[str]:
+        """Names starting with "." that the walks of this tree enter or take: those an
+        include pattern spells out (``.cursor/rules/**``); the walks skip the others."""
+        return dot_names(tuple(self.include))
+
+    def hidden(self, rel: str) -> bool:
+        """Whether a tree-relative path passes through a name starting with "." that no
+        include pattern spells out: the walks never reach it."""
+        return any(p[:1] == "." and p not in self.dot_names for p in rel.split("/"))
 
 
 @dataclass(frozen=True)

@@ -151,7 +151,7 @@ def _hinted_state(config, gen: generations.Generation, keys: frozenset[str]
             return None  # a name ra cannot store: the walk reports it
         tree_name, _, rel = key.partition(":")
         tree = trees.get(tree_name)
-        if tree is None or any(p.startswith(".") for p in rel.split("/")) or not tree.matches(rel):
+        if tree is None or tree.hidden(rel) or not tree.matches(rel):
             continue  # not a file any tree selects (the walk would skip it)
         path = os.path.join(tree.path, rel)
         try:

@@ -136,11 +136,12 @@ def _check_tree(tree) -> list[tuple[str, str]]:
 
     if not Path(tree.path).is_dir():
         return [("warning", f"tree {tree.name}: folder {tree.path} does not exist")]
-    rels = [rel for rel, _ in walk_tree(Path(tree.path), pruned=excluded_folders(tree.exclude))]
+    rels = [rel for rel, _ in walk_tree(Path(tree.path), pruned=excluded_folders(tree.exclude),
+                                         dots=tree.dot_names)]
     unused = [p for p in tree.include if not any(compile_glob(p).match(r) for r in rels)]
     if tuple(tree.include) == DEFAULT_INCLUDE:  # defaults: only say when none matched
-        return [("warning", f"tree {tree.name}: no .md, .markdown, .mdx or .txt files")] \
-            if len(unused) == len(tree.include) else []
+        return [("warning", f"tree {tree.name}: no markdown or text files "
+                 "(.md, .mdx, .txt, …)")] if len(unused) == len(tree.include) else []
     return [("warning", f"tree {tree.name}: include pattern {p!r} matches no file")
             for p in unused]
 

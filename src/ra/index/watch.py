@@ -85,8 +85,8 @@ def _effect(role, mask: int, name: str) -> int:
         return role.effect
     if isinstance(role, _Names):
         return role.effect if name in role.names else 0
-    if not name or name.startswith("."):  # the walk skips dot names
-        return 0
+    if not name or name.startswith(".") and name not in role.tree.dot_names:
+        return 0  # the walk skips dot names no include spells out
     if mask & ISDIR:
         return FOLDERS | FILES
     if not role.tree.matches(f"{role.rel}/{name}" if role.rel else name):
@@ -136,13 +136,14 @@ def _plan_tree(want: Callable, tree) -> None:
     def folder(rel: str, path: str, entries: list) -> None:
         want(path, FOLDER_MASK, _Folder(tree, rel, path))
         for entry in entries:
-            if entry.is_symlink() and not entry.name.startswith(".") and tree.matches(
+            if entry.is_symlink() and not tree.hidden(entry.name) and tree.matches(
                     f"{rel}/{entry.name}" if rel else entry.name):
                 for target in link_targets(entry.path):
                     _anchor(want, Path(target), FILES)
 
     _anchor(want, Path(tree.path), FOLDERS | FILES)
-    for _ in walk_tree(tree.path, folder, excluded_folders(tree.exclude)):  # not node_modules
+    for _ in walk_tree(tree.path, folder, excluded_folders(tree.exclude),  # not node_modules
+                       tree.dot_names):
         pass
 
 

@@ -192,6 +192,7 @@ def scan_tree(tree) -> tuple[list, list, list, set]:
     include, exclude = tree.included(), glob_set(tuple(tree.exclude))
     exclude = exclude.matches if len(exclude) else None  # ``Tree.matches``, looked up once
     pruned = excluded_folders(tree.exclude)
+    dots = tree.dot_names  # names starting with "." an include spells out
     stack = [("", os.fspath(tree.path), os.O_RDONLY | os.O_DIRECTORY)]  # the root may be a link
     while stack:
         rel_dir, folder, flags = stack.pop()
@@ -208,7 +209,7 @@ def scan_tree(tree) -> tuple[list, list, list, set]:
             with os.scandir(fd) as entries:
                 for entry in entries:
                     name = entry.name
-                    if name[0] == ".":
+                    if name[0] == "." and name not in dots:
                         continue
                     rel = f"{rel_dir}/{name}" if rel_dir else name
                     if not name.isascii() and not utf8_name(name):
@@ -277,10 +278,12 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 
 
 def walk_tree(root: str | os.PathLike, on_folder: FolderHook | None = None,
-              pruned: Callable[[str], bool] | None = None) -> Iterator[tuple[str, str]]:
+              pruned: Callable[[str], bool] | None = None,
+              dots: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:
     """``(relative posix path, absolute path)`` of candidate files under ``root``.
 
-    Skips names that start with '.', never descends into symlinked folders, and yields
+    Skips names that start with '.' but those in ``dots`` (``Tree.dot_names``: an include
+    pattern spells them out), never descends into symlinked folders, and yields
     files, file symlinks and broken or looping links (``ra status`` lists them; the index
     uses ``scan_tree``, which follows the same rules). ``on_folder(rel, path, entries)``
     is called for each folder read, with all its entries (``ra.index.warm`` watches them).
@@ -299,7 +302,7 @@ def walk_tree(root: str | os.PathLike, on_folder: FolderHook | None = None,
         if on_folder is not None:
             on_folder(rel_dir, folder, entries)
         for entry in entries:
-            if entry.name.startswith("."):
+            if entry.name.startswith(".") and entry.name not in dots:
                 continue
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             if entry.is_dir(follow_symlinks=False):
