@@ -18,6 +18,7 @@ or by ``tree:`` in a query, is an error that lists the trees (``Config.require_t
 from __future__ import annotations
 
 import time
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
 from ra.errors import QueryError
@@ -451,14 +452,27 @@ class Searcher:
         more is the same text), and only until ``upto`` distinct results are found (all
         of them when None). A near copy is compared with the kept results of its title
         and file name only."""
-        kept, copies, near, alike, words = [], {}, {}, {}, {}
+        kept, copies, near, alike, raw, words, distinct = [], {}, {}, {}, {}, {}, {}
         sections: dict[tuple[str, str], list] = {}
+
+        def content(meta) -> str:
+            if meta.ord not in raw:
+                found = self.reader.contents([(meta.ord, meta.descendants)])
+                raw[meta.ord] = found.get(meta.ord, "")
+            return raw[meta.ord]
 
         def text(meta) -> str:  # its words: a blank line more is no other text
             if meta.ord not in words:
-                found = self.reader.contents([(meta.ord, meta.descendants)])
-                words[meta.ord] = " ".join(found.get(meta.ord, "").split())
+                words[meta.ord] = " ".join(content(meta).split())
             return words[meta.ord]
+
+        def vocabulary(meta) -> frozenset[str]:  # compared with each kept near title
+            if meta.ord not in distinct:
+                distinct[meta.ord] = frozenset(text(meta).lower().split())
+            return distinct[meta.ord]
+
+        def same_text(a, b) -> bool:  # as written first: most copies are byte for byte,
+            return content(a) == content(b) or text(a) == text(b)  # and pages are long
 
         rest: list = []
         for i, cand in enumerate(ranked):
@@ -468,13 +482,13 @@ class Searcher:
             meta = self.reader.meta(cand.id)
             key = (cand.score, meta.title, meta.descendants)
             same = alike.setdefault(key, [])
-            original = next((m for m in same if text(m) == text(meta)), None) if same else None
+            original = next((m for m in same if same_text(m, meta)), None) if same else None
             if original is not None:
                 copies.setdefault(original.id, []).append(cand.id)
                 continue
             section = sections.setdefault((meta.title, meta.path.rsplit("/", 1)[-1]), [])
             original = next((m for m in section if m.path != meta.path
-                             and near_copy(text(m), text(meta))), None)
+                             and near_copy(vocabulary(m), vocabulary(meta))), None)
             if original is not None:
                 near.setdefault(original.id, []).append(cand.id)
                 continue
@@ -540,10 +554,11 @@ def _only_flags(query: str, node) -> tuple[str, object, str] | None:
 NEAR_COPY = 0.8
 
 
-def near_copy(a: str, b: str) -> bool:
-    """Whether texts ``a`` and ``b`` share ``NEAR_COPY`` of their distinct words."""
-    x, y = set(a.lower().split()), set(b.lower().split())
-    return bool(x | y) and len(x & y) >= NEAR_COPY * len(x | y)
+def near_copy(x: AbstractSet[str], y: AbstractSet[str]) -> bool:
+    """Whether two texts whose distinct lowercased words are ``x`` and ``y`` share
+    ``NEAR_COPY`` of them."""
+    both = len(x & y)
+    return bool(x or y) and both >= NEAR_COPY * (len(x) + len(y) - both)
 
 
 def _joined(note: str | None, more: str | None) -> str | None:
