@@ -194,6 +194,27 @@ def test_the_links_view_resolves_targets_to_chunks(tmp_path):
     assert rows[("docs:api.md#endpoints", "setup")] == "docs:guide/setup.md#install"
 
 
+def test_a_github_wiki_s_page_links_resolve(tmp_path):
+    """A GitHub wiki (Gollum) names the page ``Getting-Started.md`` ``[[Getting Started]]``
+    (spaces are dashes) and writes the link text first: ``[[the install guide|Installation
+    -Guide]]``; an Obsidian vault's ``[[Page|alias]]`` and its file named with spaces
+    still resolve as they did, the file named as written first."""
+    config = kb(tmp_path, {
+        "Home.md": "# Home\n\nSee [[Getting Started]], [[the install guide|Installation-Guide]]"
+                   ", [[FAQ|the questions]] and [[Nowhere|Nothing Here]].\n",
+        "Getting-Started.md": "# Getting Started\n\nFirst steps.\n",
+        "Installation-Guide.md": "# Installation Guide\n\nInstall it.\n",
+        "vault/FAQ.md": "# FAQ\n\nQuestions.\n",
+        "vault/Getting Started.md": "# Started\n\nThe vault's page.\n"})
+    rows = {r[3]: r[5] for r in resolved(config) if r[0] == "docs:Home.md#home"}
+    assert rows == {"Getting Started": "docs:vault/Getting Started.md",
+                    "the install guide": "docs:Installation-Guide.md",
+                    "FAQ": "docs:vault/FAQ.md", "Nowhere": None}
+    os.remove(tmp_path / "docs/vault/Getting Started.md")
+    rows = {r[3]: r[5] for r in resolved(config) if r[0] == "docs:Home.md#home"}
+    assert rows["Getting Started"] == "docs:Getting-Started.md"
+
+
 def test_ra_get_links_returns_the_linked_chunks_within_the_budget(tmp_path, monkeypatch,
                                                                    capsys):
     kb(tmp_path, FILES)

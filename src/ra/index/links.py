@@ -27,13 +27,18 @@ RAW = "link_rows"
 
 def links_sql(where: str = "") -> str:
     """The links of ``link_rows`` (filtered by ``where``), resolved: the columns of
-    ``ra.store.artifacts.LINKS_VIEW``."""
+    ``ra.store.artifacts.LINKS_VIEW``. A wiki link's page name matches a file's name with
+    spaces and dashes alike (``[[Getting Started]]`` is ``Getting-Started.md`` in a GitHub
+    wiki, ``Getting Started.md`` in an Obsidian vault, which is preferred when both are
+    there); ``[[a|b]]`` names page ``a`` (Obsidian, MediaWiki), else page ``b`` (GitHub's
+    wikis, Gollum: ``[[Link text|Page-Name]]``)."""
     return f"""\
 WITH l AS (SELECT * FROM {RAW} {where}),
-docs AS (
+named AS (
   SELECT tree, path, id,
          lower(regexp_extract(path, '([^/]*?)(?:\\.(?:md|mdx|markdown))?$', 1)) AS stem
   FROM meta WHERE depth = 0),
+docs AS (SELECT *, replace(stem, ' ', '-') AS name FROM named),
 cand AS (
   SELECT ord, seq, tree, unnest(target_paths) AS path, target_paths
   FROM l WHERE NOT external),
@@ -42,13 +47,22 @@ by_path AS (
   FROM cand c JOIN docs d ON d.tree = c.tree AND d.path = c.path
   GROUP BY c.ord, c.seq),
 by_name AS (
+  SELECT l.ord, l.seq,
+         arg_min(d.id, (d.stem <> l.target_name)::INTEGER * 1000000 + length(d.path)) AS doc_id
+  FROM l JOIN docs d ON d.tree = l.tree AND d.name = replace(l.target_name, ' ', '-')
+  GROUP BY l.ord, l.seq),
+by_text AS (
   SELECT l.ord, l.seq, arg_min(d.id, length(d.path)) AS doc_id
-  FROM l JOIN docs d ON d.tree = l.tree AND d.stem = l.target_name
+  FROM l JOIN docs d ON d.tree = l.tree
+   AND d.name = replace(lower(regexp_replace(trim(l.text), '\\.(?:md|mdx|markdown)$', '')),
+                        ' ', '-')
+  WHERE l.kind = 'wiki' AND l.target_name IS NOT NULL AND l.text <> l.target
   GROUP BY l.ord, l.seq),
 resolved AS (
-  SELECT l.*, coalesce(p.doc_id, n.doc_id) AS doc_id
+  SELECT l.*, coalesce(p.doc_id, n.doc_id, t.doc_id) AS doc_id
   FROM l LEFT JOIN by_path p ON p.ord = l.ord AND p.seq = l.seq
-  LEFT JOIN by_name n ON n.ord = l.ord AND n.seq = l.seq),
+  LEFT JOIN by_name n ON n.ord = l.ord AND n.seq = l.seq
+  LEFT JOIN by_text t ON t.ord = l.ord AND t.seq = l.seq),
 anchors AS (
   SELECT ord, seq, doc_id, unnest(target_anchors) AS anchor, target_anchors
   FROM resolved WHERE doc_id IS NOT NULL),
