@@ -309,6 +309,38 @@ def test_init_names_agent_rule_folders_as_trees(tmp_path, monkeypatch, capsys, i
     assert (tmp_path / ".ra.toml").read_text().count("[tree.cursor]") == 1
 
 
+def test_a_write_killed_half_way_leaves_the_old_file(tmp_path, monkeypatch, capsys):
+    """``ra init --force`` and ``ra agents`` replace a user's file whole or not at all:
+    a command killed before the new text is in place leaves the old one as it was and no
+    stray file; a symlink (CLAUDE.md -> AGENTS.md) is written through, and stays a link;
+    an existing file keeps its permissions."""
+    import os
+
+    from ra.cli import common
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".ra.toml").write_text("# mine\n")
+    os.chmod(tmp_path / ".ra.toml", 0o640)
+
+    def killed(*_):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "replace", killed)
+        with pytest.raises(KeyboardInterrupt):
+            common.write_file(tmp_path / ".ra.toml", "# new\n" * 1000)
+    assert (tmp_path / ".ra.toml").read_text() == "# mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".ra.toml"]
+    assert run(capsys, "init", "--force")[0] == 0
+    assert "[tree.docs]" in (tmp_path / ".ra.toml").read_text()
+    assert (tmp_path / ".ra.toml").stat().st_mode & 0o777 == 0o640
+    (tmp_path / "AGENTS.md").write_text("old\n")
+    (tmp_path / "CLAUDE.md").symlink_to("AGENTS.md")
+    common.write_file(tmp_path / "CLAUDE.md", "new\n")
+    assert (tmp_path / "CLAUDE.md").is_symlink()
+    assert (tmp_path / "AGENTS.md").read_text() == "new\n"
+
+
 def test_check_warns_about_a_tree_that_indexes_dependencies(tmp_path, monkeypatch, capsys):
     _files(tmp_path, ["README.md", "docs/a.md", "node_modules/a/README.md",
                       "node_modules/b/CHANGELOG.md", "web/vendor/x/README.md", "dist/c.md"])

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from ra.cli import output
-from ra.cli.common import write_output
+from ra.cli.common import write_file, write_output
 
 
 def register(app: typer.Typer) -> None:
@@ -65,7 +65,7 @@ def _update(path: Path, text: str, *, show: bool, write: bool) -> None:
     if show:
         write_output(unified_diff(old, text, path.name))
     if write:
-        path.write_text(text, encoding="utf-8")
+        write_file(path, text)
         output.note(f"{path.name}: {'created' if old is None else 'updated'} ({path})")
     else:
         output.note(f"{path.name}: would be {'created' if old is None else 'updated'}")

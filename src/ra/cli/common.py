@@ -74,3 +74,35 @@ def progress_bar(label: str = "indexing", unit: str = "files"):
 
 def write_output(text: str) -> None:
     sys.stdout.write(text)
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write a user's file (``.ra.toml``, AGENTS.md) whole or not at all: into a new file
+    beside it, then renamed over it, so a command killed half-way leaves the old file as
+    it was. A symlink is written through (CLAUDE.md -> AGENTS.md stays a link), and an
+    existing file keeps its permissions."""
+    import os
+    import tempfile
+
+    target = path.resolve() if path.is_symlink() else path
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(tmp, target.stat().st_mode & 0o7777)
+        if not target.exists():
+            os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -11,7 +11,7 @@ from pathlib import Path
 import typer
 
 from ra.cli import output
-from ra.cli.common import load, progress_bar, write_output
+from ra.cli.common import load, progress_bar, write_file, write_output
 from ra.query import render
 from ra.text import is_markdown
 
@@ -113,7 +113,7 @@ def init(
         output.error(FileExistsError(f"{target} exists; use --force to overwrite it"))
         raise typer.Exit(1)
     if global_:
-        target.write_text(GLOBAL_STARTER)
+        write_file(target, GLOBAL_STARTER)
         output.note(f"wrote {target}")
         return
     folder, found, left_out = notes_folder(Path.cwd())
@@ -129,7 +129,7 @@ def init(
         starter = starter.replace("\n# [settings]", "\n# agent rule files: `ra context FILE` "
                                   "puts those whose front matter names FILE first\n"
                                   f"{trees}\n# [settings]", 1)
-    target.write_text(starter)
+    write_file(target, starter)
     if found:
         skipped = "; left out: " + ", ".join(f"{n}/" for n in left_out) if left_out else ""
         output.note(f"wrote {target}: tree docs is {folder} "
