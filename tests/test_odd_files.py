@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -286,10 +287,10 @@ def test_a_refused_write_elsewhere_is_said_as_the_system_says_it(tmp_path, capsy
     (tmp_path / "notes" / "a.md").write_text("# A\n\ntext\n")
     monkeypatch.chdir(tmp_path)
 
-    def read_only(self, *args, **kwargs):
-        raise OSError(30, "Read-only file system", str(self))
+    def read_only(*args, dir=None, **kwargs):  # ra writes a new file beside it first
+        raise OSError(30, "Read-only file system", f"{dir}/.ra.toml.x1y2.tmp")
 
-    monkeypatch.setattr(Path, "write_text", read_only)
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
     code, _, err = cli(capsys, "init")
     assert code == 1 and "internal error" not in err
     assert f"error: Read-only file system: {tmp_path / '.ra.toml'}" in err

@@ -85,7 +85,10 @@ def write_file(path: Path, text: str) -> None:
     import tempfile
 
     target = path.resolve() if path.is_symlink() else path
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:  # a read-only folder: said of the file asked for, not the new one
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
