@@ -210,6 +210,12 @@ def test_a_github_wiki_s_page_links_resolve(tmp_path):
     assert rows == {"Getting Started": "docs:vault/Getting Started.md",
                     "the install guide": "docs:Installation-Guide.md",
                     "FAQ": "docs:vault/FAQ.md", "Nowhere": None}
+    config = kb(tmp_path, {"Rules.md": "# Rules\n\n[[api]], [[Report]] and [[Slides.qmd]].\n",
+                           "rules/api.mdc": "# API\n\nRule.\n", "report.Rmd": "# R\n\nx\n",
+                           "talk/slides.qmd": "# S\n\ny\n"})
+    rows = {r[3]: r[5] for r in resolved(config) if r[0] == "docs:Rules.md#rules"}
+    assert rows == {"api": "docs:rules/api.mdc", "Report": "docs:report.Rmd",
+                    "Slides.qmd": "docs:talk/slides.qmd"}  # every markdown suffix
     os.remove(tmp_path / "docs/vault/Getting Started.md")
     rows = {r[3]: r[5] for r in resolved(config) if r[0] == "docs:Home.md#home"}
     assert rows["Getting Started"] == "docs:Getting-Started.md"

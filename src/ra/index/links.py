@@ -21,8 +21,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ra.text import MARKDOWN_SUFFIXES
+
 #: The relation the links artifact is read as (the view ``links`` is the resolved one).
 RAW = "link_rows"
+
+
+#: The markdown suffixes a wiki link's page name may leave out (``ra.text.MARKDOWN_SUFFIXES``)
+_SUFFIXES = "|".join(s.lstrip(".") for s in MARKDOWN_SUFFIXES)
 
 
 def links_sql(where: str = "") -> str:
@@ -36,7 +42,7 @@ def links_sql(where: str = "") -> str:
 WITH l AS (SELECT * FROM {RAW} {where}),
 named AS (
   SELECT tree, path, id,
-         lower(regexp_extract(path, '([^/]*?)(?:\\.(?:md|mdx|markdown))?$', 1)) AS stem
+         regexp_extract(lower(path), '([^/]*?)(?:\\.(?:{_SUFFIXES}))?$', 1) AS stem
   FROM meta WHERE depth = 0),
 docs AS (SELECT *, replace(stem, ' ', '-') AS name FROM named),
 cand AS (
@@ -54,7 +60,7 @@ by_name AS (
 by_text AS (
   SELECT l.ord, l.seq, arg_min(d.id, length(d.path)) AS doc_id
   FROM l JOIN docs d ON d.tree = l.tree
-   AND d.name = replace(lower(regexp_replace(trim(l.text), '\\.(?:md|mdx|markdown)$', '')),
+   AND d.name = replace(regexp_replace(lower(trim(l.text)), '\\.(?:{_SUFFIXES})$', ''),
                         ' ', '-')
   WHERE l.kind = 'wiki' AND l.target_name IS NOT NULL AND l.text <> l.target
   GROUP BY l.ord, l.seq),
