@@ -92,10 +92,11 @@ def write_file(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(tmp, target.stat().st_mode & 0o7777)
-        if not target.exists():
-            os.chmod(tmp, 0o666 & ~_umask())
+        try:
+            mode = target.stat().st_mode & 0o7777
+        except FileNotFoundError:  # a new file: as open() would make it
+            mode = 0o666 & ~_umask()
+        os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):

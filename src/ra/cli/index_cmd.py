@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import typer
@@ -211,23 +212,21 @@ RULE_FOLDERS = (("cursor", ".cursor/rules"), ("claude", ".claude/rules"),
 def rule_folders(cwd: Path) -> list[tuple[str, str, int]]:
     """``(tree name, folder, markdown files)`` of the agent rule folders (``RULE_FOLDERS``)
     in ``cwd`` that hold markdown (``.md``, Cursor's ``.mdc``)."""
-    found = []
-    for name, rel in RULE_FOLDERS:
-        n = 0
-        for _, folders, files in os.walk(cwd / rel):  # as the tree's walk: no dot names
-            folders[:] = [f for f in folders if not f.startswith(".")]
-            n += sum(1 for f in files if is_markdown(f) and not f.startswith("."))
-        if n:
-            found.append((name, f"./{rel}", n))
-    return found
+    counts = ((name, rel, sum(1 for _ in _markdown_files(cwd / rel)))
+              for name, rel in RULE_FOLDERS)
+    return [(name, f"./{rel}", n) for name, rel, n in counts if n]
 
 
 def _holds_markdown(folder: Path) -> bool:
+    return next(_markdown_files(folder), None) is not None
+
+
+def _markdown_files(folder: Path) -> Iterator[str]:
+    """Names of the markdown files under ``folder``, as a tree's walk finds them (no
+    names starting with ".")."""
     for _, folders, files in os.walk(folder):
         folders[:] = [f for f in folders if not f.startswith(".")]
-        if any(is_markdown(f) and not f.startswith(".") for f in files):
-            return True
-    return False
+        yield from (f for f in files if is_markdown(f) and not f.startswith("."))
 
 
 def _gitignore_index(cwd: Path) -> Path | None:

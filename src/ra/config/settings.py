@@ -104,7 +104,8 @@ class Tree:
     def hidden(self, rel: str) -> bool:
         """Whether a tree-relative path passes through a name starting with "." that no
         include pattern spells out: the walks never reach it."""
-        return any(p[:1] == "." and p not in self.dot_names for p in rel.split("/"))
+        dots = self.dot_names
+        return any(p[:1] == "." and p not in dots for p in rel.split("/"))
 
 
 @dataclass(frozen=True)
