@@ -80,13 +80,15 @@ def searcher_over(root: Path, home: Path) -> Iterator:
         reader.close()
 
 
-def doc_ids(searcher, query: str, **options) -> list[str]:
+def doc_ids(searcher, query: str, complete: bool = False, **options) -> list[str]:
     """The documents of ``query``'s results, best first (each result's id up to its
-    ``#``): up to 20 results, no elbow cutoff, unless ``options`` say otherwise."""
+    ``#``): up to 20 results, no elbow cutoff, unless ``options`` say otherwise;
+    ``complete``: only those holding every word (not the ones ``[search] fill`` adds)."""
     from ra.query.search import SearchOptions
 
     opts = SearchOptions(**{"limit": 20, "cutoff_ratio": 0.0, **options})
-    return [r.id.split("#")[0] for r in searcher.search([query], opts).queries[0].results]
+    return [r.id.split("#")[0] for r in searcher.search([query], opts).queries[0].results
+            if not (complete and r.partial)]
 
 
 @contextmanager

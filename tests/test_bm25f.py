@@ -49,7 +49,7 @@ from ra.query.bm25f import (
     idf,
 )
 from ra.query.impacts import bound, is_plain, top_rows, top_sql
-from ra.query.parser import parse
+from ra.query.parser import parse, typed_operators
 from ra.query.plan import (
     COMPOUND_PHRASE_WEIGHT,
     AllOf,
@@ -733,14 +733,31 @@ def test_searcher_returns_the_reference_minus_nested_chunks(setup, query, expr,
         while (cid := setup.parents[cid]) is not None:
             yield cid
 
-    outer = {c: s for c, s in want.items() if not set(ancestors(c)) & set(want)}
-    for c, s in want.items():
-        for a in set(ancestors(c)) & set(outer):
-            outer[a] = max(outer[a], s)
+    def outermost(found: dict[str, float]) -> dict[str, float]:
+        outer = {c: s for c, s in found.items() if not set(ancestors(c)) & set(found)}
+        for c, s in found.items():
+            for a in set(ancestors(c)) & set(outer):
+                outer[a] = max(outer[a], s)
+        return outer
+
+    outer = outermost(want)
     topic = setup.searcher.search([query], NO_CUTOFF).queries[0]
-    assert_same({r.id: r.score for r in topic.results}, outer, quantum(setup))
-    scores = [r.score for r in topic.results]
-    assert scores == sorted(scores, reverse=True)
+    complete = [r for r in topic.results if not r.partial]
+    assert_same({r.id: r.score for r in complete}, outer, quantum(setup))
+    # Fewer chunks than asked for hold every word, so those holding some follow
+    # (``[search] fill``), scored as a long query's, none of them overlapping one above;
+    # not for a boolean query (OR or AND typed), whose operators are what was asked.
+    wide = {} if typed_operators(query) else setup.eval.run(expr, ranked=True)[0]
+    rest = outermost({c: s for c, s in wide.items() if c not in want})
+    rest = {c: s for c, s in rest.items() if c not in outer
+            and not set(ancestors(c)) & set(outer)
+            and not any(c in set(ancestors(o)) for o in outer)}
+    some = topic.results[len(complete):]
+    assert all(r.partial for r in some)
+    assert_same({r.id: r.score for r in some}, rest, quantum(setup))
+    for part in (complete, some):
+        scores = [r.score for r in part]
+        assert scores == sorted(scores, reverse=True)
 
 
 def test_global_trees_are_not_boosted_and_local_trees_are(setup):

@@ -781,3 +781,38 @@ def test_daemon_autostart_merges_nearest_first_and_is_validated(tmp_path, isolat
     with pytest.raises(ConfigError) as info:
         load_config(cwd=tmp_path)
     assert (info.value.key, info.value.line) == ("daemon.idle_minutes", 2)
+
+
+def test_the_starters_commented_settings_are_the_defaults_and_valid(tmp_path):
+    """``ra init`` writes every setting commented out at its default: uncommented, the
+    file loads and changes nothing (a key the starter names but the loader refuses, or
+    a default that moved without it, fails here). ``[semantic]`` and the context rule
+    are examples of what to turn on, not defaults."""
+    import dataclasses
+    import re
+
+    from ra.cli.index_cmd import STARTER
+    from ra.config.settings import Config
+
+    kept, section = [], None
+    for line in STARTER.splitlines():
+        if m := re.match(r"# (\[[a-z.]+\])", line):
+            section = m.group(1)
+            if section in ("[settings]", "[search]", "[context]", "[mcp]", "[daemon]"):
+                kept.append(section)
+        elif section in kept and (m := re.match(r"# ([a-z_]+ = \S+)", line)):
+            kept.append(m.group(1))
+    text = '[tree.docs]\npath = "./docs"\n' + "\n".join(kept) + "\n"
+    (tmp_path / "docs").mkdir()
+    assert "fill = true" in text and "long_query_words = 6" in text
+    (tmp_path / ".ra.toml").write_text(text)
+    (tmp_path / "home").mkdir()
+    loaded, defaults = load_config(tmp_path, home=tmp_path / "home"), Config()
+    assert loaded.warnings == ()
+    assert loaded.settings.index_dir == tmp_path / ".ra" / "index"  # the default place
+    assert loaded.index_dir == Config(root=tmp_path).index_dir
+    for name in ("settings", "search", "context", "mcp", "daemon"):
+        got = getattr(loaded, name)
+        if name == "settings":
+            got = dataclasses.replace(got, index_dir=None)
+        assert got == getattr(defaults, name), name

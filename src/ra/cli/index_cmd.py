@@ -72,6 +72,7 @@ path = "./docs"
 # cutoff_ratio = 0.5         # elbow: stop where the score drops below this ratio
 # aggregation_threshold = 0.75
 # long_query_words = 6       # from this many words a query is ranked, not filtered
+# fill = true                # too few chunks hold every word: those holding most follow
 # coordination = 1.0         # how much a chunk missing some of those words loses
 
 # [context]

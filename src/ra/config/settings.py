@@ -147,6 +147,7 @@ class SearchSettings:
     b: float = 0.75
     fuzzy_weight: float = 0.5  # a fuzzy expansion's weight relative to an exact match
     long_query_words: int = 6  # from this many words a query is ranked, not filtered
+    fill: bool = True  # too few chunks hold every word: those holding most follow
     coordination: float = 1.0  # ranked and partial answers: score × share matched ** this
     feedback: bool = False  # long queries: add the words of the best chunks (RM3)
     proximity: float = 0.0  # weight of the bonus for query words close together; 0: off

@@ -160,7 +160,7 @@ _QUERY_SEARCH = {"fuzzy": _boolean, "fuzzy_distance": _integer(0, 2), "limit": _
                  "max_candidates": _integer(1), "cutoff_ratio": _number(0, 1),
                  "aggregation_threshold": _number(0, 1), "k1": _number(0), "b": _number(0, 1),
                  "fuzzy_weight": _number(0, 1), "long_query_words": _integer(1),
-                 "coordination": _number(0), "feedback": _boolean,
+                 "coordination": _number(0), "feedback": _boolean, "fill": _boolean,
                  "proximity": _number(0)}
 _BOOSTS = {name: _number(0) for name in ("title", "tags", "path", "body")}
 _SEARCH = {**_QUERY_SEARCH, "stemmer": _stemmer, "boosts": _BOOSTS}

@@ -109,6 +109,13 @@ def decayed_rss(scores: Iterable[float]) -> float:
     return rss(s * LEAF_DECAY ** k for k, s in enumerate(ranked))
 
 
+def most_aggregated(best: float) -> float:
+    """The most a result standing for chunks that score at most ``best`` can score: the
+    decayed root sum of squares of ever more chunks at ``best`` tends to ``best /
+    sqrt(1 - LEAF_DECAY ** 2)`` (1.9 times ``best``)."""
+    return best / math.sqrt(1 - LEAF_DECAY ** 2)
+
+
 def aggregated(parent: Candidate, constituents: Sequence[Candidate]) -> Candidate:
     """``parent`` standing for ``constituents``: their RSS score, their leaf ids in order.
 

@@ -40,9 +40,11 @@ def render_search(response, mode: str, *, color: bool = False, analyzer=None,
     many = len(response.queries) > 1
     out: list[str] = []
     for topic in response.queries:
+        some = sum(getattr(r, "partial", False) for r in topic.results)
         if many:
-            out.append(style(f"## {topic.query}", "1", color)
-                       + f"  ({len(topic.results)} of {topic.total_matches} matches)")
+            out.append(style(f"## {topic.query}", "1", color) + (
+                f"  ({len(topic.results)} of {topic.total_matches} matches)" if not some
+                else f"  ({topic.total_matches} of {len(topic.results)} hold every word)"))
         if topic.note:
             out.append(f"(note: {topic.note})")
         if topic.match == "partial":
@@ -51,7 +53,13 @@ def render_search(response, mode: str, *, color: bool = False, analyzer=None,
             out.append("(no chunk holds these words; showing the chunks closest in meaning)")
         if not topic.results:
             out.append(_nothing_shown(topic, response.max_tokens))
+        said = False
         for r in topic.results:
+            if getattr(r, "partial", False) and not said:
+                said = True
+                holds = "holds" if topic.total_matches == 1 else "hold"
+                out.append(f"(only {plural(topic.total_matches, 'chunk')} {holds} every "
+                           "word; the results below hold some of them)")
             out.append(_render_result(r, mode, color, analyzer, set(topic.terms)))
         if topic.explain is not None:
             out.append(render_explain(topic.explain))
@@ -174,7 +182,9 @@ def render_explain(explain: dict) -> str:
     if (p := explain.get("pipeline")) is not None:
         lines.append(f"  pipeline: {p.get('candidates')} candidates → {p.get('aggregated')} "
                      f"after aggregation → {p.get('after_elbow')} after elbow → "
-                     f"{p.get('final')} shown")
+                     f"{p.get('final')} shown"
+                     + (f", then {p['filled']} holding some of the words" if p.get("filled")
+                        else ""))
     if named := explain.get("named_for_query"):
         lines.append(f"  named for the query (score × {named['factor']:g}): "
                      + ", ".join(named["results"]))

@@ -62,6 +62,12 @@ class SearchOptions:
     strict: bool = False  # invalid syntax raises, instead of being read as words
 
 
+#: The chunks holding some of a short query's words that are ranked to fill its page, per
+#: result the page asks for (``Searcher._filled``): ranking and reading a hundred of
+#: them took 2 ms for the few results that may follow.
+FILL_CANDIDATES = 4
+
+
 @dataclass
 class Result:
     """One ranked chunk."""
@@ -83,6 +89,7 @@ class Result:
     descendants: int = 0
     copies: tuple[str, ...] = ()  # results with the same text, given once (as this one)
     near_copies: tuple[str, ...] = ()  # the same section nearly word for word (``near_copy``)
+    partial: bool = False  # holds only some of the words, after those holding all (fill)
 
     @property
     def list_tokens(self) -> int:
@@ -110,6 +117,8 @@ class Result:
             out["copies"] = list(self.copies)
         if self.near_copies:
             out["near_copies"] = list(self.near_copies)
+        if self.partial:
+            out["partial"] = True
         return out
 
 
@@ -269,11 +278,15 @@ class Searcher:
         reweigh = None if o.raw else boost_named(plan, self.analyzer, self.reader.meta)
         ranked, stats = self._rank(rows, metas, o, reweigh)
         limit = self.default_limit(o)
+        some: frozenset[str] = frozenset()
+        if rankable and not (side is not None and side.used) and self._fills(
+                plan, rows, stats, o, limit):
+            ranked, some = self._filled(plan, rows, ranked, o, reweigh)
         ranked, copies, near = self._without_copies(
             ranked, o.offset + limit if o.sort == "score" else None)
         ranked = _page(ranked, o, limit, self.reader.meta)
         t_rank = time.perf_counter()
-        results = self._results(ranked, plan, o, copies, near)
+        results = self._results(ranked, plan, o, copies, near, some)
         t_fetch = time.perf_counter()
         complete = bool(rows[0][2]) if rows else False
         total = int(rows[0][3]) if rows else 0
@@ -288,6 +301,8 @@ class Searcher:
             topic.explain = _explain(node, plan, sql, stats, _filters_shown(o), {
                 "parse": t_parse - t0, "plan": t_plan - t_parse, "sql": t_sql - t_plan,
                 "rank": t_rank - t_sql, "fetch": t_fetch - t_rank})
+            if some:
+                topic.explain["pipeline"]["filled"] = len(some)
             if reweigh is not None and reweigh.boosted:
                 topic.explain["named_for_query"] = {"factor": reweigh.factor,
                                                     "results": list(reweigh.boosted)}
@@ -437,6 +452,47 @@ class Searcher:
             limit=None, lookup=lookup, aggregation=o.aggregation, max_tokens=o.max_tokens,
             reweigh=reweigh)
 
+    def _fills(self, plan: Plan, rows, stats: ranking.RankStats, o: SearchOptions,
+               limit: int) -> bool:
+        """Whether a short keyword query's answer is filled up with partial ones: every
+        chunk holding all its words is shown (fewer than the page asks for) and relevance
+        did not drop among them (the elbow cut none), so the chunks holding most of the
+        words may follow (``[search] fill``)."""
+        return (self.config.search.fill and not plan.ranked and len(plan.groups) > 1
+                and o.sort == "score" and bool(rows) and bool(rows[0][2])
+                and int(rows[0][3]) < o.offset + limit and stats.elbow == stats.aggregated)
+
+    def _filled(self, plan: Plan, rows, ranked: list, o: SearchOptions, reweigh
+                ) -> tuple[list, frozenset[str]]:
+        """``ranked`` (the chunks holding every word) followed by the best chunks holding
+        some of them, scored as a long query's (BM25F × coordination) and ranked apart,
+        and the ids of those: none overlaps a result above it (the same chunk, a
+        section of it, a page holding it), and they follow only while relevance does
+        not drop (the elbow, across the join too)."""
+        few = replace(o, candidate_limit=min(self._candidates(o), FILL_CANDIDATES * (
+            o.offset + self.default_limit(o))))
+        wide, metas_of, _ = self._score(replace(plan, ranked=True), few)
+        complete = {r[5] for r in rows}
+        keep = [i for i, r in enumerate(wide) if r[5] not in complete]
+        ratio = self._opt(o.cutoff_ratio, self.config.search.cutoff_ratio)
+        if not keep or not ranked or ranking.most_aggregated(wide[keep[0]][0]) * (
+                reweigh.factor if reweigh is not None else 1.0) < ratio * ranked[-1].score:
+            return ranked, frozenset()  # none could follow: not worth ranking them
+        more, _ = self._rank([wide[i] for i in keep], [metas_of[i] for i in keep], o,
+                             reweigh)
+        shown = [self.reader.meta(c.id) for c in ranked]
+        spans = [(m.ord, m.ord + m.descendants) for m in shown]
+        added: list = []
+        for cand in more:
+            meta = self.reader.meta(cand.id)
+            low, high = meta.ord, meta.ord + meta.descendants
+            if any(a <= high and low <= b for a, b in spans):
+                continue
+            if cand.score <= 0 or (not added and cand.score < ratio * ranked[-1].score):
+                break
+            added.append(cand)
+        return ranked + added, frozenset(c.id for c in added)
+
     @staticmethod
     def _candidate(meta, score: float) -> ranking.Candidate:
         return ranking.Candidate(meta.id, meta.doc_id, meta.parent_id, score,
@@ -500,7 +556,8 @@ class Searcher:
 
     def _results(self, ranked, plan: Plan, o: SearchOptions,
                  copies: dict[str, tuple[str, ...]] | None = None,
-                 near: dict[str, tuple[str, ...]] | None = None) -> list[Result]:
+                 near: dict[str, tuple[str, ...]] | None = None,
+                 some: AbstractSet[str] = frozenset()) -> list[Result]:
         metas = [self.reader.meta(c.id) for c in ranked]
         texts = self.reader.contents([(m.ord, m.descendants) for m in metas])
         terms = set(plan.terms())
@@ -515,7 +572,8 @@ class Searcher:
                 constituents=tuple(c for c in cand.constituents if c != meta.id),
                 line=meta.line, ord=meta.ord, descendants=meta.descendants,
                 copies=copies.get(meta.id, ()) if copies else (),
-                near_copies=near.get(meta.id, ()) if near else ()))
+                near_copies=near.get(meta.id, ()) if near else (),
+                partial=meta.id in some))
         return out
 
 

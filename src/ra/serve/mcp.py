@@ -235,7 +235,8 @@ Queries = Annotated[Query | Annotated[list[Query], Field(max_length=MAX_TOPICS)]
     "typo-tolerant (a question's opening words, \"how to\", \"what is a\", and \"vs\" "
     "only add score; \"words (ABBR)\" matches either); a question or sentence of six "
     "words or more, or one that says \"or\", is ranked, chunks with more of its words "
-    "first; \"quote\" an exact phrase; -word excludes; a OR b.")]
+    "first; results holding only some words are marked partial; \"quote\" an exact "
+    "phrase; -word excludes; a OR b.")]
 Limit = Annotated[int | None, Field(ge=1, le=1000, description="Results per topic (default 5).")]
 MaxTokens = Annotated[int | None, Field(ge=1, le=MAX_TOKENS, description=(
     "Token budget over all results (cl100k tokens; default [mcp] max_tokens, 4000). "

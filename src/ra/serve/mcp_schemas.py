@@ -39,6 +39,7 @@ class SearchResult(TypedDict):
     aggregated_from: NotRequired[list[str]]
     copies: NotRequired[list[str]]  # results with the same text, given once as this one
     near_copies: NotRequired[list[str]]  # the same section, nearly the same text
+    partial: NotRequired[bool]  # holds some of the words, after the chunks holding all
 
 
 class Topic(TypedDict):

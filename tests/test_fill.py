@@ -1,0 +1,107 @@
+"""A short keyword query that fewer chunks than asked for answer in full is filled up with
+the chunks holding most of its words (``[search] fill``), after them and marked.
+
+"PEP 723 inline script metadata" on uv's docs found one changelog entry, the only chunk
+holding all five words, and stopped there; the scripts guide, which says "inline script
+metadata" but not "PEP 723", is the page an agent wants next.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import kb_folder, kb_searcher, short_and_held
+from ra.query.render import render_search
+from ra.query.search import Searcher, SearchOptions
+
+DOCS = {
+    "changelog.md": """\
+# Changelog
+
+## 0.5.17
+
+Locking PEP 723 scripts is supported: scripts with inline metadata get a lockfile.
+""",
+    "scripts.md": """\
+# Running scripts
+
+## Declaring script dependencies
+
+The inline script metadata format declares a script's dependencies in the script
+itself. Use `uv add --script` to write inline script metadata.
+""",
+    "cooking.md": """\
+# Cooking
+
+Recipes and their ingredients, with no word of packaging.
+""",
+    "pep.md": """\
+# Standards
+
+Which PEP a feature follows is noted beside it.
+""",
+}
+QUERY = "PEP 723 inline script metadata"
+OPEN = SearchOptions(limit=5, cutoff_ratio=0.0)
+
+
+@pytest.fixture(scope="module")
+def searcher(tmp_path_factory):
+    with kb_searcher(tmp_path_factory, "fill", DOCS) as s:
+        yield s
+
+
+def topic(searcher, query: str = QUERY, options: SearchOptions = OPEN):
+    return searcher.search([query], options).queries[0]
+
+
+def test_the_chunks_holding_every_word_come_first_then_those_holding_some(searcher):
+    t = topic(searcher)
+    assert t.match == "all" and t.total_matches == 1
+    ids = [r.id for r in t.results]
+    assert ids[0] == "kb:changelog.md#0517" and not t.results[0].partial
+    assert "kb:scripts.md#declaring-script-dependencies" in ids
+    assert all(r.partial for r in t.results[1:])
+    assert "kb:cooking.md" not in {i.split("#")[0] for i in ids}  # holds none of the words
+    scores = [r.score for r in t.results[1:]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_the_output_says_which_results_hold_some_of_the_words(searcher):
+    response = searcher.search([QUERY], OPEN)
+    data = response.to_dict()["queries"][0]["results"]
+    assert "partial" not in data[0] and all(r["partial"] is True for r in data[1:])
+    text = render_search(response, "list")
+    first, rest = text.split("(only 1 chunk holds every word; the results below hold some "
+                             "of them)\n")
+    assert "kb:changelog.md#0517" in first and "kb:scripts.md" in rest
+
+
+def test_the_short_and_the_long_lived_reader_fill_alike(tmp_path_factory):
+    with short_and_held(*kb_folder(tmp_path_factory, "fill-both", DOCS)) as (short, held,
+                                                                             config):
+        got = [[(r.id, round(r.score, 3), r.partial) for r in topic(Searcher(reader, config))
+                .results] for reader in (short, held)]
+    assert got[0] == got[1] and any(p for _, _, p in got[0])
+
+
+@pytest.mark.parametrize("query, options", [
+    ("PEP AND 723 AND inline AND script AND metadata", OPEN),  # operators typed: as asked
+    ("PEP 723 inline script metadata", SearchOptions(limit=1, cutoff_ratio=0.0)),  # enough
+    # the first chunk holding some of the words scores below 0.99 of the last holding all
+    ("PEP 723 inline script metadata", SearchOptions(limit=5, cutoff_ratio=0.99)),
+])
+def test_no_fill_where_it_was_not_asked_for(searcher, query, options):
+    assert [r.partial for r in topic(searcher, query, options).results] == [False]
+
+
+def test_no_fill_after_the_elbow_cut_the_chunks_holding_every_word(searcher):
+    """Two chunks hold "inline" and "metadata"; at a ratio of 0.99 the elbow keeps the
+    better one only, and what holds one word of two does not follow it."""
+    t = topic(searcher, "inline metadata", SearchOptions(limit=5, cutoff_ratio=0.99))
+    assert t.total_matches == 2 and [r.partial for r in t.results] == [False]
+
+
+def test_fill_false_turns_it_off(tmp_path_factory):
+    with kb_searcher(tmp_path_factory, "fill-off", DOCS, "[search]\nfill = false\n") as s:
+        assert [r.id for r in topic(s).results] == ["kb:changelog.md#0517"]
