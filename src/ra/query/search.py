@@ -62,12 +62,6 @@ class SearchOptions:
     strict: bool = False  # invalid syntax raises, instead of being read as words
 
 
-#: The chunks holding some of a short query's words that are ranked to fill its page, per
-#: result the page asks for (``Searcher._filled``): ranking and reading a hundred of
-#: them took 2 ms for the few results that may follow.
-FILL_CANDIDATES = 4
-
-
 @dataclass
 class Result:
     """One ranked chunk."""
@@ -469,9 +463,7 @@ class Searcher:
         and the ids of those: none overlaps a result above it (the same chunk, a
         section of it, a page holding it), and they follow only while relevance does
         not drop (the elbow, across the join too)."""
-        few = replace(o, candidate_limit=min(self._candidates(o), FILL_CANDIDATES * (
-            o.offset + self.default_limit(o))))
-        wide, metas_of, _ = self._score(replace(plan, ranked=True), few)
+        wide, metas_of, _ = self._score(replace(plan, ranked=True), o)
         complete = {r[5] for r in rows}
         keep = [i for i, r in enumerate(wide) if r[5] not in complete]
         ratio = self._opt(o.cutoff_ratio, self.config.search.cutoff_ratio)
