@@ -95,11 +95,33 @@ def test_no_fill_where_it_was_not_asked_for(searcher, query, options):
     assert [r.partial for r in topic(searcher, query, options).results] == [False]
 
 
-def test_no_fill_after_the_elbow_cut_the_chunks_holding_every_word(searcher):
+def test_a_chunk_holding_every_word_that_the_elbow_cut_does_not_come_back(searcher):
     """Two chunks hold "inline" and "metadata"; at a ratio of 0.99 the elbow keeps the
-    better one only, and what holds one word of two does not follow it."""
+    better one only. The chunks holding one of the words may follow it, if they score
+    0.99 of it; the one the elbow cut is not among them."""
+    every = {r.id for r in topic(searcher, "inline metadata").results if not r.partial}
     t = topic(searcher, "inline metadata", SearchOptions(limit=5, cutoff_ratio=0.99))
-    assert t.total_matches == 2 and [r.partial for r in t.results] == [False]
+    shown = [r for r in t.results if not r.partial]
+    assert t.total_matches == 2 and len(every) == 2 and len(shown) == 1
+    assert not every - {shown[0].id} & {r.id for r in t.results}
+    assert all(r.score >= 0.99 * shown[0].score for r in t.results[1:2])
+
+
+def test_the_fill_follows_the_chunks_holding_every_word_that_the_elbow_kept(
+        tmp_path_factory):
+    """Three chunks hold "inline" and "metadata": the elbow keeps two (a long glossary
+    that says each word once scores a ninth of them); the page on "inline" alone scores
+    0.4 of the last one kept, above the ratio, and follows it."""
+    docs = {**DOCS, "glossary.md": "# Glossary\n\n" + "Words of these pages. " * 90
+            + "Inline: written in the file. Metadata: data about data.\n",
+            "inline.md": "# Inline\n\nInline: inline, inline and inline.\n"}
+    docs.update({f"note{i}.md": f"# Note {i}\n\nA short note.\n" for i in range(20)})
+    with kb_searcher(tmp_path_factory, "fill-elbow", docs) as s:
+        t = topic(s, "inline metadata", SearchOptions(limit=5, cutoff_ratio=0.3))
+    assert t.total_matches == 3
+    assert [(r.id, r.partial) for r in t.results] == [
+        ("kb:scripts.md#declaring-script-dependencies", False),
+        ("kb:changelog.md#0517", False), ("kb:inline.md#inline", True)]
 
 
 def test_fill_false_turns_it_off(tmp_path_factory):

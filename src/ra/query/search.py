@@ -273,8 +273,8 @@ class Searcher:
         ranked, stats = self._rank(rows, metas, o, reweigh)
         limit = self.default_limit(o)
         some: frozenset[str] = frozenset()
-        if rankable and not (side is not None and side.used) and self._fills(
-                plan, rows, stats, o, limit):
+        if rankable and not (side is not None and side.used) and self._fills(plan, rows,
+                                                                             o, limit):
             ranked, some = self._filled(plan, rows, ranked, o, reweigh)
         ranked, copies, near = self._without_copies(
             ranked, o.offset + limit if o.sort == "score" else None)
@@ -370,7 +370,7 @@ class Searcher:
         return max(self._opt(o.candidate_limit, self.config.search.candidate_limit),
                    o.offset + self.default_limit(o))
 
-    def _score(self, plan: Plan, o: SearchOptions):
+    def _score(self, plan: Plan, o: SearchOptions, worth=None):
         """``(rows, metas, sql)``: the best candidates ``(score, matched, complete, total,
         tainted)`` and their metadata, best first, ties by id; the metadata of all their
         ancestors is cached in the reader, for ranking.
@@ -381,7 +381,9 @@ class Searcher:
         long-lived reader climbs the chunk tree in memory, a short-lived one has
         ``bm25f_sql`` list the ancestors, or asks for them after ``top_sql``). A
         long-lived reader computes ``top_sql``'s rows from its impact arrays in NumPy
-        (``top_rows``): DuckDB's fixed cost of a query was most of a warm search."""
+        (``top_rows``): DuckDB's fixed cost of a query was most of a warm search.
+        ``worth``: a test of the scored rows; when it fails, no rows (and no metadata is
+        read)."""
         limit = self._candidates(o)
         weights, filters, stats = self.weights(), filters_of(o), self.reader.stats
         resident = self.reader.resident
@@ -400,6 +402,8 @@ class Searcher:
                 ancestors=not resident, metadata=False, every_tainted=self._meaning_on(o))
             found = self.reader.query(sql.text, sql.params)
         scored = [r for r in found if r[0] is not None]
+        if worth is not None and not worth(scored):
+            return [], [], sql
         metas = self.reader.lineage([r[5] for r in scored], None if resident or top else
                                     [r[5] for r in found if r[0] is None])
         best = sorted(scored, key=lambda r: (-r[0], metas[r[5]].id))[:limit]
@@ -446,15 +450,13 @@ class Searcher:
             limit=None, lookup=lookup, aggregation=o.aggregation, max_tokens=o.max_tokens,
             reweigh=reweigh)
 
-    def _fills(self, plan: Plan, rows, stats: ranking.RankStats, o: SearchOptions,
-               limit: int) -> bool:
-        """Whether a short keyword query's answer is filled up with partial ones: every
-        chunk holding all its words is shown (fewer than the page asks for) and relevance
-        did not drop among them (the elbow cut none), so the chunks holding most of the
-        words may follow (``[search] fill``)."""
+    def _fills(self, plan: Plan, rows, o: SearchOptions, limit: int) -> bool:
+        """Whether a short keyword query's answer is filled up with partial ones: fewer
+        chunks than the page asks for hold all its words, so the chunks holding most of
+        them may follow (``[search] fill``)."""
         return (self.config.search.fill and not plan.ranked and len(plan.groups) > 1
                 and o.sort == "score" and bool(rows) and bool(rows[0][2])
-                and int(rows[0][3]) < o.offset + limit and stats.elbow == stats.aggregated)
+                and int(rows[0][3]) < o.offset + limit)
 
     def _filled(self, plan: Plan, rows, ranked: list, o: SearchOptions, reweigh
                 ) -> tuple[list, frozenset[str]]:
@@ -463,13 +465,20 @@ class Searcher:
         and the ids of those: none overlaps a result above it (the same chunk, a
         section of it, a page holding it), and they follow only while relevance does
         not drop (the elbow, across the join too)."""
-        wide, metas_of, _ = self._score(replace(plan, ranked=True), o)
+        if not ranked:
+            return ranked, frozenset()
         complete = {r[5] for r in rows}
-        keep = [i for i, r in enumerate(wide) if r[5] not in complete]
         ratio = self._opt(o.cutoff_ratio, self.config.search.cutoff_ratio)
-        if not keep or not ranked or ranking.most_aggregated(wide[keep[0]][0]) * (
-                reweigh.factor if reweigh is not None else 1.0) < ratio * ranked[-1].score:
-            return ranked, frozenset()  # none could follow: not worth ranking them
+        floor = ratio * ranked[-1].score / (reweigh.factor if reweigh is not None else 1.0)
+
+        def worth(scored) -> bool:  # could the best of them, aggregated, follow?
+            best = max((r[0] for r in scored if r[5] not in complete), default=0.0)
+            return best > 0 and ranking.most_aggregated(best) >= floor
+
+        wide, metas_of, _ = self._score(replace(plan, ranked=True), o, worth)
+        keep = [i for i, r in enumerate(wide) if r[5] not in complete]
+        if not keep:
+            return ranked, frozenset()
         more, _ = self._rank([wide[i] for i in keep], [metas_of[i] for i in keep], o,
                              reweigh)
         shown = [self.reader.meta(c.id) for c in ranked]
