@@ -40,10 +40,10 @@ def render_search(response, mode: str, *, color: bool = False, analyzer=None,
     many = len(response.queries) > 1
     out: list[str] = []
     for topic in response.queries:
-        some = sum(getattr(r, "partial", False) for r in topic.results)
+        some = next((i for i, r in enumerate(topic.results) if r.partial), None)
         if many:
             out.append(style(f"## {topic.query}", "1", color) + (
-                f"  ({len(topic.results)} of {topic.total_matches} matches)" if not some
+                f"  ({len(topic.results)} of {topic.total_matches} matches)" if some is None
                 else f"  ({topic.total_matches} of {len(topic.results)} hold every word)"))
         if topic.note:
             out.append(f"(note: {topic.note})")
@@ -53,10 +53,8 @@ def render_search(response, mode: str, *, color: bool = False, analyzer=None,
             out.append("(no chunk holds these words; showing the chunks closest in meaning)")
         if not topic.results:
             out.append(_nothing_shown(topic, response.max_tokens))
-        said = False
-        for r in topic.results:
-            if getattr(r, "partial", False) and not said:
-                said = True
+        for i, r in enumerate(topic.results):
+            if i == some:
                 holds = "holds" if topic.total_matches == 1 else "hold"
                 out.append(f"(only {plural(topic.total_matches, 'chunk')} {holds} every "
                            "word; the results below hold some of them)")

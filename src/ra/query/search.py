@@ -18,6 +18,7 @@ or by ``tree:`` in a query, is an error that lists the trees (``Config.require_t
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
@@ -370,7 +371,8 @@ class Searcher:
         return max(self._opt(o.candidate_limit, self.config.search.candidate_limit),
                    o.offset + self.default_limit(o))
 
-    def _score(self, plan: Plan, o: SearchOptions, worth=None):
+    def _score(self, plan: Plan, o: SearchOptions,
+               worth: Callable[[list], bool] | None = None):
         """``(rows, metas, sql)``: the best candidates ``(score, matched, complete, total,
         tainted)`` and their metadata, best first, ties by id; the metadata of all their
         ancestors is cached in the reader, for ranking.
@@ -469,7 +471,8 @@ class Searcher:
             return ranked, frozenset()
         complete = {r[5] for r in rows}
         ratio = self._opt(o.cutoff_ratio, self.config.search.cutoff_ratio)
-        floor = ratio * ranked[-1].score / (reweigh.factor if reweigh is not None else 1.0)
+        least = ratio * ranked[-1].score  # what the first of them must score
+        floor = least / (reweigh.factor if reweigh is not None else 1.0)
 
         def worth(scored) -> bool:  # could the best of them, aggregated, follow?
             best = max((r[0] for r in scored if r[5] not in complete), default=0.0)
@@ -481,15 +484,15 @@ class Searcher:
             return ranked, frozenset()
         more, _ = self._rank([wide[i] for i in keep], [metas_of[i] for i in keep], o,
                              reweigh)
-        shown = [self.reader.meta(c.id) for c in ranked]
-        spans = [(m.ord, m.ord + m.descendants) for m in shown]
+        spans = [(m.ord, m.ord + m.descendants)
+                 for m in (self.reader.meta(c.id) for c in ranked)]
         added: list = []
         for cand in more:
             meta = self.reader.meta(cand.id)
             low, high = meta.ord, meta.ord + meta.descendants
             if any(a <= high and low <= b for a, b in spans):
                 continue
-            if cand.score <= 0 or (not added and cand.score < ratio * ranked[-1].score):
+            if cand.score <= 0 or (not added and cand.score < least):
                 break
             added.append(cand)
         return ranked + added, frozenset(c.id for c in added)

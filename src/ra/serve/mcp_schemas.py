@@ -45,8 +45,9 @@ class SearchResult(TypedDict):
 class Topic(TypedDict):
     query: str
     match: Literal["all", "partial", "semantic", "none"]  # semantic: by meaning alone
-    total_matches: int  # chunks that match, before the limit and the budget (with
-    # results marked partial after them: the chunks that hold every word)
+    # chunks that match, before the limit and the budget (the chunks holding every word
+    # when results marked partial follow them)
+    total_matches: int
     results: list[SearchResult]
     omitted: int  # results the token budget left out entirely
     smallest_omitted_tokens: NotRequired[int]  # what the smallest of those needs
