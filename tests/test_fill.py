@@ -75,6 +75,8 @@ def test_the_output_says_which_results_hold_some_of_the_words(searcher):
     first, rest = text.split("(only 1 chunk holds every word; the results below hold some "
                              "of them)\n")
     assert "kb:changelog.md#0517" in first and "kb:scripts.md" in rest
+    both = render_search(searcher.search([QUERY, "cooking"], OPEN), "list")
+    assert f"## {QUERY}  ({len(data)} shown; 1 holds every word)" in both
 
 
 def test_the_short_and_the_long_lived_reader_fill_alike(tmp_path_factory):

@@ -41,10 +41,12 @@ def render_search(response, mode: str, *, color: bool = False, analyzer=None,
     out: list[str] = []
     for topic in response.queries:
         some = next((i for i, r in enumerate(topic.results) if r.partial), None)
+        holds = "holds" if topic.total_matches == 1 else "hold"
         if many:
             out.append(style(f"## {topic.query}", "1", color) + (
                 f"  ({len(topic.results)} of {topic.total_matches} matches)" if some is None
-                else f"  ({topic.total_matches} of {len(topic.results)} hold every word)"))
+                else f"  ({len(topic.results)} shown; {topic.total_matches} {holds} every "
+                "word)"))
         if topic.note:
             out.append(f"(note: {topic.note})")
         if topic.match == "partial":
@@ -55,7 +57,6 @@ def render_search(response, mode: str, *, color: bool = False, analyzer=None,
             out.append(_nothing_shown(topic, response.max_tokens))
         for i, r in enumerate(topic.results):
             if i == some:
-                holds = "holds" if topic.total_matches == 1 else "hold"
                 out.append(f"(only {plural(topic.total_matches, 'chunk')} {holds} every "
                            "word; the results below hold some of them)")
             out.append(_render_result(r, mode, color, analyzer, set(topic.terms)))
