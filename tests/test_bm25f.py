@@ -40,6 +40,7 @@ import ra.config.settings
 import ra.index.freshness
 from ra.index.reader import IndexReader
 from ra.pipeline.impacts import SCALE, exact_impacts, impacts_sql
+from ra.query import phrases
 from ra.query.bm25f import (
     Filters,
     Sql,
@@ -48,7 +49,7 @@ from ra.query.bm25f import (
     bm25f_sql,
     idf,
 )
-from ra.query.impacts import bound, is_plain, top_rows, top_sql
+from ra.query.impacts import bonus_phrases, bound, is_plain, top_rows, top_sql
 from ra.query.parser import parse, typed_operators
 from ra.query.plan import (
     COMPOUND_PHRASE_WEIGHT,
@@ -1068,6 +1069,80 @@ def test_top_sql_keeps_the_best_final_scores_under_a_limit(viewed, resident, que
         assert [r[5] for r in got] == [r[5] for r in want], (query, limit)
         summed = top_rows(plan, resident.impact_arrays, n, weights, Filters(), limit)
         assert sorted(r[5] for r in summed) == [r[5] for r in want], (query, limit)
+
+
+# --- compounds: words from impacts, their phrase from positions -------------------------
+
+COMPOUNDS = ["error-handling", "rust error-handling", "error-handling cache-eviction",
+             "rust error-handling cache eviction ownership lifetimes", "rust::cache eviction",
+             "cache-evictoin rust"]
+
+
+@pytest.mark.parametrize("query", COMPOUNDS)
+@pytest.mark.parametrize("coord", [0.0, 1.5])
+def test_compound_phrases_scored_in_two_steps_give_the_rows_of_bm25f_sql(viewed, resident,
+                                                                         query, coord):
+    """A compound's phrase only adds score: a long-lived reader scores the words from its
+    impacts and the phrase from the positions of the chunks it could lift to the best
+    (``top_rows`` with ``phrases``), and answers with ``bm25f_sql``'s rows under every
+    limit: the same chunks, matched groups, complete and total, each score within the
+    quantization bound of its words (the phrase's is exact)."""
+    plan = plan_query(parse(query), resident, Analyzer("english"),
+                      PlanOptions(fuzzy=True, distance=1), query, rankable=True)
+    assert bonus_phrases(plan) and not is_plain(plan, Filters())
+    assert is_plain(plan, Filters(), phrases=True)
+    weights = replace(Weights(), coord=coord)
+    n, avg = viewed.stats.chunks, viewed.stats.avg_length
+    scorer = phrases.PhraseScorer(resident, weights)
+    for limit in (10_000, 1, 2, 3, 5):
+        general = bm25f_sql(plan, n, avg, weights, Filters(), limit, metadata=False)
+        want = sorted(viewed.query(general.text, general.params), key=lambda r: r[5])
+        got = sorted(top_rows(plan, resident.impact_arrays, n, weights, Filters(), limit,
+                              scorer), key=lambda r: r[5])
+        assert want and [r[2:] for r in got] == [r[2:] for r in want], (query, limit)
+        for g, w in zip(got, want, strict=True):
+            assert g[1] == pytest.approx(w[1], rel=1e-12)
+            assert abs(g[0] - w[0]) <= _plan_bound(plan, n, weights)
+
+
+def test_a_phrase_is_read_only_in_the_chunks_it_could_lift(viewed, resident):
+    """Under a limit of one, the positions are read for the chunks whose words' score
+    plus the phrase's largest possible one reaches the best words' score, not for every
+    chunk holding the phrase's words."""
+    query = "rust error-handling"
+    plan = plan_query(parse(query), resident, Analyzer("english"), PlanOptions(), query)
+    words = [a.term_id for i in bonus_phrases(plan) for a in plan.clauses[i].alts]
+    holding = set.intersection(*({o for (o,) in viewed.query(
+        "SELECT DISTINCT ord FROM tf_postings WHERE term_id = ?", [t])} for t in words))
+    asked = []
+    n = viewed.stats.chunks
+
+    def scorer(clauses, ords):
+        asked.append(ords)
+        return phrases.PhraseScorer(resident, Weights())(clauses, ords)
+
+    full = top_rows(plan, resident.impact_arrays, n, Weights(), Filters(), 10_000, scorer)
+    assert set(asked.pop()) == holding & {r[5] for r in full}
+    best = top_rows(plan, resident.impact_arrays, n, Weights(), Filters(), 1, scorer)
+    assert len(best) == 1 and 0 < len(asked.pop()) < len(holding)
+
+
+@pytest.mark.parametrize("query", ['"error handling"', '"stale cache"', '"event loop"',
+                                   '"error handling"~2'])
+def test_a_phrase_scored_from_positions_in_python_equals_the_sqls_to_the_bit(viewed, query):
+    """``ra.query.phrases.scores`` finds and scores a phrase as ``bm25f_sql`` does, to the
+    last bit (the local boost 1, so the SQL's product changes nothing)."""
+    plan = plan_query(parse(query), viewed, Analyzer("english"), PlanOptions(), query)
+    (clause,) = plan.clauses
+    weights = replace(Weights(), local_boost=1.0)
+    n, avg = viewed.stats.chunks, viewed.stats.avg_length
+    sql = bm25f_sql(plan, n, avg, weights, Filters(), 10_000, metadata=False)
+    want = {r[5]: r[0] for r in viewed.query(sql.text, sql.params)}
+    assert want
+    ords = sorted({*want, *range(0, n, 3)})  # and chunks without it: 0
+    rows = viewed.query(phrases.ROWS_SQL, phrases.rows_params([clause], ords))
+    got = phrases.scores([clause], rows, ords, n, avg, weights)
+    assert dict(zip(ords, got, strict=True)) == {o: want.get(o, 0.0) for o in ords}
 
 
 def test_other_weights_than_the_builds_take_the_formula_or_the_readers_own_impacts(setup):

@@ -92,6 +92,10 @@ def test_the_long_lived_reader_holds_its_relations_in_memory(pair):
         return {r[0] for r in reader.query("SELECT table_name FROM duckdb_tables()")}
 
     relations = {"meta", "field_lengths", "tf_postings"}
+    # field_lengths is held when a query names it (``ra context``'s signals): phrases
+    # read each field's length beside their positions (``phrase_postings``)
+    for reader in (short.reader, resident.reader):
+        reader.query("SELECT count(*) FROM field_lengths")
     assert relations <= tables(resident.reader)
     assert not relations & tables(short.reader)
     # impacts: arrays of the long-lived reader's own (ra.index.impact_arrays), a view

@@ -5,8 +5,9 @@ them (``ra.index.reader.IndexReader``).
 - ``create_views``: a view per artifact (``VIEWS``), the search relations over them (or
   over the compact artifacts: ``compact_relations``), the resolved ``links`` and, with
   ``[semantic]``, the ``vectors``; a reader's connection and ``ra sql``'s have them all;
-- ``RELATIONS``: ``meta``, ``field_lengths``, ``tf_postings`` and ``texts``, whose SQL is
-  the same however the data is held (views over Parquet, or tables in memory:
+- ``RELATIONS``: ``meta``, ``field_lengths``, ``tf_postings``, ``phrase_postings`` (the
+  postings with their positions and field length, for phrases) and ``texts``, whose
+  SQL is the same however the data is held (views over Parquet, or tables in memory:
   ``RESIDENT``, and ``texts`` over the ``ChunkStore``: ``register_store``);
 - the lookups of a long-lived reader: the vocabulary and typo candidates
   (``VOCABULARY_SQL``), a chunk's ancestors (``ANCESTORS_SQL``) and the rows of its
@@ -72,12 +73,16 @@ RELATIONS = (
     ("tf_postings", "SELECT p.term_id, p.ord, p.field, p.tf, "
      f"{field_length('l', 'p.field')} AS len "
      "FROM postings p JOIN field_lengths l ON l.ord = p.ord", "term_id, ord"),
+    ("phrase_postings", "SELECT p.term_id, p.ord, p.field, p.positions, "
+     f"{field_length('l', 'p.field')} AS len "
+     "FROM postings p JOIN field_lengths l ON l.ord = p.ord", "term_id, ord"),
     ("texts", "SELECT ord, heading || body AS text FROM chunks", "ord"),
 )
 
+
 def compact_relations(generation) -> dict[str, str]:
-    """``meta`` and ``tf_postings`` read from the generation's compact artifacts
-    (``ra.pipeline.compact``): two files instead of a join over every partition, the
+    """``meta``, ``tf_postings`` and ``phrase_postings`` read from the generation's compact
+    artifacts (``ra.pipeline.compact``): two files instead of a join over every partition, the
     partitions an update rewrote since (``stale``) read from their own files. Empty when
     the generation has no compact artifacts."""
     entry = generation.manifest.get("compact")
@@ -96,15 +101,18 @@ def compact_relations(generation) -> dict[str, str]:
     columns = ", ".join((*META_COLUMNS, "status", "tags", "position"))
     chunks = f"SELECT {columns} FROM {read('hot_chunks')}{keep}"
     postings = f"SELECT term_id, ord, field, tf, len FROM {read('hot_postings')}{keep}"
+    positions = (f"SELECT term_id, ord, field, positions, len FROM {read('hot_postings')}"
+                 f"{keep}")
     if stale:
         chunks += f" UNION ALL SELECT {columns} FROM {read('chunks')}"
         lengths = ", ".join(f"{f} AS len_{f}" for f in FIELDS)
-        postings += (f" UNION ALL SELECT p.term_id, p.ord, p.field, p.tf, "
-                     f"{field_length('l', 'p.field')} AS len FROM {read('postings')} p "
-                     f"JOIN (SELECT ord, {lengths} FROM {read('lengths')}) l ON l.ord = p.ord")
+        joined = (f"{field_length('l', 'p.field')} AS len FROM {read('postings')} p "
+                  f"JOIN (SELECT ord, {lengths} FROM {read('lengths')}) l ON l.ord = p.ord")
+        postings += f" UNION ALL SELECT p.term_id, p.ord, p.field, p.tf, {joined}"
+        positions += f" UNION ALL SELECT p.term_id, p.ord, p.field, p.positions, {joined}"
     return {"meta": f"SELECT {', '.join(META_COLUMNS)}, status, tags, ord - position AS "
                     f"doc_ord FROM ({chunks})",
-            "tf_postings": postings}
+            "tf_postings": postings, "phrase_postings": positions}
 
 
 #: The relations a long-lived reader materialises as DuckDB tables, each when a query

@@ -128,10 +128,21 @@ def exact_impacts(rows: dict, avg_length: dict[str, float], w) -> dict:
     """``impacts_sql(exact=True)``'s rows, computed in NumPy from postings rows (a dict of
     arrays ``term_id, ord, field, tf, len``, any order): ``term_id, ord, impact``, sorted
     by term and chunk. Each double is the SQL's: the same operations in the same order
-    (a field's term frequency over its normalised length, the fields summed in field
-    order, then saturated), as a test holds them, bit for bit. Without the grouping of the
-    SQL this is a few milliseconds where DuckDB took tens (a reader carried over to an
-    update computes its queries' terms this way: ``ra.index.impact_arrays.TermImpacts``)."""
+    (``tf_norm``, then saturated), as a test holds them, bit for bit. Without the
+    grouping of the SQL this is a few milliseconds where DuckDB took tens (a reader
+    carried over to an update computes its queries' terms this way:
+    ``ra.index.impact_arrays.TermImpacts``)."""
+    term, ords, tfn = tf_norm(rows, avg_length, w)
+    k1 = float(w.k1)
+    return {"term_id": term, "ord": ords,
+            "impact": tfn * (k1 + 1) / (k1 + tfn) / (k1 + 1) * float(SCALE)}
+
+
+def tf_norm(rows: dict, avg_length: dict[str, float], w) -> tuple:
+    """``tf_norm_sql`` in NumPy: ``(term_id, ord, tfn)`` per term and chunk of ``rows`` (a
+    dict of arrays ``term_id, ord, field, tf, len``, any order), sorted by term and
+    chunk, each tf~ the SQL's to the bit (a field's term frequency over its normalised
+    length, the fields summed in field order)."""
     import numpy as np
 
     term, ords, field = (np.asarray(rows[k]) for k in ("term_id", "ord", "field"))
@@ -150,9 +161,7 @@ def exact_impacts(rows: dict, avg_length: dict[str, float], w) -> dict:
     tfn = by_field[:, 0]
     for code in range(1, len(FIELDS)):  # in field order, one addition at a time
         tfn = tfn + by_field[:, code]
-    k1 = float(w.k1)
-    return {"term_id": term[starts], "ord": ords[starts],
-            "impact": tfn * (k1 + 1) / (k1 + tfn) / (k1 + 1) * float(SCALE)}
+    return term[starts], ords[starts], tfn
 
 
 def record(w, avg_length: dict[str, float]) -> dict:

@@ -49,7 +49,6 @@ from dataclasses import astuple, dataclass, field
 
 from ra.config.settings import FieldBoosts, SearchSettings, Settings
 from ra.index.chunkstore import META_COLUMNS
-from ra.index.relations import field_length
 from ra.pipeline.impacts import parameters, tf_norm_sql
 from ra.query.plan import Abbreviated, AllOf, Alt, AnyOf, Clause, NoneOf, Plan, Ref, refs
 
@@ -154,7 +153,7 @@ def bm25f_sql(plan: Plan, n_chunks: int, avg_length: dict[str, float], weights: 
     while a list of ords lets the reader skip most row groups.
 
     The stages, each a CTE: ``hits`` (one row per matching posting: term alternatives
-    from ``tf_postings``, phrase occurrences from ``postings``), ``norm`` (per clause,
+    from ``tf_postings``, phrase occurrences from ``phrase_postings``), ``norm`` (per clause,
     alternative and chunk, the field-weighted length-normalised tf), ``per_chunk`` (one
     column per clause: its best alternative's saturated score), ``cand`` (chunks that
     pass the filters, with score, matched clauses and whether they satisfy the whole
@@ -275,6 +274,9 @@ def _alternatives(plan: Plan, sql: Sql, n: int, *, masks: bool = True) -> str:
 
 
 def _phrase_hits(plan: Plan, index: int, sql: Sql, n: int) -> tuple[str, str]:
+    """The phrase clause ``index``'s hits: per chunk and field, the occurrences of its
+    words in order (within its slop), from ``phrase_postings`` (one file, sorted by
+    term: ``ra.pipeline.compact``)."""
     clause = plan.clauses[index]
     name = f"phrase_{index}"
     if any(a.term_id is None for a in clause.alts):
@@ -284,15 +286,15 @@ def _phrase_hits(plan: Plan, index: int, sql: Sql, n: int) -> tuple[str, str]:
     for i, alt in enumerate(clause.alts):
         where.append(f"w{i}.term_id = {sql.bind(alt.term_id)}")
         if i:
-            joins.append(f"JOIN postings w{i} ON w{i}.ord = w0.ord AND w{i}.field = w0.field")
+            joins.append(f"JOIN phrase_postings w{i} ON w{i}.ord = w0.ord "
+                         f"AND w{i}.field = w0.field")
             checks.append(f"len(list_filter(w{i}.positions, lambda y: "
                           f"abs(y - x - {i}) <= {slop})) > 0")
     phrase_idf = sum(idf(n, a.df) for a in clause.alts)
     tf = f"len(list_filter(w0.positions, lambda x: {' AND '.join(checks)}))"
     body = (f"SELECT {index} AS clause, -1 AS alt, w0.ord, w0.field, {tf}::INTEGER AS tf, "
-            f"{field_length('m', 'w0.field')} AS len, {sql.bind(clause.boost)} AS weight, "
-            f"{sql.bind(phrase_idf)} AS idf "
-            f"FROM postings w0 {' '.join(joins)} JOIN field_lengths m ON m.ord = w0.ord "
+            f"w0.len, {sql.bind(clause.boost)} AS weight, {sql.bind(phrase_idf)} AS idf "
+            f"FROM phrase_postings w0 {' '.join(joins)} "
             f"WHERE {' AND '.join(where)} AND ({clause.field_mask} >> w0.field) & 1 = 1")
     return name, f"SELECT * FROM ({body}) WHERE tf > 0"
 

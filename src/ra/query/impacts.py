@@ -14,6 +14,8 @@ NumPy, without DuckDB's fixed cost of a query.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from ra.pipeline.impacts import SCALE
 from ra.query.bm25f import (
     Filters,
@@ -25,8 +27,9 @@ from ra.query.bm25f import (
     _matched,
     alternative_idf,
     group_idf,
+    idf,
 )
-from ra.query.plan import AllOf, AnyOf, NoneOf, Plan, Ref
+from ra.query.plan import AllOf, AnyOf, Clause, NoneOf, Plan, Ref
 from ra.store.layout import FIELDS
 
 
@@ -43,13 +46,27 @@ def bound(weight: float, idf: float, k1: float) -> float:
 
 # --- plain queries over impacts ---------------------------------------------------------
 
-def is_plain(plan: Plan, filters: Filters) -> bool:
+def is_plain(plan: Plan, filters: Filters, *, phrases: bool = False) -> bool:
     """Whether ``top_sql`` can score ``plan``: AND/OR of words over every field (no
-    phrase, field restriction, tree clause or negation), no filter but ``archived``."""
+    phrase, field restriction, tree clause or negation), no filter but ``archived``.
+    With ``phrases``, whether ``top_rows`` can: the same, but for the phrases that only
+    add score (``bonus_phrases``: a compound's, a path's, a run of CJK text's)."""
     every = (1 << len(FIELDS)) - 1
+    bonus = set(bonus_phrases(plan)) if phrases else set()
     return (bool(plan.clauses) and not plan.negative
-            and all(c.kind == "term" and c.field_mask == every for c in plan.clauses)
+            and all((c.kind == "term" or c.index in bonus) and c.field_mask == every
+                    for c in plan.clauses)
             and filters == Filters(include_archived=filters.include_archived))
+
+
+def bonus_phrases(plan: Plan) -> list[int]:
+    """The phrase clauses of ``plan`` that only add score (``Plan.score_only``), over
+    every field, their words adjacent: those whose score in a chunk is at most that of
+    the least of its words there (each occurrence of the phrase is one of each word's,
+    in the same field), so impacts bound it (``top_rows``)."""
+    score_only = plan.score_only()
+    return [c.index for c in plan.clauses
+            if c.kind == "phrase" and c.index in score_only and c.slop == 0]
 
 
 def top_sql(plan: Plan, n_chunks: int, weights: Weights, filters: Filters,
@@ -90,18 +107,29 @@ def top_sql(plan: Plan, n_chunks: int, weights: Weights, filters: Filters,
 
 
 def top_rows(plan: Plan, arrays, n_chunks: int, weights: Weights, filters: Filters,
-             limit: int) -> list[tuple]:
+             limit: int, phrases: PhraseScores | None = None) -> list[tuple]:
     """``top_sql``'s rows, computed from a long-lived reader's ``ImpactArrays``: the same
     chunks, ``matched``, ``complete`` and ``total``, and the same scores up to the order
     of float operations (each step is the SQL's, in its order). The candidates are the
     chunks with a posting of any alternative (not archived, unless asked); each clause
     becomes a column over them, its best alternative's ``factor · impact``, ``-inf``
-    where it has none."""
+    where it has none.
+
+    A plan with phrases that only add score (``is_plain(..., phrases=True)``) is scored
+    in two steps, as MaxScore skips what cannot win: its words first, as above; then a
+    phrase's largest possible score in each candidate holding all of its words, its
+    ``factor`` times the least of their impacts (``bonus_phrases``), tells which chunks
+    it could lift to the ``limit``-th best, and ``phrases(clauses, ords)`` gives
+    their score (``bm25f_sql``'s, from the positions) in those only. The other chunks keep
+    their words' score: their phrase score is nothing, or too little to matter."""
     import numpy as np
 
+    bonus = bonus_phrases(plan) if phrases is not None else []
     arrays.load(a.term_id for c in plan.clauses for a in c.alts)  # computed ones: at once
     alts = []
     for k, c in enumerate(plan.clauses):
+        if c.kind == "phrase":
+            continue
         for a in c.alts:
             if a.term_id is not None and len((posted := arrays.postings(a.term_id))[0]):
                 alts.append((k, factor(a.weight * c.boost, alternative_idf(n_chunks, c, a),
@@ -129,6 +157,8 @@ def top_rows(plan: Plan, arrays, n_chunks: int, weights: Weights, filters: Filte
                 columns[k][at] = values
             else:
                 columns[k][at] = np.maximum(columns[k][at], values)
+        most = [_most(plan.clauses[i], arrays, slot, len(cand), n_chunks, weights.k1)
+                for i in bonus]
     finally:
         slot[cand] = -1
     if not len(cand):
@@ -138,7 +168,8 @@ def top_rows(plan: Plan, arrays, n_chunks: int, weights: Weights, filters: Filte
         values = column if column is not None else np.full(len(cand), -np.inf)
         found[c.index] = values > -np.inf
         score = score + np.where(found[c.index], values, 0.0)
-    score = score * np.where(arrays.is_global[cand], 1.0, weights.local_boost)
+    local = np.where(arrays.is_global[cand], 1.0, weights.local_boost)
+    score = score * local
     matched = np.zeros(len(cand))
     for g in plan.counted():
         matched = matched + _holds(g, found) * group_idf(plan, g, n_chunks)
@@ -148,16 +179,68 @@ def top_rows(plan: Plan, arrays, n_chunks: int, weights: Weights, filters: Filte
     total_idf = max(sum(group_idf(plan, g, n_chunks) for g in plan.counted()), 1e-9)
     if plan.ranked or not any_ok:
         keep, total = partial, int(partial.sum())
-        final = score * np.power(matched / total_idf, weights.coord)
+        coordination = np.power(matched / total_idf, weights.coord)
+        final, scale = score * coordination, local * coordination
     else:
-        keep, final, total = ok, score, int(ok.sum())
+        keep, final, total, scale = ok, score, int(ok.sum()), local
     rows = np.flatnonzero(keep)
+    if bonus:
+        rows, final = _with_phrases(plan, [plan.clauses[i] for i in bonus], most, rows,
+                                    final, scale, cand, limit, phrases)
     best = final[rows]
     if len(rows) > limit:  # every row scoring at least the limit-th best: ties stay
         kth = np.partition(best, len(rows) - limit)[len(rows) - limit]
         rows = rows[best >= kth]
     return [(float(final[i]), float(matched[i]), any_ok, total, None, int(cand[i]))
             for i in rows.tolist()]
+
+
+#: ``phrases(clauses, ords)``: the score of the phrase clauses in each of the chunks
+#: ``ords`` (sorted), summed, a sequence in their order (0 where none occurs).
+PhraseScores = Callable[[list[Clause], list[int]], Sequence[float]]
+
+
+def _most(clause: Clause, arrays, slot, size: int, n_chunks: int, k1: float):
+    """A bonus phrase's largest possible score in each candidate (``slot``: a chunk's
+    place among them, -1 for others): its factor times the least of its words' impacts,
+    plus half a step (the rounding), 0 where a word is missing."""
+    import numpy as np
+
+    if any(a.term_id is None for a in clause.alts):
+        return np.zeros(size)
+    least = None
+    for a in clause.alts:
+        ords, impacts = arrays.postings(a.term_id)
+        at = slot[ords]
+        mine = at >= 0
+        column = np.zeros(size)
+        column[at[mine]] = impacts[mine] + 0.5
+        least = column if least is None else np.minimum(least, column)
+    phrase_idf = sum(idf(n_chunks, a.df) for a in clause.alts)
+    return least * factor(clause.boost, phrase_idf, k1) * (1 + 1e-9)
+
+
+def _with_phrases(plan: Plan, clauses: list[Clause], most: list, rows, final, scale, cand,
+                  limit: int, phrases: PhraseScores):
+    """``(rows, final)`` with the bonus phrases ``clauses`` scored (``top_rows``): in the
+    rows that could reach the ``limit``-th best with their largest score ``most``; the
+    rows that could not, and hold one, are dropped."""
+    import numpy as np
+
+    final = final.copy()
+    reach = np.zeros(len(final))
+    for column in most:
+        reach += column
+    reach = reach[rows] * scale[rows]
+    lower = final[rows]
+    kth = (np.partition(lower, len(rows) - limit)[len(rows) - limit]
+           if len(rows) > limit else -np.inf)
+    could = (reach > 0) & (lower + reach >= kth)
+    need = rows[could]
+    if len(need):
+        final[need] = final[need] + np.asarray(phrases(clauses, cand[need].tolist())) * scale[
+            need]
+    return rows[(reach == 0) | could], final
 
 
 def _holds(expr, found: dict):

@@ -30,6 +30,7 @@ from ra.query.budget import estimate_tokens, list_entry_tokens, pack, ref_entry_
 from ra.query.impacts import is_plain, top_rows, top_sql
 from ra.query.named import boost_named
 from ra.query.parser import dash_negations, parse, parse_lenient, typed_operators
+from ra.query.phrases import PhraseScorer
 from ra.query.plan import Plan, PlanOptions, plan_query, shortened
 from ra.query.snippets import snippet as make_snippet
 from ra.text import is_markdown
@@ -389,19 +390,25 @@ class Searcher:
         limit = self._candidates(o)
         weights, filters, stats = self.weights(), filters_of(o), self.reader.stats
         resident = self.reader.resident
-        top = is_plain(plan, filters) and self.reader.impacts(weights)
+        plain = is_plain(plan, filters)
+        phrases = not plain and resident and is_plain(plan, filters, phrases=True)
+        top = (plain or phrases) and self.reader.impacts(weights)
         arrays = self.reader.impact_arrays if top else None
         if arrays is not None:
-            found = top_rows(plan, arrays, stats.chunks, weights, filters, limit)
+            scorer = PhraseScorer(self.reader, weights) if phrases else None
+            found = top_rows(plan, arrays, stats.chunks, weights, filters, limit, scorer)
             sql = Sql(f"-- in memory: {arrays.describe()}, summed per chunk in NumPy "
                       "(ra.query.impacts.top_rows)")
-            if o.explain:  # and the SQL of those rows: 50 µs a query to build, for no one
+            if o.explain and scorer is not None:
+                sql = scorer.explained(sql)
+            elif o.explain:  # and the SQL of those rows: 50 µs a query to build, for no one
                 shown = top_sql(plan, stats.chunks, weights, filters, limit)
                 sql = Sql(f"{sql.text}, giving the rows of\n{shown.text}", shown.params)
         else:
-            sql = top_sql(plan, stats.chunks, weights, filters, limit) if top else bm25f_sql(
-                plan, stats.chunks, stats.avg_length, weights, filters, limit,
-                ancestors=not resident, metadata=False, every_tainted=self._meaning_on(o))
+            sql = top_sql(plan, stats.chunks, weights, filters, limit) if plain and top else (
+                bm25f_sql(plan, stats.chunks, stats.avg_length, weights, filters, limit,
+                          ancestors=not resident, metadata=False,
+                          every_tainted=self._meaning_on(o)))
             found = self.reader.query(sql.text, sql.params)
         scored = [r for r in found if r[0] is not None]
         if worth is not None and not worth(scored):
