@@ -49,7 +49,14 @@ from ra.query.bm25f import (
     bm25f_sql,
     idf,
 )
-from ra.query.impacts import bonus_phrases, bound, is_plain, top_rows, top_sql
+from ra.query.impacts import (
+    bonus_phrases,
+    bound,
+    is_plain,
+    top_rows,
+    top_sql,
+    with_phrases,
+)
 from ra.query.parser import parse, typed_operators
 from ra.query.plan import (
     COMPOUND_PHRASE_WEIGHT,
@@ -876,6 +883,13 @@ GOLDEN_PLANS = {
                 alts=(Alt("error", 5, 12), Alt("handl", 6, 4))),
          _term(1, "rust", 7, 3)],
         AllOf((Ref(0), Ref(1))), (0, 1), ()),
+    "compound": Plan(  # rust error-handling: the parts required, their phrase for score only
+        [_term(0, "error", 5, 12), _term(1, "handl", 6, 4),
+         Clause(2, "phrase", "error-handling", alts=(Alt("error", 5, 12), Alt("handl", 6, 4)),
+                boost=COMPOUND_PHRASE_WEIGHT),
+         _term(3, "rust", 7, 3)],
+        AllOf((Ref(0), Ref(1), Ref(3))), (0, 1, 2, 3), (),
+        groups=(AllOf((Ref(0), Ref(1))), Ref(3))),
     "proximity_title_boost": Plan(
         [Clause(0, "phrase", "event loop", fields=(0,),
                 alts=(Alt("event", 1, 2), Alt("loop", 8, 3)), slop=2, boost=2.0),
@@ -1086,7 +1100,8 @@ def test_compound_phrases_scored_in_two_steps_give_the_rows_of_bm25f_sql(viewed,
     impacts and the phrase from the positions of the chunks it could lift to the best
     (``top_rows`` with ``phrases``), and answers with ``bm25f_sql``'s rows under every
     limit: the same chunks, matched groups, complete and total, each score within the
-    quantization bound of its words (the phrase's is exact)."""
+    quantization bound of its words (the phrase's is exact). A one-shot reader does the
+    same in DuckDB (``top_sql``, then ``with_phrases``): ``top_rows``' rows and scores."""
     plan = plan_query(parse(query), resident, Analyzer("english"),
                       PlanOptions(fuzzy=True, distance=1), query, rankable=True)
     assert bonus_phrases(plan) and not is_plain(plan, Filters())
@@ -1103,6 +1118,13 @@ def test_compound_phrases_scored_in_two_steps_give_the_rows_of_bm25f_sql(viewed,
         for g, w in zip(got, want, strict=True):
             assert g[1] == pytest.approx(w[1], rel=1e-12)
             assert abs(g[0] - w[0]) <= _plan_bound(plan, n, weights)
+        top = top_sql(plan, n, weights, Filters(), limit)
+        viewed_rows = sorted(with_phrases(viewed.query(top.text, top.params), plan, limit,
+                                          phrases.PhraseScorer(viewed, weights)),
+                             key=lambda r: r[5])
+        assert [r[2:] for r in viewed_rows] == [r[2:] for r in got], (query, limit)
+        for v, g in zip(viewed_rows, got, strict=True):
+            assert v[:2] == pytest.approx(g[:2], rel=1e-12, abs=1e-12)
 
 
 def test_a_phrase_is_read_only_in_the_chunks_it_could_lift(viewed, resident):
@@ -1226,8 +1248,12 @@ def test_only_plain_plans_take_the_top_query():
                     Filters(exclude_ids=("docs:a.md",)), Filters(since_ns=1),
                     Filters(until_ns=1)):
         assert not is_plain(plain, filters)
-    for name in ("phrase", "proximity_title_boost", "or_not", "tree_filter"):
+    for name in ("phrase", "proximity_title_boost", "or_not", "tree_filter", "compound"):
         assert not is_plain(GOLDEN_PLANS[name], Filters())
+    # a phrase that only adds score is scored in two steps (``top_rows``); one required
+    # by the query (quoted) is not
+    assert is_plain(GOLDEN_PLANS["compound"], Filters(), phrases=True)
+    assert not is_plain(GOLDEN_PLANS["phrase"], Filters(), phrases=True)
     title_only = Plan([_term(0, "rust", 7, 3, fields=(0,))], Ref(0), (0,), ())
     assert not is_plain(title_only, Filters())
 
@@ -1256,7 +1282,7 @@ def _golden(stem: str, sql) -> None:
     assert json.loads(params) == json.loads(params_file.read_text())
 
 
-@pytest.mark.parametrize("name", ["term", "and_fuzzy"])
+@pytest.mark.parametrize("name", ["term", "and_fuzzy", "compound"])
 def test_top_sql_matches_golden_file(viewed, name):
     sql = top_sql(GOLDEN_PLANS[name], 42, Weights(), Filters(), 25)
     _golden(f"{name}.top", sql)

@@ -27,7 +27,8 @@ from ra.store import generations
 from ra.store.layout import COMPACT, MANIFEST, artifact_path
 
 QUERIES = ["ownership borrowing", "closures capture environment", "lifetime annotations",
-           "iterator", "zebra stripes", "ownrship", "\"smart pointer\"", "cargo -workspace"]
+           "iterator", "zebra stripes", "ownrship", "\"smart pointer\"", "cargo -workspace",
+           "borrow-checker errors", "std::iter adapters"]
 
 
 @pytest.fixture
@@ -38,8 +39,8 @@ def project(tmp_path, monkeypatch) -> Path:
 def relations(reader: IndexReader) -> dict[str, list]:
     q = reader.con.execute
     return {"meta": q("SELECT * FROM meta ORDER BY ord").fetchall(),
-            "tf_postings": q("SELECT * FROM tf_postings ORDER BY term_id, ord, field")
-            .fetchall()}
+            **{name: q(f"SELECT * FROM {name} ORDER BY term_id, ord, field").fetchall()
+               for name in ("tf_postings", "phrase_postings")}}
 
 
 def partitioned(reader: IndexReader) -> dict[str, list]:
@@ -47,8 +48,8 @@ def partitioned(reader: IndexReader) -> dict[str, list]:
     body = {name: body for name, body, _ in RELATIONS}
     q = reader.con.execute
     return {"meta": q(f"SELECT * FROM ({body['meta']}) ORDER BY ord").fetchall(),
-            "tf_postings": q(f"SELECT * FROM ({body['tf_postings']}) "
-                             "ORDER BY term_id, ord, field").fetchall()}
+            **{name: q(f"SELECT * FROM ({body[name]}) ORDER BY term_id, ord, field")
+               .fetchall() for name in ("tf_postings", "phrase_postings")}}
 
 
 def answers(reader: IndexReader, config, *, quantized: bool = False,

@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 
 from conftest import short_and_held
 from ra.query.bm25f import Filters, Weights
-from ra.query.impacts import is_plain, top_rows, top_sql
+from ra.query.impacts import is_plain, top_rows, top_sql, with_phrases
 from ra.query.parser import parse
+from ra.query.phrases import PhraseScorer
 from ra.query.plan import PlanOptions, plan_query
 from ra.query.search import Searcher, SearchOptions
 from ra.text.analysis import Analyzer
@@ -110,6 +111,44 @@ def test_top_rows_are_the_rows_of_top_sql(reader, text, fuzzy, weights, archived
     filters = Filters(include_archived=archived)
     assert is_plain(plan, filters)
     _assert_same(*_both(reader, plan, weights, filters, limit))
+
+
+compound = st.builds(
+    lambda words, seps: words[0] + "".join(s + w for s, w in zip(seps, words[1:],
+                                                                  strict=False)),
+    st.lists(word, min_size=2, max_size=8),
+    st.lists(st.sampled_from([" ", "-", "-", "::", " OR "]), min_size=8, max_size=8)
+).filter(lambda text: "-" in text or "::" in text)
+
+
+def _phrase_rows(readers, plan, weights: Weights, filters: Filters, limit: int):
+    """``_both`` for a plan with phrases that only add score: ``top_rows`` with the
+    phrases scored from positions, and ``top_sql`` then ``with_phrases``."""
+    held, short = readers[:2]
+    n = held.stats.chunks
+    sql = top_sql(plan, n, weights, filters, limit)
+    want = sorted(with_phrases(short.query(sql.text, sql.params), plan, limit,
+                               PhraseScorer(short, weights)), key=lambda r: r[5])
+    got = sorted(top_rows(plan, held.impact_arrays, n, weights, filters, limit,
+                          PhraseScorer(held, weights)), key=lambda r: r[5])
+    return got, want
+
+
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=compound, fuzzy=st.booleans(), weights=st.sampled_from(WEIGHTS),
+       archived=st.booleans(), limit=st.sampled_from([1, 2, 5, 10_000]))
+def test_compounds_in_two_steps_give_the_same_rows_in_memory_and_in_duckdb(
+        reader, text, fuzzy, weights, archived, limit):
+    """A compound's phrase, scored from the positions of the chunks it could lift:
+    ``top_rows`` over the arrays and ``top_sql`` over the view keep the same chunks with
+    the same scores, under every limit (``test_bm25f`` holds both to ``bm25f_sql``)."""
+    held = reader[0]
+    plan = plan_query(parse(text), held, Analyzer("english"),
+                      PlanOptions(fuzzy=fuzzy, distance=1), text, rankable=True)
+    filters = Filters(include_archived=archived)
+    assert is_plain(plan, filters, phrases=True) and not is_plain(plan, filters)
+    _assert_same(*_phrase_rows(reader, plan, weights, filters, limit))
 
 
 @pytest.mark.parametrize("text", ["cache", "cache eviction", "cache OR socket",
@@ -260,6 +299,28 @@ def test_a_carried_over_reader_scores_what_its_formula_scores(patched, text, fuz
     assert patched.impacts(weights) and isinstance(patched.impact_arrays, TermImpacts)
     got = sorted(top_rows(plan, patched.impact_arrays, n, weights, filters, 10_000),
                  key=lambda r: r[5])
+    exact = bm25f_sql(plan, n, patched.stats.avg_length, weights, filters, 10_000,
+                      metadata=False)
+    _assert_same(got, sorted(patched.query(exact.text, exact.params), key=lambda r: r[5]))
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=compound, weights=st.sampled_from(WEIGHTS), archived=st.booleans())
+def test_a_carried_over_reader_finds_a_compounds_phrase_in_old_and_new_files(
+        patched, text, weights, archived):
+    """After an update, the positions of the rewritten partitions are in their own files,
+    the others in the last full build's ``hot_postings`` (``phrase_postings`` reads
+    both): the phrase scored in two steps gives ``bm25f_sql``'s rows."""
+    from ra.query.bm25f import bm25f_sql
+
+    plan = plan_query(parse(text), patched, Analyzer("english"),
+                      PlanOptions(fuzzy=False), text, rankable=True)
+    filters = Filters(include_archived=archived)
+    n = patched.stats.chunks
+    assert patched.impacts(weights)
+    got = sorted(top_rows(plan, patched.impact_arrays, n, weights, filters, 10_000,
+                          PhraseScorer(patched, weights)), key=lambda r: r[5])
     exact = bm25f_sql(plan, n, patched.stats.avg_length, weights, filters, 10_000,
                       metadata=False)
     _assert_same(got, sorted(patched.query(exact.text, exact.params), key=lambda r: r[5]))

@@ -34,9 +34,11 @@ one question: the best chunks. Such a reader loads the vocabulary, the store and
 impacts with pyarrow and connects to DuckDB only when a query first needs it (``con``):
 a process that serves plain queries alone never imports it. That costs memory of some
 6 bytes per posting, 4 more once ``tf_postings`` is held (compressed: ``HELD``), and the
-pages of the mapped file a search touches; phrase queries still read positions from
-``postings``. After an incremental update such a reader is carried over to the new
-generation by patching its memory (``successor``) rather than loaded again.
+pages of the mapped file a search touches; phrases read their words' positions from
+``phrase_postings`` (the compact ``hot_postings``), a compound's only in the chunks it
+could lift (``ra.query.impacts.top_rows``). After an incremental update such a reader
+is carried over to the new generation by patching its memory (``successor``) rather
+than loaded again.
 """
 
 from __future__ import annotations

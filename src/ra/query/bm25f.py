@@ -39,7 +39,9 @@ behind the idf weighting and the exponent.
 Most agent queries are *plain*: a few words, AND/OR, no phrase, field, tree or negation.
 When the index's precomputed, quantized impacts hold for the configured weights, every
 reader scores those from them instead (``ra.query.impacts.top_sql``): the same answers,
-scores within the quantization step.
+scores within the quantization step. So are those whose only phrases are a compound's,
+which only add score: their words from the impacts, the phrases from positions in the
+chunks they could lift to the best (``ra.query.impacts.with_phrases``).
 """
 
 from __future__ import annotations
@@ -420,24 +422,39 @@ def _ranked(plan: Plan, sql: Sql, weights: Weights, n_chunks: int) -> str:
     return _answers(plan, sql, weights, n_chunks, plain=False)
 
 
-def _answers(plan: Plan, sql: Sql, w: Weights, n_chunks: int, *, plain: bool) -> str:
+def _answers(plan: Plan, sql: Sql, w: Weights, n_chunks: int, *, plain: bool,
+             reach: bool = False) -> str:
     """The answering candidates with their final score. A ranked plan: every candidate
     matching a group (and no excluded word), its score × (weight of the groups it
     matches / weight of all groups) ** coord (``group_idf``). Otherwise those satisfying
     the whole expression when any does, else the partial answer, scored the same way.
-    ``plain``: for ``top_sql``, whose candidates have no ``doc_ord`` and no negation."""
+    ``plain``: for ``top_sql``, whose candidates have no ``doc_ord`` and no negation;
+    ``reach``: also what a candidate's ``local`` boost becomes (``scale``: what a score
+    added to its words' is multiplied by) and its ``reach`` (the most its phrases may
+    add: ``ra.query.impacts.top_sql``) so multiplied."""
     extra = "" if plain else "c.doc_ord, "
     total = sql.bind(max(sum(group_idf(plan, g, n_chunks) for g in plan.counted()), 1e-9))
-    coordinated = f"c.score * pow(c.matched / {total}, {sql.bind(w.coord)})"
+    coord = sql.bind(w.coord)
+
+    def coordinated(column: str) -> str:
+        return f"{column} * pow(c.matched / {total}, {coord})"
+
+    def final(column: str) -> str:
+        if plan.ranked:
+            return coordinated(column)
+        return f"CASE WHEN t.any_ok THEN {column} ELSE {coordinated(column)} END"
+
+    if reach:
+        extra += f"c.reach * {final('c.local')} AS reach, {final('c.local')} AS scale, "
     # with a group per clause, every candidate of a plain plan matches one
     partial = ("c.neg_ok AND c.matched > 0" if not plain else
                "true" if _all_words(plan) else "c.matched > 0")
     if plan.ranked:
-        return (f"SELECT c.ord, {extra}{coordinated} AS score, c.matched, t.any_ok AS "
+        return (f"SELECT c.ord, {extra}{final('c.score')} AS score, c.matched, t.any_ok AS "
                 "complete, t.n_partial AS total FROM cand c, totals t WHERE " + partial)
     where = (f"CASE WHEN t.any_ok THEN c.ok ELSE {partial} END" if partial != "true"
              else "c.ok OR NOT t.any_ok")
-    return (f"SELECT c.ord, {extra}CASE WHEN t.any_ok THEN c.score ELSE {coordinated} END "
+    return (f"SELECT c.ord, {extra}{final('c.score')} "
             "AS score, c.matched, t.any_ok AS complete, CASE WHEN t.any_ok THEN t.n_ok ELSE "
             f"t.n_partial END AS total FROM cand c, totals t WHERE {where}")
 

@@ -10,6 +10,11 @@ scores a plain plan (``is_plain``) from them: an alternative contributes
 ``bm25f_sql``'s exactly. A long-lived reader holds the same rows as arrays
 (``ra.index.impact_arrays``) and ``top_rows`` computes ``top_sql``'s rows from them in
 NumPy, without DuckDB's fixed cost of a query.
+
+A plan whose only phrases are a compound's (``bonus_phrases``: they only add score) is
+scored in two steps by both: its words so, with the most each chunk's phrases could add;
+then ``with_phrases`` scores the phrases from positions (``ra.query.phrases``) in the
+chunks they could lift to the ``limit``-th best only, and applies the limit.
 """
 
 from __future__ import annotations
@@ -81,29 +86,80 @@ def top_sql(plan: Plan, n_chunks: int, weights: Weights, filters: Filters,
     Plain plans need none of ``bm25f_sql``'s stages for phrases, fields, negations and
     filters, and nothing of ``meta`` (``impacts`` carries the chunk flags), so the query
     is one aggregation per chunk and a window.
+
+    A plan with phrases that only add score (``is_plain(..., phrases=True)``) gets the
+    first of ``top_rows``' two steps: the rows of the chunks whose words' score plus
+    ``reach``, the most their phrases may add (each phrase's factor times the least of
+    its words' impacts there, as ``top_rows`` bounds it), scaled as the score is
+    (``scale``), reaches the ``limit``-th best words' score; ``with_phrases`` adds the
+    phrases' scores to them and applies the limit.
     """
     sql = Sql("")
-    alts = _factors(plan, sql, n_chunks, weights.k1)
+    bonus = bonus_phrases(plan)
+    alts = _factors(plan, sql, n_chunks, weights.k1, bonus)
+    terms = [c for c in plan.clauses if c.kind == "term"]
     cols = "".join(f", max(a.factor * p.impact) FILTER (WHERE a.clause = {c.index}) AS "
-                   f"c{c.index}" for c in plan.clauses)
+                   f"c{c.index}" for c in terms)
+    reach = []
+    for i in bonus:
+        c = plan.clauses[i]
+        words = {a.term_id for a in c.alts}
+        if None in words:
+            continue
+        cols += (f", count(DISTINCT p.term_id) FILTER (WHERE a.clause = {i}) AS n{i}, "
+                 f"min(p.impact) FILTER (WHERE a.clause = {i}) AS m{i}")
+        most = factor(c.boost, sum(idf(n_chunks, a.df) for a in c.alts), weights.k1)
+        reach.append(f"CASE WHEN n{i} = {len(words)} THEN (m{i} + 0.5) * {sql.bind(most)} "
+                     "ELSE 0 END")
     archived = "" if filters.include_archived else " WHERE NOT p.archived"
-    score = " + ".join(f"coalesce(c{c.index}, 0)" for c in plan.clauses)
+    score = " + ".join(f"coalesce(c{c.index}, 0)" for c in terms)
     boost = sql.bind(weights.local_boost)
     lim = sql.bind(int(limit))
+    local = f"CASE WHEN is_global THEN 1.0 ELSE {boost} END"
+    bounds = (f"{local} AS local, ({' + '.join(reach) or '0'}) * {sql.bind(1 + 1e-9)} "
+              "AS reach, " if bonus else "")
     sql.text = (
-        f"WITH cand AS (SELECT ord, ({score}) * CASE WHEN is_global THEN 1.0 ELSE {boost} "
-        f"END AS score, {_matched(plan, sql, n_chunks)} AS matched, "
+        f"WITH cand AS (SELECT ord, {bounds}({score}) * {local} AS score, "
+        f"{_matched(plan, sql, n_chunks)} AS matched, "
         f"{_expr(plan.expr, plan, sql)} AS ok FROM (SELECT p.ord, bool_or(p.is_global) AS "
         f"is_global{cols} FROM impacts p JOIN ({alts}) a ON p.term_id = a.term_id{archived} "
         "GROUP BY p.ord)),\n"
         "totals AS (SELECT bool_or(ok) AS any_ok, count(*) FILTER (WHERE ok) AS n_ok, "
         f"count(*){'' if _all_words(plan) else ' FILTER (WHERE matched > 0)'} AS n_partial "
-        "FROM cand)\n"
-        "SELECT score, matched, complete, total, NULL::INTEGER[] AS tainted, ord FROM ("
-        f"{_answers(plan, sql, weights, n_chunks, plain=True)}) "
-        # outside the answers, where ``score`` is their final (coordinated) score
-        f"QUALIFY rank() OVER (ORDER BY score DESC) <= {lim}")
+        "FROM cand)")
+    answers = _answers(plan, sql, weights, n_chunks, plain=True, reach=bool(bonus))
+    if bonus:
+        sql.text += (
+            f",\nanswers AS MATERIALIZED ({answers}),\n"
+            "kth AS (SELECT min(score) AS score FROM (SELECT score FROM answers ORDER BY "
+            f"score DESC LIMIT {lim}))\n"
+            "SELECT a.score, a.matched, a.complete, a.total, NULL::INTEGER[] AS tainted, "
+            "a.ord, a.reach, a.scale FROM answers a, kth WHERE a.score + a.reach >= kth.score")
+    else:
+        sql.text += (
+            "\nSELECT score, matched, complete, total, NULL::INTEGER[] AS tainted, ord FROM ("
+            f"{answers}) "
+            # outside the answers, where ``score`` is their final (coordinated) score
+            f"QUALIFY rank() OVER (ORDER BY score DESC) <= {lim}")
     return sql
+
+
+def with_phrases(rows: list[tuple], plan: Plan, limit: int, phrases: PhraseScores
+                 ) -> list[tuple]:
+    """The second of ``top_rows``' two steps (and ``top_sql``'s for a plan with phrases
+    that only add score): ``rows`` ``(score, matched, complete, total, tainted, ord,
+    reach, scale)`` of the chunks whose words' score plus ``reach`` may reach the
+    ``limit``-th best, as ``top_sql``'s rows; ``phrases`` scores the phrases in those
+    with a ``reach``, each added times the row's ``scale``, then the limit is applied
+    (ties stay)."""
+    clauses = [plan.clauses[i] for i in bonus_phrases(plan)]
+    need = sorted(r[5] for r in rows if r[6] > 0)
+    added = dict(zip(need, phrases(clauses, need), strict=True)) if need else {}
+    out = [(r[0] + added[r[5]] * r[7] if r[5] in added else r[0], *r[1:6]) for r in rows]
+    if len(out) > limit:
+        kth = sorted((r[0] for r in out), reverse=True)[limit - 1]
+        out = [r for r in out if r[0] >= kth]
+    return out
 
 
 def top_rows(plan: Plan, arrays, n_chunks: int, weights: Weights, filters: Filters,
@@ -184,9 +240,18 @@ def top_rows(plan: Plan, arrays, n_chunks: int, weights: Weights, filters: Filte
     else:
         keep, final, total, scale = ok, score, int(ok.sum()), local
     rows = np.flatnonzero(keep)
-    if bonus:
-        rows, final = _with_phrases(plan, [plan.clauses[i] for i in bonus], most, rows,
-                                    final, scale, cand, limit, phrases)
+    if bonus:  # the chunks whose words' score plus the most their phrases add may win
+        reach = np.zeros(len(cand))
+        for column in most:
+            reach = reach + column
+        reach = reach * scale
+        best = final[rows]
+        kth = (np.partition(best, len(rows) - limit)[len(rows) - limit]
+               if len(rows) > limit else -np.inf)
+        rows = rows[best + reach[rows] >= kth]
+        return with_phrases([(float(final[i]), float(matched[i]), any_ok, total, None,
+                              int(cand[i]), float(reach[i]), float(scale[i]))
+                             for i in rows.tolist()], plan, limit, phrases)
     best = final[rows]
     if len(rows) > limit:  # every row scoring at least the limit-th best: ties stay
         kth = np.partition(best, len(rows) - limit)[len(rows) - limit]
@@ -220,29 +285,6 @@ def _most(clause: Clause, arrays, slot, size: int, n_chunks: int, k1: float):
     return least * factor(clause.boost, phrase_idf, k1) * (1 + 1e-9)
 
 
-def _with_phrases(plan: Plan, clauses: list[Clause], most: list, rows, final, scale, cand,
-                  limit: int, phrases: PhraseScores):
-    """``(rows, final)`` with the bonus phrases ``clauses`` scored (``top_rows``): in the
-    rows that could reach the ``limit``-th best with their largest score ``most``; the
-    rows that could not, and hold one, are dropped."""
-    import numpy as np
-
-    final = final.copy()
-    reach = np.zeros(len(final))
-    for column in most:
-        reach += column
-    reach = reach[rows] * scale[rows]
-    lower = final[rows]
-    kth = (np.partition(lower, len(rows) - limit)[len(rows) - limit]
-           if len(rows) > limit else -np.inf)
-    could = (reach > 0) & (lower + reach >= kth)
-    need = rows[could]
-    if len(need):
-        final[need] = final[need] + np.asarray(phrases(clauses, cand[need].tolist())) * scale[
-            need]
-    return rows[(reach == 0) | could], final
-
-
 def _holds(expr, found: dict):
     """Which candidates satisfy ``expr`` (``_expr``'s condition), as a boolean array."""
     match expr:
@@ -263,16 +305,20 @@ def _holds(expr, found: dict):
     raise TypeError(f"unknown expression {expr!r}")  # pragma: no cover
 
 
-def _factors(plan: Plan, sql: Sql, n_chunks: int, k1: float) -> str:
+def _factors(plan: Plan, sql: Sql, n_chunks: int, k1: float, bonus: list[int] = ()) -> str:
     """One row per term alternative: its clause, term and ``factor``, bound as parallel
-    lists, so the text depends on the plan's shape only."""
+    lists, so the text depends on the plan's shape only; and per word of each phrase of
+    ``bonus``, its clause and term (factor 0: ``top_sql`` reads their impacts only)."""
     clauses, terms, factors = [], [], []
     for c in plan.clauses:
+        if c.kind == "phrase" and c.index not in bonus:
+            continue
         for a in c.alts:
             if a.term_id is not None:
                 clauses.append(c.index)
                 terms.append(a.term_id)
-                factors.append(factor(a.weight * c.boost, alternative_idf(n_chunks, c, a), k1))
+                factors.append(0.0 if c.kind == "phrase" else factor(
+                    a.weight * c.boost, alternative_idf(n_chunks, c, a), k1))
     return (f"SELECT unnest({sql.bind(clauses)}::INTEGER[]) AS clause, "
             f"unnest({sql.bind(terms)}::INTEGER[]) AS term_id, "
             f"unnest({sql.bind(factors)}::DOUBLE[]) AS factor")

@@ -27,7 +27,7 @@ from ra.index.reader import ChunkMeta
 from ra.query import rank as ranking
 from ra.query.bm25f import Filters, Sql, Weights, bm25f_sql, weights_of
 from ra.query.budget import estimate_tokens, list_entry_tokens, pack, ref_entry_tokens
-from ra.query.impacts import is_plain, top_rows, top_sql
+from ra.query.impacts import is_plain, top_rows, top_sql, with_phrases
 from ra.query.named import boost_named
 from ra.query.parser import dash_negations, parse, parse_lenient, typed_operators
 from ra.query.phrases import PhraseScorer
@@ -384,32 +384,38 @@ class Searcher:
         long-lived reader climbs the chunk tree in memory, a short-lived one has
         ``bm25f_sql`` list the ancestors, or asks for them after ``top_sql``). A
         long-lived reader computes ``top_sql``'s rows from its impact arrays in NumPy
-        (``top_rows``): DuckDB's fixed cost of a query was most of a warm search.
+        (``top_rows``): DuckDB's fixed cost of a query was most of a warm search. A
+        compound's phrase, which only adds score, is added from positions in the chunks
+        it could lift to the best (``ra.query.impacts.with_phrases``).
         ``worth``: a test of the scored rows; when it fails, no rows (and no metadata is
         read)."""
         limit = self._candidates(o)
         weights, filters, stats = self.weights(), filters_of(o), self.reader.stats
         resident = self.reader.resident
         plain = is_plain(plan, filters)
-        phrases = not plain and resident and is_plain(plan, filters, phrases=True)
+        phrases = not plain and is_plain(plan, filters, phrases=True)
         top = (plain or phrases) and self.reader.impacts(weights)
         arrays = self.reader.impact_arrays if top else None
+        scorer = PhraseScorer(self.reader, weights) if phrases and top else None
         if arrays is not None:
-            scorer = PhraseScorer(self.reader, weights) if phrases else None
             found = top_rows(plan, arrays, stats.chunks, weights, filters, limit, scorer)
             sql = Sql(f"-- in memory: {arrays.describe()}, summed per chunk in NumPy "
                       "(ra.query.impacts.top_rows)")
-            if o.explain and scorer is not None:
-                sql = scorer.explained(sql)
-            elif o.explain:  # and the SQL of those rows: 50 µs a query to build, for no one
+            if o.explain:  # and the SQL of those rows: 50 µs a query to build, for no one
                 shown = top_sql(plan, stats.chunks, weights, filters, limit)
                 sql = Sql(f"{sql.text}, giving the rows of\n{shown.text}", shown.params)
-        else:
-            sql = top_sql(plan, stats.chunks, weights, filters, limit) if plain and top else (
-                bm25f_sql(plan, stats.chunks, stats.avg_length, weights, filters, limit,
-                          ancestors=not resident, metadata=False,
-                          every_tainted=self._meaning_on(o)))
+        elif top:
+            sql = top_sql(plan, stats.chunks, weights, filters, limit)
             found = self.reader.query(sql.text, sql.params)
+            if scorer is not None:
+                found = with_phrases(found, plan, limit, scorer)
+        else:
+            sql = bm25f_sql(plan, stats.chunks, stats.avg_length, weights, filters, limit,
+                            ancestors=not resident, metadata=False,
+                            every_tainted=self._meaning_on(o))
+            found = self.reader.query(sql.text, sql.params)
+        if scorer is not None and o.explain:
+            sql = scorer.explained(sql)
         scored = [r for r in found if r[0] is not None]
         if worth is not None and not worth(scored):
             return [], [], sql
