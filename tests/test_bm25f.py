@@ -1162,9 +1162,35 @@ def test_a_phrase_scored_from_positions_in_python_equals_the_sqls_to_the_bit(vie
     want = {r[5]: r[0] for r in viewed.query(sql.text, sql.params)}
     assert want
     ords = sorted({*want, *range(0, n, 3)})  # and chunks without it: 0
-    rows = viewed.query(phrases.ROWS_SQL, phrases.rows_params([clause], ords))
+    rows = viewed.phrase_positions(phrases.words([clause]), ords)
     got = phrases.scores([clause], rows, ords, n, avg, weights)
     assert dict(zip(ords, got, strict=True)) == {o: want.get(o, 0.0) for o in ords}
+
+
+def test_positions_read_with_pyarrow_are_duckdbs(viewed, resident):
+    """A long-lived reader reads a few terms' positions in a few chunks from the row
+    groups of ``hot_postings`` that may hold them (``ra.index.positions``); they are the
+    rows DuckDB reads from ``phrase_postings``, also when no footer statistics narrow the
+    row groups down."""
+    from ra.index.positions import HotPositions
+
+    assert resident.keep_vocabulary and not viewed.keep_vocabulary
+    n = viewed.stats.chunks
+    common = [t for (t,) in viewed.query(
+        "SELECT term_id FROM terms ORDER BY df DESC, term_id LIMIT 12")]
+    cases = [(common[:2], list(range(n))), (common[3:9], list(range(1, n, 5))),
+             (common[:1], [n - 1]), ([common[0], 10**6], list(range(0, n, 2))), (common, [])]
+    found = []
+    for terms, ords in cases:
+        want = sorted(viewed.phrase_positions(terms, ords))
+        assert sorted(resident.phrase_positions(terms, ords)) == want
+        found.append(len(want))
+    assert found[0] > 10 and found[1] > 10 and found[-1] == 0
+    hot = resident.memo("hot_positions", lambda: None)
+    every = HotPositions(hot.path)
+    every.every = True
+    terms, ords = common[:3], list(range(0, n, 3))
+    assert sorted(every.rows(terms, ords)) == sorted(viewed.phrase_positions(terms, ords))
 
 
 def test_other_weights_than_the_builds_take_the_formula_or_the_readers_own_impacts(setup):

@@ -57,6 +57,7 @@ from ra.index.integrity import check_files
 from ra.index.relations import (
     ANCESTOR_ORDS_SQL,
     ANCESTORS_SQL,
+    POSITIONS_SQL,
     RELATIONS,
     RESIDENT,
     VOCABULARY_SQL,
@@ -346,6 +347,24 @@ class IndexReader:
         if held is None or held[0] is not self.generation:
             held = self._memo[key] = (self.generation, compute())
         return held[1]
+
+    def phrase_positions(self, terms: list[int], ords: list[int]) -> list[tuple]:
+        """Rows ``(term_id, ord, field, len, positions)`` of the terms ``terms`` in the
+        chunks ``ords`` (sorted), from ``phrase_postings`` (``POSITIONS_SQL``). A
+        long-lived reader of a generation whose compact files hold every partition reads
+        them from ``hot_postings`` with pyarrow instead (``HotPositions``): the compound
+        queries of cpp-docs' known items, 15 ms at the median in DuckDB, 6 so."""
+        if not ords or not terms:
+            return []
+        entry = self.manifest.get("compact")
+        if self.keep_vocabulary and not self.patched and entry and not entry["stale"]:
+            from ra.index.positions import HotPositions
+
+            hot = self.memo("hot_positions", lambda: HotPositions(
+                self.generation.path / artifact_path("hot_postings")))
+            return hot.rows(terms, ords)
+        return self.query(POSITIONS_SQL, {"terms": terms, "low": ords[0], "high": ords[-1],
+                                          "ords": ords})
 
     def query(self, sql: str, params: list | tuple | dict = ()) -> list[tuple]:
         """Run ``sql`` with bound ``params`` (positional or named) and fetch every row.

@@ -115,6 +115,14 @@ def compact_relations(generation) -> dict[str, str]:
             "tf_postings": postings, "phrase_postings": positions}
 
 
+#: The positions of terms ``$terms`` in the chunks ``$ords`` (sorted; their range lets
+#: DuckDB skip row groups), with each field's length: what a phrase is found in
+#: (``ra.query.phrases``; ``IndexReader.phrase_positions``).
+POSITIONS_SQL = ("SELECT term_id, ord, field, len, positions FROM phrase_postings "
+                 "WHERE term_id = ANY($terms::INTEGER[]) AND ord BETWEEN $low AND $high "
+                 "AND ord = ANY($ords::INTEGER[])")
+
+
 #: The relations a long-lived reader materialises as DuckDB tables, each when a query
 #: first needs it (``IndexReader.hold``); ``texts`` is a view over its ``ChunkStore``'s
 #: Arrow table (``register_store``).

@@ -3,10 +3,11 @@ adds to the chunks a compound's phrase could lift to the best.
 
 A long-lived reader scores the words of a query from its impact arrays; a phrase that
 only adds score (``tldr-pages``, ``std::optional``: ``ra.query.impacts.bonus_phrases``)
-needs the positions of its words, which no reader holds. ``ROWS_SQL`` reads them for the
-chunks asked only, from ``phrase_postings`` (the compact ``hot_postings``, sorted by term:
-a few row groups of one file), and ``scores`` finds the phrase there as ``bm25f_sql``'s
-``_phrase_hits`` does and scores it as its ``norm`` and ``per_chunk`` do: the same tf~
+needs the positions of its words, which no reader holds. The reader reads them for the
+chunks asked only (``IndexReader.phrase_positions``: from the compact ``hot_postings``,
+sorted by term, a few row groups of one file), and ``scores`` finds the phrase there as
+``bm25f_sql``'s ``_phrase_hits`` does and scores it as its ``norm`` and ``per_chunk``
+do: the same tf~
 (``ra.pipeline.impacts.tf_norm``, to the bit) and the same saturation, in the same order
 of operations. Doing that arithmetic in DuckDB cost 18 of 27 ms for 137 chunks of three
 phrases (cpp-docs); here it is under a millisecond.
@@ -14,41 +15,37 @@ phrases (cpp-docs); here it is under a millisecond.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 
 from ra.query.bm25f import Sql, Weights, idf
 from ra.query.plan import Clause
 
-#: The positions of terms ``$terms`` in the chunks ``$ords`` (sorted; their range lets
-#: DuckDB skip row groups), with each field's length.
-ROWS_SQL = ("SELECT term_id, ord, field, len, positions FROM phrase_postings "
-            "WHERE term_id = ANY($terms::INTEGER[]) AND ord BETWEEN $low AND $high "
-            "AND ord = ANY($ords::INTEGER[])")
 
-
-def rows_params(clauses: Sequence[Clause], ords: list[int]) -> dict:
-    """``ROWS_SQL``'s parameters for the words of ``clauses`` in the chunks ``ords``."""
-    terms = sorted({a.term_id for c in clauses for a in c.alts if a.term_id is not None})
-    return {"terms": terms, "low": ords[0], "high": ords[-1], "ords": ords}
+def words(clauses: Sequence[Clause]) -> list[int]:
+    """The term ids of the words of ``clauses``, sorted."""
+    return sorted({a.term_id for c in clauses for a in c.alts if a.term_id is not None})
 
 
 def scores(clauses: Sequence[Clause], rows, ords: list[int], n_chunks: int,
            avg_length: dict[str, float], weights: Weights) -> list[float]:
     """The score of the phrase clauses ``clauses`` in each chunk of ``ords``, summed in
-    clause order (0 where none occurs), from ``rows`` (``ROWS_SQL``'s)."""
+    clause order (0 where none occurs), from ``rows`` (``IndexReader.phrase_positions``'
+    of their ``words`` in those chunks)."""
     from ra.pipeline.impacts import tf_norm
 
     held: dict[tuple[int, int, int], list[int]] = {}
     lengths: dict[tuple[int, int], int] = {}
+    fields_of: dict[int, list[tuple[int, int]]] = defaultdict(list)  # a term's (ord, field)
     for term, o, fld, length, positions in rows:
         held[term, o, fld] = positions
         lengths[o, fld] = length
+        fields_of[term].append((o, fld))
     total = dict.fromkeys(ords, 0.0)
     for clause in clauses:
         found = defaultdict(list)
-        for (o, fld), length in lengths.items():
+        for o, fld in fields_of.get(clause.alts[0].term_id, ()):  # where its first word is
+            length = lengths[o, fld]
             if tf := _occurrences(clause, held, o, fld):
                 for key, value in zip(("ord", "field", "tf", "len"), (o, fld, tf, length),
                                       strict=True):
@@ -82,26 +79,26 @@ def _occurrences(clause: Clause, held: dict, o: int, fld: int) -> int:
 
 
 class PhraseScorer:
-    """``ra.query.impacts.top_rows``' ``phrases`` for a long-lived reader: the bonus
-    phrases' scores in the chunks asked, from their positions, read by one DuckDB query
-    (``ROWS_SQL``); it keeps what it asked, for ``--explain``."""
+    """``ra.query.impacts.top_rows``' (and ``with_phrases``') ``phrases`` for a reader:
+    the bonus phrases' scores in the chunks asked, from their words' positions there
+    (``IndexReader.phrase_positions``); it keeps what it asked, for ``--explain``."""
 
     def __init__(self, reader, weights: Weights) -> None:
         self.reader, self.weights = reader, weights
-        self.asked: list[tuple[str, dict]] = []
+        self.asked: list[tuple[str, list[int], int]] = []
 
     def __call__(self, clauses: Sequence[Clause], ords: list[int]) -> list[float]:
         stats = self.reader.stats
-        params = rows_params(clauses, ords)
-        rows = self.reader.query(ROWS_SQL, params)
-        self.asked.append((", ".join(repr(c.text) for c in clauses), params))
+        terms = words(clauses)
+        rows = self.reader.phrase_positions(terms, ords)
+        self.asked.append((", ".join(repr(c.text) for c in clauses), terms, len(ords)))
         return scores(clauses, rows, ords, stats.chunks, stats.avg_length, self.weights)
 
     def explained(self, sql: Sql) -> Sql:
         """``sql`` (what ``top_rows`` did), then what it asked of the positions."""
         text = sql.text
-        for phrase, params in self.asked:
-            text += (f";\nthen the phrases {phrase} in the {len(params['ords'])} chunks "
-                     "their words' impacts could lift to the best, found in their positions "
-                     f"(ra.query.phrases), with {json.dumps(params)}:\n{ROWS_SQL}")
+        for phrase, terms, n in self.asked:
+            text += (f";\nthen the phrases {phrase} in the {n} chunks their words' impacts "
+                     f"could lift to the best, found in the positions of terms {terms} "
+                     "there (ra.query.phrases, IndexReader.phrase_positions)")
         return Sql(text, sql.params)
