@@ -8,6 +8,8 @@ metadata" but not "PEP 723", is the page an agent wants next.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from conftest import kb_folder, kb_searcher, short_and_held
@@ -77,6 +79,11 @@ def test_the_output_says_which_results_hold_some_of_the_words(searcher):
     assert "kb:changelog.md#0517" in first and "kb:scripts.md" in rest
     both = render_search(searcher.search([QUERY, "cooking"], OPEN), "list")
     assert f"## {QUERY}  ({len(data)} shown; 1 holds every word)" in both
+    # a later page: the chunk holding every word is on the first
+    later = render_search(searcher.search([QUERY], replace(OPEN, offset=1)), "list")
+    assert "kb:changelog.md#0517" not in later
+    assert ("(only 1 chunk holds every word, not on this page; the results below "
+            "hold some of them)\n") in later
 
 
 def test_the_short_and_the_long_lived_reader_fill_alike(tmp_path_factory):
