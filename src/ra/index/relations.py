@@ -62,6 +62,10 @@ def field_length(m: str, field: str) -> str:
     return f"CASE {field} {whens} END"
 
 
+#: The end of a select list over ``postings p``: each posting's field length, and the join.
+_WITH_LENGTH = (f"{field_length('l', 'p.field')} AS len "
+                "FROM postings p JOIN field_lengths l ON l.ord = p.ord")
+
 #: The relations the search path reads, as ``(name, definition, sort order)``. A
 #: short-lived reader defines them as views over the Parquet artifacts; a long-lived one
 #: materialises them in this order (later ones read earlier ones), sorted for zone maps.
@@ -70,12 +74,9 @@ RELATIONS = (
      "ord - position AS doc_ord FROM chunks", "ord"),
     ("field_lengths", "SELECT ord, " + ", ".join(f"{f} AS len_{f}" for f in FIELDS)
      + " FROM lengths", "ord"),
-    ("tf_postings", "SELECT p.term_id, p.ord, p.field, p.tf, "
-     f"{field_length('l', 'p.field')} AS len "
-     "FROM postings p JOIN field_lengths l ON l.ord = p.ord", "term_id, ord"),
-    ("phrase_postings", "SELECT p.term_id, p.ord, p.field, p.positions, "
-     f"{field_length('l', 'p.field')} AS len "
-     "FROM postings p JOIN field_lengths l ON l.ord = p.ord", "term_id, ord"),
+    ("tf_postings", f"SELECT p.term_id, p.ord, p.field, p.tf, {_WITH_LENGTH}", "term_id, ord"),
+    ("phrase_postings", f"SELECT p.term_id, p.ord, p.field, p.positions, {_WITH_LENGTH}",
+     "term_id, ord"),
     ("texts", "SELECT ord, heading || body AS text FROM chunks", "ord"),
 )
 

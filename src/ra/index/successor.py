@@ -126,9 +126,8 @@ def _patch(new: IndexReader, old: generations.Generation, old_manifest: dict,
                                        ).to_arrow_table())
     # the relations not loaded yet are views over the old generation's files: now over
     # the new one's (loading them to patch them cost the first edit after a load 0.4 s
-    # on cpp-docs, 2 s at five times its size)
-    define_relations(new.con, new.generation,
-                     [*(n for n in RESIDENT if n not in tables), "phrase_postings"])
+    # on cpp-docs, 2 s at five times its size); ``texts`` is the store's, next
+    define_relations(new.con, new.generation, [n for n, _, _ in RELATIONS if n not in tables])
     register_store(new.con, new._store)
     _point_views(new)
     if delta is None:

@@ -124,6 +124,11 @@ def idf(n_chunks: int, df: int) -> float:
     return math.log(1.0 + (n_chunks - df + 0.5) / (df + 0.5))
 
 
+def phrase_idf(n_chunks: int, clause: Clause) -> float:
+    """The idf a phrase scores with: the sum of its words'."""
+    return sum(idf(n_chunks, a.df) for a in clause.alts)
+
+
 def alternative_idf(n_chunks: int, clause: Clause, alt: Alt) -> float:
     """The idf ``alt`` scores with: its own, except that a fuzzy expansion of a word that
     is itself in the vocabulary is never rarer than that word (its df is at least the
@@ -292,10 +297,9 @@ def _phrase_hits(plan: Plan, index: int, sql: Sql, n: int) -> tuple[str, str]:
                          f"AND w{i}.field = w0.field")
             checks.append(f"len(list_filter(w{i}.positions, lambda y: "
                           f"abs(y - x - {i}) <= {slop})) > 0")
-    phrase_idf = sum(idf(n, a.df) for a in clause.alts)
     tf = f"len(list_filter(w0.positions, lambda x: {' AND '.join(checks)}))"
     body = (f"SELECT {index} AS clause, -1 AS alt, w0.ord, w0.field, {tf}::INTEGER AS tf, "
-            f"w0.len, {sql.bind(clause.boost)} AS weight, {sql.bind(phrase_idf)} AS idf "
+            f"w0.len, {sql.bind(clause.boost)} AS weight, {sql.bind(phrase_idf(n, clause))} AS idf "
             f"FROM phrase_postings w0 {' '.join(joins)} "
             f"WHERE {' AND '.join(where)} AND ({clause.field_mask} >> w0.field) & 1 = 1")
     return name, f"SELECT * FROM ({body}) WHERE tf > 0"
@@ -406,7 +410,7 @@ def group_idf(plan: Plan, group, n_chunks: int) -> float:
             c = plan.clauses[i]
             found = [a for a in c.alts if a.term_id is not None]
             if c.kind == "phrase":
-                return sum(idf(n_chunks, a.df) for a in c.alts) if len(found) == len(
+                return phrase_idf(n_chunks, c) if len(found) == len(
                     c.alts) else 0.0
             return max((alternative_idf(n_chunks, c, a) for a in found), default=0.0)
         case AllOf(items):

@@ -32,7 +32,7 @@ from ra.query.bm25f import (
     _matched,
     alternative_idf,
     group_idf,
-    idf,
+    phrase_idf,
 )
 from ra.query.plan import AllOf, AnyOf, Clause, NoneOf, Plan, Ref
 from ra.store.layout import FIELDS
@@ -108,7 +108,7 @@ def top_sql(plan: Plan, n_chunks: int, weights: Weights, filters: Filters,
             continue
         cols += (f", count(DISTINCT p.term_id) FILTER (WHERE a.clause = {i}) AS n{i}, "
                  f"min(p.impact) FILTER (WHERE a.clause = {i}) AS m{i}")
-        most = factor(c.boost, sum(idf(n_chunks, a.df) for a in c.alts), weights.k1)
+        most = factor(c.boost, phrase_idf(n_chunks, c), weights.k1)
         reach.append(f"CASE WHEN n{i} = {len(words)} THEN (m{i} + 0.5) * {sql.bind(most)} "
                      "ELSE 0 END")
     archived = "" if filters.include_archived else " WHERE NOT p.archived"
@@ -281,8 +281,7 @@ def _most(clause: Clause, arrays, slot, size: int, n_chunks: int, k1: float):
         column = np.zeros(size)
         column[at[mine]] = impacts[mine] + 0.5
         least = column if least is None else np.minimum(least, column)
-    phrase_idf = sum(idf(n_chunks, a.df) for a in clause.alts)
-    return least * factor(clause.boost, phrase_idf, k1) * (1 + 1e-9)
+    return least * factor(clause.boost, phrase_idf(n_chunks, clause), k1) * (1 + 1e-9)
 
 
 def _holds(expr, found: dict):

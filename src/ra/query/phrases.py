@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from ra.query.bm25f import Sql, Weights, idf
+from ra.query.bm25f import Sql, Weights, phrase_idf
 from ra.query.plan import Clause
 
 
@@ -42,23 +42,20 @@ def scores(clauses: Sequence[Clause], rows, ords: list[int], n_chunks: int,
         lengths[o, fld] = length
         fields_of[term].append((o, fld))
     total = dict.fromkeys(ords, 0.0)
+    k1 = weights.k1
     for clause in clauses:
-        found = defaultdict(list)
+        found = {"term_id": [], "ord": [], "field": [], "tf": [], "len": []}
         for o, fld in fields_of.get(clause.alts[0].term_id, ()):  # where its first word is
-            length = lengths[o, fld]
             if tf := _occurrences(clause, held, o, fld):
-                for key, value in zip(("ord", "field", "tf", "len"), (o, fld, tf, length),
+                for key, value in zip(found, (clause.index, o, fld, tf, lengths[o, fld]),
                                       strict=True):
                     found[key].append(value)
-        if not found:
+        if not found["ord"]:
             continue
-        found["term_id"] = [clause.index] * len(found["ord"])
         _, chunks, tfn = tf_norm(found, avg_length, weights)
-        weight = clause.boost
-        phrase_idf = sum(idf(n_chunks, a.df) for a in clause.alts)
-        k1 = weights.k1
-        for o, value in zip(chunks.tolist(), (weight * phrase_idf * tfn * (k1 + 1)
-                                              / (k1 + tfn)).tolist(), strict=True):
+        # bm25f_sql's ``weight * idf * tfn * (k1 + 1) / (k1 + tfn)``, in its order
+        score = clause.boost * phrase_idf(n_chunks, clause) * tfn * (k1 + 1) / (k1 + tfn)
+        for o, value in zip(chunks.tolist(), score.tolist(), strict=True):
             total[o] += value
     return list(total.values())
 
