@@ -202,13 +202,15 @@ _ASCII_WORDS = ["Install", "installing", "installs", "INSTALLED", "installer", "
 
 
 @pytest.mark.parametrize("language", sorted(FIRST_LETTER_KEPT))
-@given(st.lists(st.sampled_from(_ASCII_WORDS + [" ", ", ", "\n", "-", "'", "*", "9"]),
+@given(st.lists(st.sampled_from(_ASCII_WORDS + [" ", ", ", "\n", "-", "'", "*", "9", "’",
+                                               "—", "\xa0", "“", "├─"]),
                 max_size=60),
        st.sets(st.sampled_from([w.lower() for w in _ASCII_WORDS] + ["instal", "die", "fo"]),
                max_size=4))
 def test_term_key_spans_equal_the_scan_of_every_word(language, parts, words):
     """The regex over first letters finds exactly the matches the scan of every word does
-    (the text is ASCII, so each word is one piece)."""
+    (the text's words are ASCII, so each word is one piece; curly quotes, dashes and box
+    drawing beyond ASCII are no word characters)."""
     from ra.query.snippets import _WORD
 
     analyzer = Analyzer(language)
@@ -223,6 +225,8 @@ def test_term_key_spans_equal_the_scan_of_every_word(language, parts, words):
 def test_term_key_scans_every_word_where_it_cannot_use_first_letters():
     assert matcher({"foo"}, Analyzer("dutch")).spans("foo") is None
     assert matcher({"foo"}, PLAIN).spans("foo é") is None
+    assert matcher({"foo"}, PLAIN).spans("foo’s Ж") is None
+    assert matcher({"foo"}, PLAIN).spans("Foo’s “foo”") == [(0, 3, "foo"), (7, 10, "foo")]
     assert match_spans("Foo é foo", matcher({"foo"}, PLAIN)) == [(0, 3, "foo"), (6, 9, "foo")]
 
 
