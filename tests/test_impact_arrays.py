@@ -168,6 +168,42 @@ def test_ties_archived_chunks_and_the_limit_are_kept_as_the_sql_keeps_them(reade
             _assert_same(got, want)
 
 
+@pytest.mark.parametrize(("search", "sort"), [(0, 0), (10**9, 10**9), (8, 32)])
+@pytest.mark.parametrize("text", ["cache eviction", "cahce evicton", "cache AND socket",
+                                  "borrow lifetime", "cache (socket OR parser)",
+                                  "error handling parser", "cache OR socket", "zzzz cache"])
+def test_a_filtered_query_scores_the_chunks_holding_every_word(reader, monkeypatch, text,
+                                                               search, sort):
+    """A filtered plan is scored among the chunks that hold every clause it needs (their
+    postings intersected by binary search or by marking, a clause's alternatives united
+    by sorting or by marking: each way forced here), else among all candidates (no chunk
+    holds them all: the partial ranking needs every one): the rows of ``top_sql``, the
+    scratch arrays left clean."""
+    import ra.query.impacts as impacts
+
+    monkeypatch.setattr(impacts, "SEARCH_RATIO", search)
+    monkeypatch.setattr(impacts, "SORT_RATIO", sort)
+    scored = []
+    real = impacts._scored
+    monkeypatch.setattr(impacts, "_scored", lambda plan, alts, cand, *rest: (
+        scored.append(len(cand)), real(plan, alts, cand, *rest))[1])
+    held = reader[0]
+    for fuzzy in (False, True):
+        plan = plan_query(parse(text), held, Analyzer("english"),
+                          PlanOptions(fuzzy=fuzzy, distance=1), text, rankable=True)
+        for archived in (False, True):
+            filters = Filters(include_archived=archived)
+            scored.clear()
+            got, want = _both(reader, plan, Weights(), filters, 10_000)
+            _assert_same(got, want)
+            hit, slot = held.impact_arrays.scratch()
+            assert not hit.any() and (slot == -1).all()
+            if want and want[0][2] and " OR " not in text.replace("(", ""):
+                assert scored == [want[0][3]]  # the chunks holding every word, no other
+            elif want:
+                assert scored[0] >= len(want)
+
+
 def test_a_term_with_no_postings_and_an_empty_answer(reader):
     held = reader[0]
     plan = plan_query(parse("cache"), held, Analyzer("english"), PlanOptions(), "cache")
