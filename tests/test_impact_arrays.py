@@ -204,6 +204,68 @@ def test_a_filtered_query_scores_the_chunks_holding_every_word(reader, monkeypat
                 assert scored[0] >= len(want)
 
 
+RANKED = ["borrow lifetime thread mutex error handling parser",
+          "cache eviction error handling in the worker queue",
+          "index schema search token parser signal socket",
+          "cahce evicton borow lifetme mutx handlng sockets",
+          "cache caches eviction worker worker queue index"]
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(words=st.lists(word, min_size=6, max_size=10), fuzzy=st.booleans(),
+       weights=st.sampled_from(WEIGHTS), archived=st.booleans(),
+       limit=st.sampled_from([1, 2, 5, 20]))
+def test_ranked_queries_skipping_what_cannot_win_give_the_rows_of_top_sql(
+        reader, monkeypatch, words, fuzzy, weights, archived, limit):
+    """``_pruned`` on Hypothesis-drawn long queries (every corpus size: the threshold
+    is set to nothing), typos and repeated words among them."""
+    import ra.query.impacts as impacts
+
+    monkeypatch.setattr(impacts, "PRUNE_POSTINGS", 0)
+    held = reader[0]
+    text = " ".join(words)
+    plan = plan_query(parse(text), held, Analyzer("english"),
+                      PlanOptions(fuzzy=fuzzy, distance=1), text, rankable=True)
+    _assert_same(*_both(reader, plan, weights, Filters(include_archived=archived), limit))
+
+
+@pytest.mark.parametrize("text", RANKED)
+@pytest.mark.parametrize("weights", WEIGHTS)
+def test_a_ranked_query_skips_the_chunks_that_cannot_reach_the_limit(reader, monkeypatch,
+                                                                     text, weights):
+    """MaxScore over a ranked plan's words (``_pruned``): the chunks holding only words
+    whose largest contributions, coordinated, stay under the ``limit``-th best score are
+    not scored, and the rows, ``total`` included, are ``top_sql``'s; some queries skip
+    chunks (else the test would not test it), and the scratch arrays are left clean."""
+    import ra.query.impacts as impacts
+
+    held = reader[0]
+    skipped = []
+    real = impacts._pruned
+    monkeypatch.setattr(impacts, "PRUNE_POSTINGS", 0)  # this corpus is small
+
+    def pruned(plan, alts, *rest):
+        out = real(plan, alts, *rest)
+        union = {o for alt in alts for o in alt[2].tolist()}
+        skipped.append(0 if out is None else len(union) - len(out[0]))
+        return out
+
+    monkeypatch.setattr(impacts, "_pruned", pruned)
+    plan = plan_query(parse(text), held, Analyzer("english"), PlanOptions(fuzzy=True),
+                      text, rankable=True)
+    assert plan.ranked
+    for archived in (False, True):
+        for limit in (1, 3, 10, 10_000):
+            got, want = _both(reader, plan, weights, Filters(include_archived=archived),
+                              limit)
+            assert want
+            _assert_same(got, want)
+            hit, slot = held.impact_arrays.scratch()
+            assert not hit.any() and (slot == -1).all()
+    assert any(skipped)
+
+
 def test_a_term_with_no_postings_and_an_empty_answer(reader):
     held = reader[0]
     plan = plan_query(parse("cache"), held, Analyzer("english"), PlanOptions(), "cache")

@@ -172,7 +172,8 @@ def top_rows(plan: Plan, arrays, n_chunks: int, weights: Weights, filters: Filte
     where it has none. A filtered plan (not ``ranked``) whose answers must hold some
     clauses is scored among the chunks that hold them when there are any
     (``_every_word``): the others cannot be answers, and only when none holds them all do
-    they count (the partial answers then ranked).
+    they count (the partial answers then ranked). A ranked plan skips the chunks that
+    hold only words too common to lift them to the ``limit``-th best (``_pruned``).
 
     A plan with phrases that only add score (``is_plain(..., phrases=True)``) is scored
     in two steps, as MaxScore skips what cannot win: its words first, as above; then a
@@ -203,6 +204,10 @@ def top_rows(plan: Plan, arrays, n_chunks: int, weights: Weights, filters: Filte
         if len(every):  # a chunk holds every word: the others cannot be answers
             return _scored(plan, alts, every, arrays, n_chunks, weights, limit, phrases,
                            bonus, True)
+    if plan.ranked and not bonus and (pruned := _pruned(plan, alts, arrays, n_chunks,
+                                                          weights, limit, archived)):
+        return _scored(plan, alts, pruned[0], arrays, n_chunks, weights, limit, phrases,
+                       bonus, True, pruned[1])
     for _, _, ords, _ in alts:
         hit[ords] = True
     cand = np.flatnonzero(hit)
@@ -211,6 +216,81 @@ def top_rows(plan: Plan, arrays, n_chunks: int, weights: Weights, filters: Filte
         cand = cand[~arrays.archived[cand]]
     return _scored(plan, alts, cand, arrays, n_chunks, weights, limit, phrases, bonus,
                    archived)
+
+
+#: A ranked query's first guess at the ``limit``-th best score (``_pruned``) comes from
+#: the chunks of its most telling words, taken until they hold ``SEED`` times ``limit``.
+SEED = 2
+#: ``_pruned`` looks for what to skip in queries with at least this many postings: below,
+#: the first guess costs more than scoring every candidate.
+PRUNE_POSTINGS = 50_000
+
+
+def _pruned(plan: Plan, alts: list, arrays, n_chunks: int, weights: Weights, limit: int,
+            archived: bool) -> tuple | None:
+    """``(candidates, total)`` of a ranked plan whose clauses are each a group of its own
+    (``_all_words``), skipping the chunks that cannot reach the ``limit``-th best score
+    (MaxScore, Turtle and Flood 1995); None when nothing can be skipped.
+
+    A chunk's final score is its clauses' sum times its local boost times coordination,
+    ``(matched / total_idf) ** coord``; holding only clauses of a set S, it is at most
+    the sum of their largest contributions (``factor`` times the largest impact of each
+    alternative) times the largest boost times ``(Σ_S idf / total_idf) ** coord``, as
+    both grow with S. The clauses sorted by their largest contribution, the longest
+    prefix whose bound stays under a score some ``limit`` chunks reach (those of the
+    clauses that can add most, scored in full) cannot lift a chunk to the answers alone:
+    only the chunks holding one of the other clauses are candidates. Common words are
+    that prefix: a long question's "the", "for", "is" hold most chunks, and its rare
+    words few. ``total`` (every chunk holding a word, not archived) is counted from the
+    postings, as it would be over every candidate."""
+    import numpy as np
+
+    if (weights.coord < 0 or not _all_words(plan)
+            or sum(len(alt[2]) for alt in alts) < PRUNE_POSTINGS):
+        return None
+    by_clause: dict[int, list] = {}
+    most: dict[int, float] = {}
+    for k, f, ords, impacts in alts:
+        by_clause.setdefault(k, []).append(ords)
+        most[k] = max(most.get(k, 0.0), f * float(impacts.max()))
+    if len(by_clause) < 2:
+        return None
+    hit, slot = arrays.scratch()
+    order = sorted(by_clause, key=lambda k: most[k])  # least first
+    seed_clauses, size = [], 0
+    for k in reversed(order):
+        seed_clauses.append(k)
+        size += sum(len(o) for o in by_clause[k])
+        if size >= SEED * limit:
+            break
+    if len(seed_clauses) == len(order):
+        return None  # the first guess would score every candidate
+    seed = _union([o for k in seed_clauses for o in by_clause[k]], hit)
+    if archived:
+        seed = seed[~arrays.archived[seed]]
+    if len(seed) < limit:
+        return None
+    final = _finals(plan, alts, seed, arrays, n_chunks, weights, True)[0]
+    kth = float(np.partition(final, len(final) - limit)[len(final) - limit])
+    total_idf = max(sum(group_idf(plan, g, n_chunks) for g in plan.counted()), 1e-9)
+    boost = max(1.0, weights.local_boost)
+    alone, added, held = 0, 0.0, 0.0
+    for k in order:
+        added += most[k]
+        held += group_idf(plan, Ref(plan.clauses[k].index), n_chunks)
+        if added * boost * (held / total_idf) ** weights.coord * (1 + 1e-9) >= kth:
+            break
+        alone += 1
+    if not alone or alone == len(order):  # nothing to skip; or every clause (cannot be)
+        return None
+    cand = _union([o for k in order[alone:] for o in by_clause[k]], hit)
+    for ords in (o for v in by_clause.values() for o in v):
+        hit[ords] = True
+    total = int(np.count_nonzero(hit & ~arrays.archived if archived else hit))
+    hit.fill(False)
+    if archived:
+        cand = cand[~arrays.archived[cand]]
+    return cand, total
 
 
 def _every_word(plan: Plan, alts: list, hit) -> object | None:
@@ -309,13 +389,53 @@ def _needed(expr) -> set[int]:
 
 
 def _scored(plan: Plan, alts: list, cand, arrays, n_chunks: int, weights: Weights,
-            limit: int, phrases: PhraseScores | None, bonus: list[int], some: bool
-            ) -> list[tuple]:
+            limit: int, phrases: PhraseScores | None, bonus: list[int], some: bool,
+            total: int | None = None) -> list[tuple]:
     """``top_rows``' rows among the candidates ``cand`` (sorted ords); ``some``: they are
-    not every chunk with a posting of ``alts`` (the others' postings are left out)."""
+    not every chunk with a posting of ``alts`` (the others' postings are left out);
+    ``total``: the count of partial answers, when the candidates are not all of them."""
     import numpy as np
 
-    hit, slot = arrays.scratch()
+    if not len(cand):
+        return []
+    final, matched, ok, scale, most = _finals(plan, alts, cand, arrays, n_chunks, weights,
+                                              some, bonus)
+    any_ok = bool(ok.any())
+    if plan.ranked or not any_ok:
+        keep = np.ones(len(cand), dtype=bool) if _all_words(plan) else matched > 0
+        total = int(keep.sum()) if total is None else total
+    else:
+        keep, total = ok, int(ok.sum())
+    rows = np.flatnonzero(keep)
+    if bonus:  # the chunks whose words' score plus the most their phrases add may win
+        reach = np.zeros(len(cand))
+        for column in most:
+            reach = reach + column
+        reach = reach * scale
+        best = final[rows]
+        kth = (np.partition(best, len(rows) - limit)[len(rows) - limit]
+               if len(rows) > limit else -np.inf)
+        rows = rows[best + reach[rows] >= kth]
+        return with_phrases([(float(final[i]), float(matched[i]), any_ok, total, None,
+                              int(cand[i]), float(reach[i]), float(scale[i]))
+                             for i in rows.tolist()], plan, limit, phrases)
+    best = final[rows]
+    if len(rows) > limit:  # every row scoring at least the limit-th best: ties stay
+        kth = np.partition(best, len(rows) - limit)[len(rows) - limit]
+        rows = rows[best >= kth]
+    return [(float(final[i]), float(matched[i]), any_ok, total, None, int(cand[i]))
+            for i in rows.tolist()]
+
+
+def _finals(plan: Plan, alts: list, cand, arrays, n_chunks: int, weights: Weights,
+            some: bool, bonus: Sequence[int] = ()) -> tuple:
+    """``(final, matched, ok, scale, most)`` of the candidates ``cand``: their final
+    score (coordinated when the plan is ranked or none satisfies it), the idf of the
+    groups they match, whether each satisfies the plan, what a phrase's score is
+    multiplied by, and the most each phrase of ``bonus`` may add."""
+    import numpy as np
+
+    _, slot = arrays.scratch()
     slot[cand] = np.arange(len(cand), dtype=np.int32)
     try:
         columns = [None] * len(plan.clauses)
@@ -338,8 +458,6 @@ def _scored(plan: Plan, alts: list, cand, arrays, n_chunks: int, weights: Weight
                 for i in bonus]
     finally:
         slot[cand] = -1
-    if not len(cand):
-        return []
     found, score = {}, np.zeros(len(cand))
     for c, column in zip(plan.clauses, columns, strict=True):
         values = column if column is not None else np.full(len(cand), -np.inf)
@@ -351,34 +469,11 @@ def _scored(plan: Plan, alts: list, cand, arrays, n_chunks: int, weights: Weight
     for g in plan.counted():
         matched = matched + _holds(g, found) * group_idf(plan, g, n_chunks)
     ok = _holds(plan.expr, found)
-    any_ok = bool(ok.any())
-    partial = np.ones(len(cand), dtype=bool) if _all_words(plan) else matched > 0
     total_idf = max(sum(group_idf(plan, g, n_chunks) for g in plan.counted()), 1e-9)
-    if plan.ranked or not any_ok:
-        keep, total = partial, int(partial.sum())
+    if plan.ranked or not ok.any():
         coordination = np.power(matched / total_idf, weights.coord)
-        final, scale = score * coordination, local * coordination
-    else:
-        keep, final, total, scale = ok, score, int(ok.sum()), local
-    rows = np.flatnonzero(keep)
-    if bonus:  # the chunks whose words' score plus the most their phrases add may win
-        reach = np.zeros(len(cand))
-        for column in most:
-            reach = reach + column
-        reach = reach * scale
-        best = final[rows]
-        kth = (np.partition(best, len(rows) - limit)[len(rows) - limit]
-               if len(rows) > limit else -np.inf)
-        rows = rows[best + reach[rows] >= kth]
-        return with_phrases([(float(final[i]), float(matched[i]), any_ok, total, None,
-                              int(cand[i]), float(reach[i]), float(scale[i]))
-                             for i in rows.tolist()], plan, limit, phrases)
-    best = final[rows]
-    if len(rows) > limit:  # every row scoring at least the limit-th best: ties stay
-        kth = np.partition(best, len(rows) - limit)[len(rows) - limit]
-        rows = rows[best >= kth]
-    return [(float(final[i]), float(matched[i]), any_ok, total, None, int(cand[i]))
-            for i in rows.tolist()]
+        return score * coordination, matched, ok, local * coordination, most
+    return score, matched, ok, local, most
 
 
 #: ``phrases(clauses, ords)``: the score of the phrase clauses in each of the chunks
