@@ -15,12 +15,12 @@ import random
 from dataclasses import replace
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import short_and_held
-from ra.query.bm25f import Filters, Weights
-from ra.query.impacts import is_plain, top_rows, top_sql, with_phrases
+from ra.query.bm25f import Filters, Weights, alternative_idf
+from ra.query.impacts import bonus_phrases, is_plain, top_rows, top_sql, with_phrases
 from ra.query.parser import parse
 from ra.query.phrases import PhraseScorer
 from ra.query.plan import PlanOptions, plan_query
@@ -208,26 +208,72 @@ RANKED = ["borrow lifetime thread mutex error handling parser",
           "cache eviction error handling in the worker queue",
           "index schema search token parser signal socket",
           "cahce evicton borow lifetme mutx handlng sockets",
-          "cache caches eviction worker worker queue index"]
+          "cache caches eviction worker worker queue index",
+          "cache-eviction error handling in the worker::queue",
+          "borrow-lifetime thread mutex errors-handling parser socket"]
 
 
 @settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(words=st.lists(word, min_size=6, max_size=10), fuzzy=st.booleans(),
-       weights=st.sampled_from(WEIGHTS), archived=st.booleans(),
+@given(words=st.lists(word, min_size=6, max_size=12),
+       seps=st.lists(st.sampled_from([" "] * 6 + ["-", "::"]), min_size=12, max_size=12),
+       fuzzy=st.booleans(), weights=st.sampled_from(WEIGHTS), archived=st.booleans(),
        limit=st.sampled_from([1, 2, 5, 20]))
 def test_ranked_queries_skipping_what_cannot_win_give_the_rows_of_top_sql(
-        reader, monkeypatch, words, fuzzy, weights, archived, limit):
+        reader, monkeypatch, words, seps, fuzzy, weights, archived, limit):
     """``_pruned`` on Hypothesis-drawn long queries (every corpus size: the threshold
-    is set to nothing), typos and repeated words among them."""
+    is set to nothing), typos, repeated words and compounds among them (a compound's
+    parts are one group, and its phrase adds score: ``top_sql`` then ``with_phrases``)."""
     import ra.query.impacts as impacts
 
     monkeypatch.setattr(impacts, "PRUNE_POSTINGS", 0)
     held = reader[0]
-    text = " ".join(words)
+    text = words[0] + "".join(s + w for s, w in zip(seps, words[1:], strict=False))
     plan = plan_query(parse(text), held, Analyzer("english"),
                       PlanOptions(fuzzy=fuzzy, distance=1), text, rankable=True)
-    _assert_same(*_both(reader, plan, weights, Filters(include_archived=archived), limit))
+    filters = Filters(include_archived=archived)
+    if is_plain(plan, filters):
+        _assert_same(*_both(reader, plan, weights, filters, limit))
+    else:
+        assert is_plain(plan, filters, phrases=True)
+        _assert_same(*_phrase_rows(reader, plan, weights, filters, limit))
+
+
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(words=st.lists(word, min_size=6, max_size=12),
+       seps=st.lists(st.sampled_from([" "] * 6 + ["-", "::"]), min_size=12, max_size=12),
+       weights=st.sampled_from(WEIGHTS))
+def test_no_chunk_scores_above_the_ceiling_of_the_clauses_it_holds(reader, words, seps,
+                                                                  weights):
+    """What ``_pruned`` skips by: in every chunk a ranked query matches, its final score,
+    its phrases' included, is at most ``_ceiling`` of the clauses the chunk holds."""
+    from ra.query.impacts import _ceiling, factor
+
+    held = reader[0]
+    arrays = held.impact_arrays
+    n = held.stats.chunks
+    text = words[0] + "".join(s + w for s, w in zip(seps, words[1:], strict=False))
+    plan = plan_query(parse(text), held, Analyzer("english"), PlanOptions(fuzzy=True),
+                      text, rankable=True)
+    assume(plan.ranked)
+    filters = Filters(include_archived=True)
+    bonus = [] if is_plain(plan, filters) else bonus_phrases(plan)
+    rows = top_rows(plan, arrays, n, weights, filters, 10**6,
+                    PhraseScorer(held, weights) if bonus else None)
+    holders: dict[int, set[int]] = {}
+    most: dict[int, float] = {}
+    for k, c in enumerate(plan.clauses):
+        for a in c.alts if c.kind == "term" else ():
+            ords, impacts = arrays.postings(a.term_id) if a.term_id is not None else ((), ())
+            if len(ords):
+                f = factor(a.weight * c.boost, alternative_idf(n, c, a), weights.k1)
+                most[k] = max(most.get(k, 0.0), f * float(impacts.max()))
+                for o in ords.tolist():
+                    holders.setdefault(o, set()).add(c.index)
+    ceiling = _ceiling(plan, most, arrays, n, weights, bonus)
+    for score, *_, o in (r[:6] for r in rows):
+        assert score <= ceiling(holders[o])
 
 
 @pytest.mark.parametrize("text", RANKED)
@@ -236,8 +282,9 @@ def test_a_ranked_query_skips_the_chunks_that_cannot_reach_the_limit(reader, mon
                                                                      text, weights):
     """MaxScore over a ranked plan's words (``_pruned``): the chunks holding only words
     whose largest contributions, coordinated, stay under the ``limit``-th best score are
-    not scored, and the rows, ``total`` included, are ``top_sql``'s; some queries skip
-    chunks (else the test would not test it), and the scratch arrays are left clean."""
+    not scored, and the rows, ``total`` included, are ``top_sql``'s (with a compound's
+    phrase: then ``with_phrases``); each query skips chunks under some weights and
+    limits (else the test would not test it), and the scratch arrays are left clean."""
     import ra.query.impacts as impacts
 
     held = reader[0]
@@ -257,8 +304,9 @@ def test_a_ranked_query_skips_the_chunks_that_cannot_reach_the_limit(reader, mon
     assert plan.ranked
     for archived in (False, True):
         for limit in (1, 3, 10, 10_000):
-            got, want = _both(reader, plan, weights, Filters(include_archived=archived),
-                              limit)
+            filters = Filters(include_archived=archived)
+            got, want = (_both if is_plain(plan, filters) else _phrase_rows)(
+                reader, plan, weights, filters, limit)
             assert want
             _assert_same(got, want)
             hit, slot = held.impact_arrays.scratch()

@@ -204,8 +204,8 @@ def top_rows(plan: Plan, arrays, n_chunks: int, weights: Weights, filters: Filte
         if len(every):  # a chunk holds every word: the others cannot be answers
             return _scored(plan, alts, every, arrays, n_chunks, weights, limit, phrases,
                            bonus, True)
-    if plan.ranked and not bonus and (pruned := _pruned(plan, alts, arrays, n_chunks,
-                                                          weights, limit, archived)):
+    if plan.ranked and (pruned := _pruned(plan, alts, arrays, n_chunks, weights, limit,
+                                          archived, bonus)):
         return _scored(plan, alts, pruned[0], arrays, n_chunks, weights, limit, phrases,
                        bonus, True, pruned[1])
     for _, _, ords, _ in alts:
@@ -227,26 +227,29 @@ PRUNE_POSTINGS = 50_000
 
 
 def _pruned(plan: Plan, alts: list, arrays, n_chunks: int, weights: Weights, limit: int,
-            archived: bool) -> tuple | None:
-    """``(candidates, total)`` of a ranked plan whose clauses are each a group of its own
-    (``_all_words``), skipping the chunks that cannot reach the ``limit``-th best score
-    (MaxScore, Turtle and Flood 1995); None when nothing can be skipped.
+            archived: bool, bonus: Sequence[int] = ()) -> tuple | None:
+    """``(candidates, total)`` of a ranked plan, skipping the chunks that cannot reach the
+    ``limit``-th best score (MaxScore, Turtle and Flood 1995); None when nothing can be
+    skipped.
 
     A chunk's final score is its clauses' sum times its local boost times coordination,
-    ``(matched / total_idf) ** coord``; holding only clauses of a set S, it is at most
-    the sum of their largest contributions (``factor`` times the largest impact of each
-    alternative) times the largest boost times ``(Σ_S idf / total_idf) ** coord``, as
-    both grow with S. The clauses sorted by their largest contribution, the longest
-    prefix whose bound stays under a score some ``limit`` chunks reach (those of the
-    clauses that can add most, scored in full) cannot lift a chunk to the answers alone:
-    only the chunks holding one of the other clauses are candidates. Common words are
-    that prefix: a long question's "the", "for", "is" hold most chunks, and its rare
-    words few. ``total`` (every chunk holding a word, not archived) is counted from the
-    postings, as it would be over every candidate."""
+    ``(matched / total_idf) ** coord``, plus what the phrases of ``bonus`` add. Holding
+    only clauses of a set S, it is at most the sum of their largest contributions
+    (``factor`` times the largest impact of each alternative) plus the most each phrase
+    can add (``_most``'s bound at the largest impacts), times the largest boost, times
+    ``(m / total_idf) ** coord`` where m sums the idf of the groups S may hold (those
+    whose needed clauses are all in S): both grow with S. The clauses sorted by their
+    largest contribution, the longest prefix whose bound stays under a words' score some
+    ``limit`` chunks reach (those of the clauses that can add most, scored in full)
+    cannot lift a chunk to the answers alone: only the chunks holding one of the other
+    clauses are candidates, and they hold every chunk that satisfies the plan (else
+    nothing is skipped, so that ``complete`` stays exact). Common words are that prefix:
+    a long question's "the", "for", "is" hold most chunks, and its rare words few.
+    ``total`` (the chunks matching a group, not archived) is counted from the postings,
+    as it would be over every candidate."""
     import numpy as np
 
-    if (weights.coord < 0 or not _all_words(plan)
-            or sum(len(alt[2]) for alt in alts) < PRUNE_POSTINGS):
+    if weights.coord < 0 or sum(len(alt[2]) for alt in alts) < PRUNE_POSTINGS:
         return None
     by_clause: dict[int, list] = {}
     most: dict[int, float] = {}
@@ -272,25 +275,97 @@ def _pruned(plan: Plan, alts: list, arrays, n_chunks: int, weights: Weights, lim
         return None
     final = _finals(plan, alts, seed, arrays, n_chunks, weights, True)[0]
     kth = float(np.partition(final, len(final) - limit)[len(final) - limit])
-    total_idf = max(sum(group_idf(plan, g, n_chunks) for g in plan.counted()), 1e-9)
-    boost = max(1.0, weights.local_boost)
-    alone, added, held = 0, 0.0, 0.0
+    ceiling = _ceiling(plan, most, arrays, n_chunks, weights, bonus)
+    alone, inside = 0, set()
     for k in order:
-        added += most[k]
-        held += group_idf(plan, Ref(plan.clauses[k].index), n_chunks)
-        if added * boost * (held / total_idf) ** weights.coord * (1 + 1e-9) >= kth:
+        inside.add(plan.clauses[k].index)
+        if ceiling(inside) >= kth:
             break
         alone += 1
-    if not alone or alone == len(order):  # nothing to skip; or every clause (cannot be)
+    essential = {plan.clauses[k].index for k in order[alone:]}
+    if not alone or not essential or not _needed(plan.expr) & essential:
+        return None  # nothing to skip; or answers might be skipped
+    total = _matching(plan, by_clause, hit, arrays.archived if archived else None)
+    if total is None:
         return None
     cand = _union([o for k in order[alone:] for o in by_clause[k]], hit)
-    for ords in (o for v in by_clause.values() for o in v):
-        hit[ords] = True
-    total = int(np.count_nonzero(hit & ~arrays.archived if archived else hit))
-    hit.fill(False)
     if archived:
         cand = cand[~arrays.archived[cand]]
     return cand, total
+
+
+def _ceiling(plan: Plan, most: dict[int, float], arrays, n_chunks: int, weights: Weights,
+             bonus: Sequence[int] = ()) -> Callable[[set[int]], float]:
+    """The most a ranked plan's final score can be in a chunk holding no clause but those
+    of a set (clause indexes), its phrases of ``bonus`` included (``_pruned``); ``most``:
+    each term clause's largest contribution, by its place in ``plan.clauses``."""
+    groups = [(_needed(g), group_idf(plan, g, n_chunks)) for g in plan.counted()]
+    total_idf = max(sum(idf for _, idf in groups), 1e-9)
+    boost = max(1.0, weights.local_boost)
+    phrases = sum(_phrase_most(plan.clauses[i], arrays, n_chunks, weights.k1) for i in bonus)
+    by_index = {plan.clauses[k].index: m for k, m in most.items()}
+
+    def ceiling(inside: set[int]) -> float:
+        added = phrases + sum(by_index.get(i, 0.0) for i in inside)
+        held = sum(idf for needed, idf in groups if needed <= inside)
+        return added * boost * (held / total_idf) ** weights.coord * (1 + 1e-9)
+
+    return ceiling
+
+
+def _phrase_most(clause: Clause, arrays, n_chunks: int, k1: float) -> float:
+    """The most a phrase of ``bonus_phrases`` adds to any chunk: ``_most`` at its words'
+    largest impacts."""
+    least = None
+    for a in clause.alts:
+        if a.term_id is None or not len(impacts := arrays.postings(a.term_id)[1]):
+            return 0.0  # a word no chunk has: the phrase is nowhere
+        least = float(impacts.max()) if least is None else min(least, float(impacts.max()))
+    if least is None:
+        return 0.0
+    return (least + 0.5) * factor(clause.boost, phrase_idf(n_chunks, clause), k1) * (1 + 1e-9)
+
+
+def _matching(plan: Plan, by_clause: dict, hit, archived) -> int | None:
+    """How many chunks match one of the plan's counted groups (not ``archived``, a by-ord
+    mask, when given), from the postings; None for a group under a negation."""
+    import numpy as np
+
+    at = {plan.clauses[k].index: v for k, v in by_clause.items()}
+
+    def chunks(expr):
+        match expr:
+            case Ref(i):
+                ords = at.get(i, [])
+                return (np.zeros(0, dtype=np.int32) if not ords else ords[0]
+                        if len(ords) == 1 else _union(ords, hit))
+            case AllOf(items):
+                every = chunks(items[0])
+                for item in items[1:]:
+                    if every is None or not len(every):
+                        return every
+                    other = chunks(item)
+                    if other is None:
+                        return None
+                    every = every[_held(every, [other], hit)]
+                return every
+            case AnyOf(items):
+                parts = [chunks(item) for item in items]
+                if any(p is None for p in parts):
+                    return None
+                parts = [p for p in parts if len(p)]
+                return (np.zeros(0, dtype=np.int32) if not parts else parts[0]
+                        if len(parts) == 1 else _union(parts, hit))
+        return None
+
+    found = [chunks(g) for g in plan.counted()]
+    if any(f is None for f in found):
+        return None
+    for ords in found:
+        hit[ords] = True
+    total = int(np.count_nonzero(hit & ~archived if archived is not None else hit))
+    hit.fill(False)
+    return total
 
 
 def _every_word(plan: Plan, alts: list, hit) -> object | None:
