@@ -182,8 +182,6 @@ def top_rows(plan: Plan, arrays, n_chunks: int, weights: Weights, filters: Filte
     it could lift to the ``limit``-th best, and ``phrases(clauses, ords)`` gives
     their score (``bm25f_sql``'s, from the positions) in those only. The other chunks keep
     their words' score: their phrase score is nothing, or too little to matter."""
-    import numpy as np
-
     bonus = bonus_phrases(plan) if phrases is not None else []
     arrays.load(a.term_id for c in plan.clauses for a in c.alts)  # computed ones: at once
     alts = []
@@ -196,7 +194,7 @@ def top_rows(plan: Plan, arrays, n_chunks: int, weights: Weights, filters: Filte
                                        weights.k1), *posted))
     if not alts or limit < 1:
         return []
-    hit, slot = arrays.scratch()
+    hit = arrays.scratch()[0]
     archived = arrays.any_archived and not filters.include_archived
     if not plan.ranked and (every := _every_word(plan, alts, hit)) is not None:
         if archived:
@@ -208,10 +206,7 @@ def top_rows(plan: Plan, arrays, n_chunks: int, weights: Weights, filters: Filte
                                           archived, bonus)):
         return _scored(plan, alts, pruned[0], arrays, n_chunks, weights, limit, phrases,
                        bonus, True, pruned[1])
-    for _, _, ords, _ in alts:
-        hit[ords] = True
-    cand = np.flatnonzero(hit)
-    hit[cand] = False
+    cand = _union([alt[2] for alt in alts], hit)
     if archived:
         cand = cand[~arrays.archived[cand]]
     return _scored(plan, alts, cand, arrays, n_chunks, weights, limit, phrases, bonus,
@@ -258,7 +253,7 @@ def _pruned(plan: Plan, alts: list, arrays, n_chunks: int, weights: Weights, lim
         most[k] = max(most.get(k, 0.0), f * float(impacts.max()))
     if len(by_clause) < 2:
         return None
-    hit, slot = arrays.scratch()
+    hit = arrays.scratch()[0]
     order = sorted(by_clause, key=lambda k: most[k])  # least first
     seed_clauses, size = [], 0
     for k in reversed(order):
@@ -336,9 +331,7 @@ def _matching(plan: Plan, by_clause: dict, hit, archived) -> int | None:
     def chunks(expr):
         match expr:
             case Ref(i):
-                ords = at.get(i, [])
-                return (np.zeros(0, dtype=np.int32) if not ords else ords[0]
-                        if len(ords) == 1 else _union(ords, hit))
+                return _union(at.get(i, []), hit)
             case AllOf(items):
                 every = chunks(items[0])
                 for item in items[1:]:
@@ -353,9 +346,7 @@ def _matching(plan: Plan, by_clause: dict, hit, archived) -> int | None:
                 parts = [chunks(item) for item in items]
                 if any(p is None for p in parts):
                     return None
-                parts = [p for p in parts if len(p)]
-                return (np.zeros(0, dtype=np.int32) if not parts else parts[0]
-                        if len(parts) == 1 else _union(parts, hit))
+                return _union([p for p in parts if len(p)], hit)
         return None
 
     found = [chunks(g) for g in plan.counted()]
@@ -389,7 +380,7 @@ def _every_word(plan: Plan, alts: list, hit) -> object | None:
     # the clause with the fewest postings first; each other one keeps what it holds
     order = sorted(needed, key=lambda k: sum(len(o) for o in by_clause[k]))
     first = by_clause[order[0]]
-    every = first[0] if len(first) == 1 else _union(first, hit)
+    every = _union(first, hit)
     for k in order[1:]:
         every = every[_held(every, by_clause[k], hit)]
         if not len(every):
@@ -404,10 +395,13 @@ SEARCH_RATIO = 8
 
 
 def _union(ords_list: list, hit):
-    """The sorted, distinct ords of several terms' postings: sorted together when they
-    are few, else marked in ``hit`` (left all False) and read back in order."""
+    """The sorted, distinct ords of several terms' postings (each sorted): one term's as
+    they are, few sorted together, else marked in ``hit`` (left all False) and read
+    back in order."""
     import numpy as np
 
+    if len(ords_list) < 2:
+        return ords_list[0] if ords_list else np.zeros(0, dtype=np.int32)
     if sum(len(o) for o in ords_list) * SORT_RATIO < len(hit):
         every = np.sort(np.concatenate(ords_list))
         return every[np.concatenate(([True], every[1:] != every[:-1]))]
