@@ -541,11 +541,16 @@ class Searcher:
 
         def vocabulary(meta) -> frozenset[str]:  # compared with each kept near title
             if meta.ord not in distinct:
-                distinct[meta.ord] = frozenset(text(meta).lower().split())
+                distinct[meta.ord] = frozenset(content(meta).lower().split())  # text's
             return distinct[meta.ord]
 
         def same_text(a, b) -> bool:  # as written first: most copies are byte for byte,
             return content(a) == content(b) or text(a) == text(b)  # and pages are long
+
+        def nearly(a, b) -> bool:  # the same: a text equal byte for byte needs no words
+            if content(a) == content(b):  # (a folder copied: versioned docs)
+                return bool(content(a)) and not content(a).isspace()
+            return near_copy(vocabulary(a), vocabulary(b))
 
         rest: list = []
         for i, cand in enumerate(ranked):
@@ -560,8 +565,8 @@ class Searcher:
                 copies.setdefault(original.id, []).append(cand.id)
                 continue
             section = sections.setdefault((meta.title, meta.path.rsplit("/", 1)[-1]), [])
-            original = next((m for m in section if m.path != meta.path
-                             and near_copy(vocabulary(m), vocabulary(meta))), None)
+            original = next((m for m in section if m.path != meta.path and nearly(m, meta)),
+                            None)
             if original is not None:
                 near.setdefault(original.id, []).append(cand.id)
                 continue
