@@ -491,3 +491,33 @@ def test_a_carried_over_reader_computes_a_terms_impacts_once(patched):
     # computing takes the reader's lock, and only it: a query inside ``use()`` (which
     # holds it) and one outside cannot each hold a lock the other waits for
     assert arrays._lock is patched.lock
+
+
+@pytest.mark.parametrize("text", RANKED)
+def test_a_carried_over_reader_skips_what_cannot_win_as_a_loaded_one_does(patched,
+                                                                         monkeypatch, text):
+    """MaxScore over the impacts a carried-over reader computes term by term
+    (``TermImpacts``): the rows of scoring every candidate, to the bit (the same
+    arithmetic per chunk), under small limits, archived chunks or not."""
+    import ra.query.impacts as impacts
+
+    plan = plan_query(parse(text), patched, Analyzer("english"), PlanOptions(fuzzy=True),
+                      text, rankable=True)
+    n = patched.stats.chunks
+    skipped = []
+    real = impacts._pruned
+    monkeypatch.setattr(impacts, "_pruned", lambda plan, alts, *rest: (
+        out := real(plan, alts, *rest), skipped.append(out is not None))[0])
+    scorer = None if is_plain(plan, Filters()) else PhraseScorer(patched, Weights())
+    for weights in WEIGHTS:
+        assert patched.impacts(weights)
+        for archived in (False, True):
+            for limit in (1, 3, 10):
+                rows = []
+                for threshold in (10**12, 0):
+                    monkeypatch.setattr(impacts, "PRUNE_POSTINGS", threshold)
+                    rows.append(sorted(top_rows(plan, patched.impact_arrays, n, weights,
+                                                Filters(include_archived=archived), limit,
+                                                scorer), key=lambda r: r[5]))
+                assert rows[0] == rows[1] and rows[0]
+    assert any(skipped)
