@@ -263,12 +263,12 @@ def test_no_chunk_scores_above_the_ceiling_of_the_clauses_it_holds(reader, words
                     PhraseScorer(held, weights) if bonus else None)
     holders: dict[int, set[int]] = {}
     most: dict[int, float] = {}
-    for k, c in enumerate(plan.clauses):
+    for c in plan.clauses:
         for a in c.alts if c.kind == "term" else ():
             ords, impacts = arrays.postings(a.term_id) if a.term_id is not None else ((), ())
             if len(ords):
                 f = factor(a.weight * c.boost, alternative_idf(n, c, a), weights.k1)
-                most[k] = max(most.get(k, 0.0), f * float(impacts.max()))
+                most[c.index] = max(most.get(c.index, 0.0), f * float(impacts.max()))
                 for o in ords.tolist():
                     holders.setdefault(o, set()).add(c.index)
     ceiling = _ceiling(plan, most, arrays, n, weights, bonus)

@@ -246,11 +246,11 @@ def _pruned(plan: Plan, alts: list, arrays, n_chunks: int, weights: Weights, lim
 
     if weights.coord < 0 or sum(len(alt[2]) for alt in alts) < PRUNE_POSTINGS:
         return None
-    by_clause: dict[int, list] = {}
+    by_clause = _postings(plan, alts)
     most: dict[int, float] = {}
-    for k, f, ords, impacts in alts:
-        by_clause.setdefault(k, []).append(ords)
-        most[k] = max(most.get(k, 0.0), f * float(impacts.max()))
+    for k, f, _, impacts in alts:
+        i = plan.clauses[k].index
+        most[i] = max(most.get(i, 0.0), f * float(impacts.max()))
     if len(by_clause) < 2:
         return None
     hit = arrays.scratch()[0]
@@ -272,12 +272,12 @@ def _pruned(plan: Plan, alts: list, arrays, n_chunks: int, weights: Weights, lim
     kth = float(np.partition(final, len(final) - limit)[len(final) - limit])
     ceiling = _ceiling(plan, most, arrays, n_chunks, weights, bonus)
     alone, inside = 0, set()
-    for k in order:
-        inside.add(plan.clauses[k].index)
+    for i in order:
+        inside.add(i)
         if ceiling(inside) >= kth:
             break
         alone += 1
-    essential = {plan.clauses[k].index for k in order[alone:]}
+    essential = set(order[alone:])
     if not alone or not essential or not _needed(plan.expr) & essential:
         return None  # nothing to skip; or answers might be skipped
     total = _matching(plan, by_clause, hit, arrays.archived if archived else None)
@@ -293,15 +293,14 @@ def _ceiling(plan: Plan, most: dict[int, float], arrays, n_chunks: int, weights:
              bonus: Sequence[int] = ()) -> Callable[[set[int]], float]:
     """The most a ranked plan's final score can be in a chunk holding no clause but those
     of a set (clause indexes), its phrases of ``bonus`` included (``_pruned``); ``most``:
-    each term clause's largest contribution, by its place in ``plan.clauses``."""
+    each term clause's largest contribution, by clause index."""
     groups = [(_needed(g), group_idf(plan, g, n_chunks)) for g in plan.counted()]
     total_idf = max(sum(idf for _, idf in groups), 1e-9)
     boost = max(1.0, weights.local_boost)
     phrases = sum(_phrase_most(plan.clauses[i], arrays, n_chunks, weights.k1) for i in bonus)
-    by_index = {plan.clauses[k].index: m for k, m in most.items()}
 
     def ceiling(inside: set[int]) -> float:
-        added = phrases + sum(by_index.get(i, 0.0) for i in inside)
+        added = phrases + sum(most.get(i, 0.0) for i in inside)
         held = sum(idf for needed, idf in groups if needed <= inside)
         return added * boost * (held / total_idf) ** weights.coord * (1 + 1e-9)
 
@@ -321,35 +320,13 @@ def _phrase_most(clause: Clause, arrays, n_chunks: int, k1: float) -> float:
     return (least + 0.5) * factor(clause.boost, phrase_idf(n_chunks, clause), k1) * (1 + 1e-9)
 
 
-def _matching(plan: Plan, by_clause: dict, hit, archived) -> int | None:
+def _matching(plan: Plan, postings: dict[int, list], hit, archived) -> int | None:
     """How many chunks match one of the plan's counted groups (not ``archived``, a by-ord
-    mask, when given), from the postings; None for a group under a negation."""
+    mask, when given), from ``postings`` (``_postings``); None for a group under a
+    negation."""
     import numpy as np
 
-    at = {plan.clauses[k].index: v for k, v in by_clause.items()}
-
-    def chunks(expr):
-        match expr:
-            case Ref(i):
-                return _union(at.get(i, []), hit)
-            case AllOf(items):
-                every = chunks(items[0])
-                for item in items[1:]:
-                    if every is None or not len(every):
-                        return every
-                    other = chunks(item)
-                    if other is None:
-                        return None
-                    every = every[_held(every, [other], hit)]
-                return every
-            case AnyOf(items):
-                parts = [chunks(item) for item in items]
-                if any(p is None for p in parts):
-                    return None
-                return _union([p for p in parts if len(p)], hit)
-        return None
-
-    found = [chunks(g) for g in plan.counted()]
+    found = [_chunks(g, postings, hit) for g in plan.counted()]
     if any(f is None for f in found):
         return None
     for ords in found:
@@ -367,25 +344,50 @@ def _every_word(plan: Plan, alts: list, hit) -> object | None:
     others is work for nothing: the union of two common words' postings is about ten
     times their intersection ("Example implementation": 85,000 chunks against 5,000 at
     five times cpp-docs), and every column of ``top_rows`` is as long as its candidates."""
-    import numpy as np
-
     needed = _needed(plan.expr)
     if not needed:
         return None
-    by_clause: dict[int, list] = {}
+    return _chunks(AllOf(tuple(Ref(i) for i in sorted(needed))), _postings(plan, alts), hit)
+
+
+def _postings(plan: Plan, alts: list) -> dict[int, list]:
+    """The postings (ords) of each term clause's alternatives, by clause index."""
+    out: dict[int, list] = {}
     for k, _, ords, _ in alts:
-        by_clause.setdefault(k, []).append(ords)
-    if any(k not in by_clause for k in needed):
-        return np.zeros(0, dtype=np.int64)  # a needed clause has no posting
-    # the clause with the fewest postings first; each other one keeps what it holds
-    order = sorted(needed, key=lambda k: sum(len(o) for o in by_clause[k]))
-    first = by_clause[order[0]]
-    every = _union(first, hit)
-    for k in order[1:]:
-        every = every[_held(every, by_clause[k], hit)]
-        if not len(every):
-            break
-    return every
+        out.setdefault(plan.clauses[k].index, []).append(ords)
+    return out
+
+
+def _chunks(expr, postings: dict[int, list], hit):
+    """The chunks satisfying ``expr`` by ``postings`` (``_postings``), sorted; None under
+    a negation. ``hit`` (all False) is left as found. A conjunction starts from the
+    clause with the fewest postings, and each other part keeps what it holds (a clause
+    by its alternatives' postings, without uniting them)."""
+    match expr:
+        case Ref(i):
+            return _union(postings.get(i, []), hit)
+        case AllOf(items):
+            def size(item) -> float:
+                return (sum(len(o) for o in postings.get(item.index, []))
+                        if isinstance(item, Ref) else float("inf"))
+
+            first, *rest = sorted(items, key=size)
+            every = _chunks(first, postings, hit)
+            for item in rest:
+                if every is None or not len(every):
+                    return every
+                held = (postings.get(item.index, []) if isinstance(item, Ref)
+                        else [_chunks(item, postings, hit)])
+                if any(h is None for h in held):
+                    return None
+                every = every[_held(every, held, hit)]
+            return every
+        case AnyOf(items):
+            parts = [_chunks(item, postings, hit) for item in items]
+            if any(p is None for p in parts):
+                return None
+            return _union([p for p in parts if len(p)], hit)
+    return None
 
 
 #: A few chunks are looked up in a term's postings by binary search (``searchsorted``),
