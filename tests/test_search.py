@@ -654,6 +654,33 @@ def test_the_same_text_scored_otherwise_in_another_folder_is_a_near_copy(tmp_pat
         assert results[0].copies == ()
 
 
+@pytest.mark.parametrize("limit", [1, 3, None])
+def test_a_short_lived_reader_fetches_the_texts_it_compares_at_once(versions, monkeypatch,
+                                                                     limit):
+    """Comparing copies and showing results reads the texts in one lookup (a query over
+    every Parquet partition for a short-lived reader), and gives what a long-lived reader,
+    which reads each text from memory, gives."""
+    from ra.index.reader import IndexReader
+
+    reader = versions.reader
+    assert not reader.resident
+    asked = []
+    real = reader.contents
+    monkeypatch.setattr(reader, "contents", lambda ords: asked.append(ords) or real(ords))
+    for sort in ("score", "path"):
+        options = SearchOptions(limit=limit, cutoff_ratio=0, sort=sort)
+        asked.clear()
+        cold = versions.search(["sign release tarball"], options).to_dict()
+        assert len(asked) == 1, asked
+        warm_reader = IndexReader.open(versions.config.index_dir, keep_vocabulary=True)
+        try:
+            warm = Searcher(warm_reader, versions.config).search(["sign release tarball"],
+                                                                 options).to_dict()
+        finally:
+            warm_reader.close()
+        assert cold == warm
+
+
 def test_copies_do_not_take_places_within_the_limit(versions):
     results = versions.search(["sign release"], SearchOptions(limit=3, cutoff_ratio=0)
                               ).queries[0].results
