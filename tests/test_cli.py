@@ -60,6 +60,25 @@ def test_a_file_where_inspect_wants_a_subcommand_says_which(tmp_path, monkeypatc
     assert "Did you mean" not in run(capsys, "inspect", "nothing")[2]
 
 
+def test_commands_in_one_process_share_one_click_command(project, capsys, monkeypatch):
+    """The daemon runs every forwarded command through ``main`` in one process: typer's
+    click command (every command's signature and type hints read) is built once, not per
+    command, and serves each as the first."""
+    import typer.main
+
+    import ra.cli.app
+
+    built = []
+    real = typer.main.get_command
+    monkeypatch.setattr(typer.main, "get_command", lambda a: built.append(a) or real(a))
+    monkeypatch.setattr(ra.cli.app, "_command", None)
+    answers = [run(capsys, "search", "--list", "logging")[:2] for _ in range(3)]
+    assert len(built) == 1
+    assert answers[0][0] == 0 and "guide.md" in answers[0][1]
+    assert answers == [answers[0]] * 3
+    assert run(capsys, "serch")[0] == 2 and run(capsys, "ls")[0] == 0  # others, after it
+
+
 def test_every_synonym_names_a_command():
     names = {c.name for c in app.registered_commands} | {g.name for g in app.registered_groups}
     assert set(SYNONYMS.values()) <= names
