@@ -589,9 +589,12 @@ def _incremental(folder: Path, root: Path, copy: Path, query: str) -> dict:
 # --- start-up ----------------------------------------------------------------------------
 
 def import_profile(args: list[str], cwd: Path) -> dict:
-    """Total import time of a command and the root packages that cost most (self time)."""
-    out = subprocess.run([sys.executable, "-X", "importtime", *args], cwd=cwd, env=_env(),
-                         capture_output=True, text=True)
+    """Total import time of a command and the root packages that cost most (self time).
+    The command runs in its own process (``RA_DAEMON=0``), as ``spawn`` runs it: with the
+    daemon on, ``ra search`` would forward to a daemon of the user's that runs, or start
+    one after answering, which outlived the benchmark in the user's home."""
+    out = subprocess.run([sys.executable, "-X", "importtime", *args], cwd=cwd,
+                         env={**_env(), "RA_DAEMON": "0"}, capture_output=True, text=True)
     by_root: dict[str, int] = {}
     total = 0
     for line in out.stderr.splitlines():
