@@ -1,10 +1,10 @@
-"""Query latency on an indexed corpus: in-process p50/p95 and ``ra search`` process time.
+"""Query latency on an indexed corpus: in-process and one-shot p50/p95.
 
 Queries are short agent-style keyword queries derived from the corpus's own headings
 (fixed seed): two or three words of a heading, so every query has answers. In-process
 timing runs ``Searcher.search`` on one open reader (what the MCP server does); the
 one-shot timing opens a reader per query, as a CLI command does (views over Parquet);
-the process timing runs the installed ``ra search`` command end to end. Besides wall
+``benchmarks.speed`` times ``ra search`` as a process (``timed_process``). Besides wall
 time, the in-process figures give the thread's CPU time: DuckDB runs a long-lived
 reader's queries on the calling thread, so on a shared machine CPU time shows the
 search's own cost when wall time also counts waiting for a core.
@@ -17,9 +17,7 @@ from __future__ import annotations
 import json
 import random
 import re
-import shutil
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -99,24 +97,6 @@ def one_shot(folder: Path, queries: list[str]) -> dict:
             stages.setdefault(name, []).append(ms)
     return {f"{name}_{q}_ms": round(percentile(v, p), 1) for name, v in stages.items()
             for q, p in (("p50", .5), ("p95", .95))}
-
-
-def process_times(folder: Path, queries: list[str], runs: int = 20) -> dict:
-    ra = shutil.which("ra") or str(Path(__file__).resolve().parents[1] / ".venv/bin/ra")
-    times = []
-    for q in queries[:runs]:
-        t = time.perf_counter()
-        subprocess.run([ra, "search", "--list", q], cwd=folder, check=True,
-                       capture_output=True)
-        times.append((time.perf_counter() - t) * 1000)
-    help_times = []
-    for _ in range(10):
-        t = time.perf_counter()
-        subprocess.run([ra, "--help"], check=True, capture_output=True)
-        help_times.append((time.perf_counter() - t) * 1000)
-    return {"ra_search_p50_ms": round(percentile(times, .5), 1),
-            "ra_search_p95_ms": round(percentile(times, .95), 1),
-            "ra_help_p50_ms": round(percentile(help_times, .5), 1)}
 
 
 def main(argv: list[str]) -> None:
