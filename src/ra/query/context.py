@@ -39,6 +39,7 @@ from ra.query import ast
 from ra.query import rank as ranking
 from ra.query.bm25f import bm25f_sql
 from ra.query.search import (
+    Contents,
     Result,
     Searcher,
     SearchOptions,
@@ -254,11 +255,13 @@ def _search(searcher: Searcher, signals: list[FileSignals], options: SearchOptio
     merged, total = _score(searcher, groups, o, overrides, exclude)
     t_sql = time.perf_counter()
     ranked, stats = _rank(searcher, merged, o, exclude)
-    ranked, copies, near = searcher._without_copies(ranked, o.limit)
+    texts = Contents(reader)
+    ranked, copies, near = searcher._without_copies(ranked, o.limit, texts)
     ranked = ranked if o.limit is None else ranked[:o.limit]
     stats = replace(stats, final=len(ranked))
     terms = _Terms(sorted({t for g in groups for t in g.plan.terms()}))
-    results = _without(searcher._results(ranked, terms, o, copies, near), includes, reader)
+    results = _without(searcher._results(ranked, terms, o, copies, near, texts=texts),
+                       includes, reader)
     results = _included(searcher, includes, terms, warnings, results) + results
     t_fetch = time.perf_counter()
     query = _query_text(groups)

@@ -518,7 +518,7 @@ class Searcher:
                                  tokens=meta.tokens)
 
     def _without_copies(self, ranked: list, upto: int | None,
-                        texts: Contents | None = None) -> tuple[list, dict, dict]:
+                        texts: Contents) -> tuple[list, dict, dict]:
         """``ranked`` without the results whose text is an earlier one's, word for word (a
         page copied into a folder per version, as the PowerShell docs keep 5.1, 7.4, 7.5
         ...), or nearly (``near_copy``); the ids of each kept result's copies, and of its
@@ -529,13 +529,14 @@ class Searcher:
         and file name only. ``texts``: the topic's contents, which the results reuse."""
         kept, copies, near, alike, words, distinct = [], {}, {}, {}, {}, {}
         sections: dict[tuple[str, str], list] = {}
-        texts = texts or Contents(self.reader)
         cold = not self.reader.resident  # each fetch of texts is a query over Parquet
+        compared: list = []
 
         def content(meta) -> str:
-            if cold and meta.ord not in texts.known:  # every text it may compare, at once
-                metas = [self.reader.meta(c.id) for c in ranked]
-                texts.fetch([meta, *_compared(ranked, metas, upto)])
+            if cold and not compared:  # every text it may compare, at once
+                compared[:] = [meta, *_compared(ranked, [self.reader.meta(c.id)
+                                                         for c in ranked], upto)]
+                texts.fetch(compared)
             return texts(meta)
 
         def text(meta) -> str:  # its words: a blank line more is no other text
@@ -586,7 +587,7 @@ class Searcher:
                  some: AbstractSet[str] = frozenset(),
                  texts: Contents | None = None) -> list[Result]:
         metas = [self.reader.meta(c.id) for c in ranked]
-        texts = texts or Contents(self.reader)
+        texts = Contents(self.reader) if texts is None else texts
         texts.fetch(metas)
         terms = set(plan.terms())
         out = []
