@@ -681,6 +681,30 @@ def test_a_short_lived_reader_fetches_the_texts_it_compares_at_once(versions, mo
         assert cold == warm
 
 
+def test_context_on_a_short_lived_reader_reads_the_texts_once(versions, monkeypatch,
+                                                              tmp_path):
+    """``ra context`` compares copies and shows its results from one lookup of texts
+    too, and answers as a long-lived reader does."""
+    from ra.index.reader import IndexReader
+    from ra.query.context import context_search
+
+    source = tmp_path / "release_signing.py"
+    source.write_text("# Sign the release tarball with the project key before upload.\n"
+                      "def sign_release(tarball, key):\n    return sign(tarball, key)\n")
+    reader = versions.reader
+    asked = []
+    real = reader.contents
+    monkeypatch.setattr(reader, "contents", lambda ords: asked.append(ords) or real(ords))
+    cold = context_search(reader, versions.config, [source]).to_dict()
+    assert len(asked) == 1, asked
+    assert cold["queries"][0]["results"][0]["copies"]  # the versions' copies were compared
+    warm_reader = IndexReader.open(versions.config.index_dir, keep_vocabulary=True)
+    try:
+        assert context_search(warm_reader, versions.config, [source]).to_dict() == cold
+    finally:
+        warm_reader.close()
+
+
 def test_copies_do_not_take_places_within_the_limit(versions):
     results = versions.search(["sign release"], SearchOptions(limit=3, cutoff_ratio=0)
                               ).queries[0].results
