@@ -202,13 +202,15 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str]]:
     return name, within[folder], sorted(left_out)
 
 
-#: Where coding agents keep rule files whose front matter may name the files they apply to
-#: (``globs``, ``paths``, ``applyTo``, ``fileMatchPattern``): a tree of its own each, as
-#: the walk skips hidden folders inside a tree. Tree name, folder.
+#: Where coding agents keep rule files, whose front matter may name the files they apply
+#: to (``globs``, ``paths``, ``applyTo``, ``fileMatchPattern``), and Claude Code its
+#: skills (``<name>/SKILL.md``, named and described in front matter): a tree of its own
+#: each, as the walk skips hidden folders inside a tree. Tree name, folder.
 RULE_FOLDERS = (("cursor", ".cursor/rules"), ("claude", ".claude/rules"),
-                ("copilot", ".github/instructions"), ("windsurf", ".windsurf/rules"),
-                ("kiro", ".kiro/steering"), ("cline", ".clinerules"),
-                ("continue", ".continue/rules"))
+                ("claude-skills", ".claude/skills"), ("copilot", ".github/instructions"),
+                ("windsurf", ".windsurf/rules"), ("kiro", ".kiro/steering"),
+                ("cline", ".clinerules"), ("continue", ".continue/rules"),
+                ("roo", ".roo/rules"), ("amazonq", ".amazonq/rules"))
 
 
 def rule_folders(cwd: Path) -> list[tuple[str, str, int]]:
