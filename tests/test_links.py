@@ -137,6 +137,35 @@ def test_external_targets(target):
     assert target_of("a.md", Link("link", "x", target)).external
 
 
+@pytest.mark.parametrize(("target", "paths", "name", "anchors"), [
+    ("mdc:.cursor/rules/api.mdc", (".cursor/rules/api.mdc",), "api", ()),
+    ("mdc:src/App.tsx", ("src/App.tsx",), None, ()),
+    ("mdc:/docs/Setup%20Guide.md#Install", ("docs/Setup Guide.md",), "setup guide",
+     ("Install", "install")),
+    ("mdc:", (), None, ())])
+def test_cursor_file_references_name_a_project_file(target, paths, name, anchors):
+    """Cursor's rules name a file of the project as ``mdc:path``: no external URL, but
+    that path and, for a markdown file, its name anywhere in the tree."""
+    found = target_of("react.mdc", Link("link", "x", target))
+    assert (found.external, found.paths, found.name, found.anchors) == (
+        False, paths, name, anchors)
+
+
+def test_cursor_rules_linking_each_other_resolve(tmp_path):
+    """A rule in ``.cursor/rules`` (a tree of its own) names another from the project's
+    root (``mdc:.cursor/rules/api.mdc``): the link reaches that rule; one to source code
+    outside every tree reaches nothing, and is no external link."""
+    rules = tmp_path / ".cursor" / "rules"
+    write(rules / "react.mdc", "---\nglobs: src/**/*.tsx\n---\n\n# React\n\nSee "
+          "[the API rules](mdc:.cursor/rules/api.mdc#errors) and [the app](mdc:src/App.tsx)."
+          "\n")
+    write(rules / "api.mdc", "---\nglobs: src/api/**\n---\n\n# API\n\n## Errors\n\nThrow.\n")
+    (tmp_path / ".ra.toml").write_text('[tree.cursor]\npath = "./.cursor/rules"\n')
+    rows = {r[2]: (r[4], r[5]) for r in resolved(load_config(tmp_path))}
+    assert rows == {"the API rules": (False, "cursor:api.mdc#errors"),
+                    "the app": (False, None)}
+
+
 def test_wiki_targets_name_a_file_anywhere_or_a_path_from_the_root():
     by_name = target_of("n/a.md", Link("wiki", "x", "Some Note#A Heading"))
     assert (by_name.paths, by_name.name, by_name.anchors) == ((), "some note", ("a-heading",))

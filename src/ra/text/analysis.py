@@ -60,8 +60,9 @@ MAX_TOKEN_BYTES = 40
 #: footnote's text ([^1]: …) is no link definition. 15: docsify's heading options
 #: (## Title :id=custom, {docsify-ignore}) and callout marks (!> , ?> ) are markup. 16:
 #: Logseq: page properties (title:: x) are metadata, a block's id:: and collapsed:: and
-#: block references ((uuid)) are markup.
-ANALYZER_VERSION = 16
+#: block references ((uuid)) are markup. 17: Cursor's file references ([x](mdc:path)) are
+#: links to files of the project (they were external links).
+ANALYZER_VERSION = 17
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -192,6 +192,8 @@ def target_of(source_path: str, link: Link) -> Target:
     if link.kind in ("wiki", "embed"):
         return _wiki_target(source_path, link.target)
     target = link.target
+    if target.startswith(_CURSOR):
+        return _project_target(target[len(_CURSOR):])
     hugo = _HUGO_REF.fullmatch(target.strip())
     if hugo:
         target = hugo.group(1)
@@ -234,6 +236,24 @@ def _jekyll(target: str) -> str:
     if _SITE_URL.match(target):
         target = "/" + _SITE_URL.sub("", target).lstrip("/")
     return target
+
+
+#: Cursor's rule files name a file of the project as ``[name](mdc:path/from/the/root)``.
+_CURSOR = "mdc:"
+
+
+def _project_target(target: str) -> Target:
+    """Where a link to a file named from the project's root (Cursor's ``mdc:``) may
+    point: that path, as a path of the tree (the tree may be the project), and a markdown
+    file's name anywhere in the tree (``mdc:.cursor/rules/api.mdc`` from another rule of
+    the tree ``.cursor/rules``), as a wiki link's is. Not external: it names a file here,
+    often source code outside every tree."""
+    path, _, fragment = target.partition("#")
+    path = posixpath.normpath(unquote(path).lstrip("/")) if path.strip("/") else ""
+    anchors = _anchors(unquote(fragment)) if fragment else ()
+    name = path.rsplit("/", 1)[-1]
+    stem = name[: -len(s)].lower() if (s := _suffix(name)) in MARKDOWN_SUFFIXES else None
+    return Target(False, (path,) if path else (), stem, anchors)
 
 
 def _wiki_target(source_path: str, target: str) -> Target:
