@@ -182,6 +182,10 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ("By a \\{{#title …}} line.", "By a {{#title …}} line."),
     ("Helpers like `\\{{#include x.md}}`.", "Helpers like {{#include x.md}}."),
     ("`{{#ff0000}}` stays", "{{#ff0000}} stays"),  # a tldr placeholder, not a directive
+    # mdbook-spec (the Rust Reference): a rule's identifier on a line of its own is markup
+    ("r[items.fn]\n# Functions\n\nr[items.fn.intro]\nA function.\n  r[type.never.coercion]  "
+     "\nNever.", "Functions A function. Never."),
+    ("```text\nr[a.b]\n```\nThe r[a.b] rule.", "r[a.b] The r[a.b] rule."),  # in code, in prose
     # DocFX (Microsoft Learn): extension lines are markup, an image's alt text is text
     (':::image type="content" source="media/x.png" alt-text="The Options dialog.":::\nText.',
      "The Options dialog. Text."),

@@ -61,7 +61,8 @@ MAX_TOKEN_BYTES = 40
 #: (## Title :id=custom, {docsify-ignore}) and callout marks (!> , ?> ) are markup. 16:
 #: Logseq: page properties (title:: x) are metadata, a block's id:: and collapsed:: and
 #: block references ((uuid)) are markup. 17: Cursor's file references ([x](mdc:path)) are
-#: links to files of the project (they were external links).
+#: links to files of the project (they were external links); mdbook-spec's rule
+#: identifiers on a line of their own (the Rust Reference's r[items.fn.intro]) are markup.
 ANALYZER_VERSION = 17
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first

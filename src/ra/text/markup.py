@@ -758,6 +758,9 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
                          rf"|\n{_WS}*\{{:{_WS}*[A-Za-z][\w-]*{_WS}*\}}{_WS}*{_EOL}"), "\n"),
     # mdBook: files pulled in, a chapter's <title> (an escaped `\{{#include}}` is shown)
     (("{{#",), re.compile(r"(\\?)\{\{#([\w-]+)\b[^{}\n]*\}\}"), _mdbook),
+    # mdbook-spec (the Rust Reference): a rule's identifier on a line of its own
+    # (`r[items.fn.intro]`) is an anchor the page shows in its margin, not text
+    (("\nr[",), re.compile(rf"\n{_WS}*r\[[a-z0-9_.-]+\]{_WS}*{_EOL}"), "\n"),
     # MyST: targets `(label)=`, `% comment` lines, `+++` block breaks; substitutions
     ((")=",), re.compile(rf"\n{_WS}*\([^()\n]+\)={_WS}*{_EOL}"), "\n"),
     (("\n%",), re.compile(rf"\n%(?:{_WS}[^\n]*)?{_EOL}"), "\n"),
