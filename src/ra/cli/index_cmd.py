@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import subprocess
 from collections import Counter
 from collections.abc import Iterator
@@ -214,10 +216,17 @@ RULE_FOLDERS = (("cursor", ".cursor/rules"), ("claude", ".claude/rules"),
 
 
 def rule_folders(cwd: Path) -> list[tuple[str, str, int]]:
-    """``(tree name, folder, markdown files)`` of the agent rule folders (``RULE_FOLDERS``)
-    in ``cwd`` that hold markdown (``.md``, Cursor's ``.mdc``)."""
-    counts = ((name, rel, sum(1 for _ in _markdown_files(cwd / rel)))
-              for name, rel in RULE_FOLDERS)
+    """``(tree name, folder, markdown files)`` of the agent rule folders (``RULE_FOLDERS``,
+    and Roo Code's rules for one mode, ``.roo/rules-{mode}``: tree ``roo-{mode}``) in
+    ``cwd`` that hold markdown (``.md``, Cursor's ``.mdc``)."""
+    folders = list(RULE_FOLDERS)
+    with contextlib.suppress(OSError):
+        at = folders.index(("roo", ".roo/rules")) + 1
+        modes = sorted(e.name for e in os.scandir(cwd / ".roo")
+                       if re.fullmatch(r"rules-[\w-]+", e.name)
+                       and e.is_dir(follow_symlinks=False))
+        folders[at:at] = [(f"roo-{m[len('rules-'):]}", f".roo/{m}") for m in modes]
+    counts = ((name, rel, sum(1 for _ in _markdown_files(cwd / rel))) for name, rel in folders)
     return [(name, f"./{rel}", n) for name, rel, n in counts if n]
 
 
