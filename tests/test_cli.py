@@ -71,7 +71,7 @@ def test_commands_in_one_process_share_one_click_command(project, capsys, monkey
     built = []
     real = typer.main.get_command
     monkeypatch.setattr(typer.main, "get_command", lambda a: built.append(a) or real(a))
-    monkeypatch.setattr(ra.cli.app, "_command", None)
+    ra.cli.app.command.cache_clear()
     answers = [run(capsys, "search", "--list", "logging")[:2] for _ in range(3)]
     assert len(built) == 1
     assert answers[0][0] == 0 and "guide.md" in answers[0][1]

@@ -12,6 +12,7 @@ mistletoe, tiktoken, mcp) are imported inside the commands that need them, so ``
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -81,18 +82,13 @@ def _register() -> None:
 _register()
 
 
-_command = None
-
-
+@functools.cache
 def command():
     """The click command of ``app``, built once a process. Typer builds it on every call
     from each command's signature and type hints (``app(...)``): 6 ms of every command the
     daemon answered, twice what a warm search takes (cpp-docs, ``ra search --list`` of 100
     agent queries in the daemon: p50 11.1 ms)."""
-    global _command
-    if _command is None:
-        _command = typer.main.get_command(app)
-    return _command
+    return typer.main.get_command(app)
 
 
 def main(argv: list[str] | None = None, prog_name: str | None = None) -> int:

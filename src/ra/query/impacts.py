@@ -203,7 +203,7 @@ def top_rows(plan: Plan, arrays, n_chunks: int, weights: Weights, filters: Filte
             return _scored(plan, alts, every, arrays, n_chunks, weights, limit, phrases,
                            bonus, True)
     if plan.ranked and (pruned := _pruned(plan, alts, arrays, n_chunks, weights, limit,
-                                          archived, bonus)):
+                                          archived, hit, bonus)):
         return _scored(plan, alts, pruned[0], arrays, n_chunks, weights, limit, phrases,
                        bonus, True, pruned[1])
     cand = _union([alt[2] for alt in alts], hit)
@@ -222,7 +222,7 @@ PRUNE_POSTINGS = 50_000
 
 
 def _pruned(plan: Plan, alts: list, arrays, n_chunks: int, weights: Weights, limit: int,
-            archived: bool, bonus: Sequence[int] = ()) -> tuple | None:
+            archived: bool, hit, bonus: Sequence[int] = ()) -> tuple | None:
     """``(candidates, total)`` of a ranked plan, skipping the chunks that cannot reach the
     ``limit``-th best score (MaxScore, Turtle and Flood 1995); None when nothing can be
     skipped.
@@ -241,19 +241,19 @@ def _pruned(plan: Plan, alts: list, arrays, n_chunks: int, weights: Weights, lim
     nothing is skipped, so that ``complete`` stays exact). Common words are that prefix:
     a long question's "the", "for", "is" hold most chunks, and its rare words few.
     ``total`` (the chunks matching a group, not archived) is counted from the postings,
-    as it would be over every candidate."""
+    as it would be over every candidate. ``hit``: ``top_rows``' by-chunk scratch (all
+    False), left as found."""
     import numpy as np
 
     if weights.coord < 0 or sum(len(alt[2]) for alt in alts) < PRUNE_POSTINGS:
         return None
     by_clause = _postings(plan, alts)
+    if len(by_clause) < 2:
+        return None
     most: dict[int, float] = {}
     for k, f, _, impacts in alts:
         i = plan.clauses[k].index
         most[i] = max(most.get(i, 0.0), f * float(impacts.max()))
-    if len(by_clause) < 2:
-        return None
-    hit = arrays.scratch()[0]
     order = sorted(by_clause, key=lambda k: most[k])  # least first
     seed_clauses, size = [], 0
     for k in reversed(order):

@@ -283,7 +283,7 @@ class Searcher:
             ranked, o.offset + limit if o.sort == "score" else None, texts)
         ranked = _page(ranked, o, limit, self.reader.meta)
         t_rank = time.perf_counter()
-        results = self._results(ranked, plan, o, copies, near, some, texts)
+        results = self._results(ranked, plan, o, copies, near, some, texts=texts)
         t_fetch = time.perf_counter()
         complete = bool(rows[0][2]) if rows else False
         total = int(rows[0][3]) if rows else 0
@@ -563,13 +563,13 @@ class Searcher:
                 rest = ranked[i:]
                 break
             meta = self.reader.meta(cand.id)
-            key = (cand.score, meta.title, meta.descendants)
+            key = (cand.score, *_family(meta))
             same = alike.setdefault(key, [])
             original = next((m for m in same if same_text(m, meta)), None) if same else None
             if original is not None:
                 copies.setdefault(original.id, []).append(cand.id)
                 continue
-            section = sections.setdefault((meta.title, meta.path.rsplit("/", 1)[-1]), [])
+            section = sections.setdefault(_section(meta), [])
             original = next((m for m in section if m.path != meta.path and nearly(m, meta)),
                             None)
             if original is not None:
@@ -584,10 +584,8 @@ class Searcher:
     def _results(self, ranked, plan: Plan, o: SearchOptions,
                  copies: dict[str, tuple[str, ...]] | None = None,
                  near: dict[str, tuple[str, ...]] | None = None,
-                 some: AbstractSet[str] = frozenset(),
-                 texts: Contents | None = None) -> list[Result]:
+                 some: AbstractSet[str] = frozenset(), *, texts: Contents) -> list[Result]:
         metas = [self.reader.meta(c.id) for c in ranked]
-        texts = Contents(self.reader) if texts is None else texts
         texts.fetch(metas)
         terms = set(plan.terms())
         out = []
@@ -642,26 +640,30 @@ def _compared(ranked: list, metas: list, upto: int | None) -> list:
     of its 390."""
     from collections import Counter
 
-    def family(m) -> tuple:
-        return (m.title, m.descendants)
-
-    def section(m) -> tuple:
-        return (m.title, m.path.rsplit("/", 1)[-1])
-
     families, sections, new, end = set(), set(), 0, len(metas)
     for i, m in enumerate(metas):
-        new += family(m) not in families and section(m) not in sections
-        families.add(family(m))
-        sections.add(section(m))
+        new += _family(m) not in families and _section(m) not in sections
+        families.add(_family(m))
+        sections.add(_section(m))
         if upto is not None and new >= upto:
             end = i + 1
             while end < len(metas) and ranked[end].score == ranked[i].score:
                 end += 1
             break
     looked = metas[:end]
-    twice = Counter(map(family, looked)), Counter(map(section, looked))
+    twice = Counter(map(_family, looked)), Counter(map(_section, looked))
     return [*(looked[:upto] if upto is not None else ()),
-            *(m for m in looked if twice[0][family(m)] > 1 or twice[1][section(m)] > 1)]
+            *(m for m in looked if twice[0][_family(m)] > 1 or twice[1][_section(m)] > 1)]
+
+
+def _family(meta) -> tuple:
+    """What a copy shares with its original besides its score: title, subsections."""
+    return (meta.title, meta.descendants)
+
+
+def _section(meta) -> tuple:
+    """What a near copy shares with its original: title and file name."""
+    return (meta.title, meta.path.rsplit("/", 1)[-1])
 
 
 def _only_flags(query: str, node) -> tuple[str, object, str] | None:

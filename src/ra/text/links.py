@@ -252,7 +252,7 @@ def _project_target(target: str) -> Target:
     path = posixpath.normpath(unquote(path).lstrip("/")) if path.strip("/") else ""
     anchors = _anchors(unquote(fragment)) if fragment else ()
     name = path.rsplit("/", 1)[-1]
-    stem = name[: -len(s)].lower() if (s := _suffix(name)) in MARKDOWN_SUFFIXES else None
+    stem = _stem(name).lower() if _suffix(name) in MARKDOWN_SUFFIXES else None
     return Target(False, (path,) if path else (), stem, anchors)
 
 
@@ -264,8 +264,13 @@ def _wiki_target(source_path: str, target: str) -> Target:
         return Target(False, (source_path,), None, anchors)
     if "/" in name:  # a path from the vault's root
         return Target(False, _candidates(posixpath.normpath(name.lstrip("/"))), None, anchors)
-    stem = name[: -len(s)] if (s := _suffix(name)) in MARKDOWN_SUFFIXES else name
-    return Target(False, (), stem.lower(), anchors)
+    return Target(False, (), _stem(name).lower(), anchors)
+
+
+def _stem(name: str) -> str:
+    """A file name without its markdown suffix (``api.mdc`` is ``api``; ``a.txt`` stays)."""
+    suffix = _suffix(name)
+    return name[: -len(suffix)] if suffix in MARKDOWN_SUFFIXES else name
 
 
 def _anchors(fragment: str) -> tuple[str, ...]:
