@@ -32,8 +32,9 @@ def register(app: typer.Typer) -> None:
 INIT_HELP = """Create a starter .ra.toml (with commented examples) in this folder.
 
 Its tree is the folder that holds this project's markdown (docs/ in most projects);
-check it, or add trees of your own. Coding agents' rule folders (.cursor/rules,
-.claude/rules, .github/instructions, ...) that hold markdown become trees of their own.
+check it, or add trees of your own. Coding agents' rule and skill folders
+(.cursor/rules, .claude/rules, .claude/skills, .github/instructions, .roo/rules, ...)
+that hold markdown become trees of their own.
 
 Examples:
 
