@@ -340,6 +340,19 @@ def test_text_files_are_one_node():
     assert doc.nodes[0].body == text and doc.nodes[0].id == "notes:log.txt"
 
 
+def test_a_title_from_a_file_name_decodes_its_url_escapes():
+    """An Azure DevOps wiki stores the page "ODO-1 (SI)" as ``ODO%2D1-(SI).md``, with no
+    heading: its title is the name decoded, and so are the words of its path field."""
+    from ra.pipeline.analyze import field_texts
+
+    doc = parse_document("Steps of the report.\n", "wiki", "Tax/ODO%2D1-(SI).md")
+    assert doc.title == "ODO-1-(SI)"
+    assert parse_document("Text.\n", "wiki", "100%.md").title == "100%"  # no escape
+    row = {"breadcrumb": doc.title, "tags": [], "path": doc.path, "body": "Steps.",
+           "description": None, "descendants": 0}
+    assert field_texts(row)["path"] == "Tax/ODO-1-(SI)"
+
+
 def test_chunk_at_headings_false_keeps_one_node_with_the_title():
     text = "---\ntags: [x]\n---\n# Title\n\nbody\n\n## Sub\n\nmore\n"
     doc = parse_document(text, "docs", "t.md", chunk_at_headings=False)

@@ -250,6 +250,35 @@ def test_a_github_wiki_s_page_links_resolve(tmp_path):
     assert rows["Getting Started"] == "docs:Getting-Started.md"
 
 
+def test_an_azure_devops_wiki_s_page_links_resolve(tmp_path):
+    """An Azure DevOps wiki names a page from its root without a suffix, dashes for
+    spaces, and writes a page's parentheses with backslashes and its own dashes as
+    ``%2D``, which the file's name keeps (``ODO%2D1-(SI).md``): as in
+    BE-terna's public wiki, whose links to such pages resolved to nothing. Its markers of
+    a table of contents are no links."""
+    config = kb(tmp_path, {
+        "Help.md": "[[_TOC_]]\n[[_TOSP_]]\n\nSee [REK-1](/Help/Tax-reports/REK-1-\\(SI\\)), "
+                   "[ODO-1](/Help/Tax-reports/ODO%2D1-\\(SI\\)) and [reports](Help/Tax-reports)."
+                   "\n",
+        "Help/Tax-reports.md": "The reports.\n",
+        "Help/Tax-reports/REK-1-(SI).md": "# Prepare REK-1 report\n\nSteps.\n",
+        "Help/Tax-reports/ODO%2D1-(SI).md": "Steps of ODO-1.\n"})
+    rows = {r[2]: r[5] for r in resolved(config) if r[0] == "docs:Help.md"}
+    assert rows == {"REK-1": "docs:Help/Tax-reports/REK-1-(SI).md",
+                    "ODO-1": "docs:Help/Tax-reports/ODO%2D1-(SI).md",
+                    "reports": "docs:Help/Tax-reports.md"}
+
+
+@pytest.mark.parametrize(("target", "paths"), [
+    ("a\\_b.md", ("docs/a/a_b.md",)),  # CommonMark's backslash escapes
+    ("x\\(1\\).md#s", ("docs/a/x(1).md",)),
+    ("old\\notes.md", ("docs/a/old\\notes.md",)),  # a backslash before a letter stays
+    ("Setup%20Guide.md", ("docs/a/Setup Guide.md", "docs/a/Setup%20Guide.md")),
+])
+def test_escapes_in_a_target(target, paths):
+    assert target_of("docs/a/b.md", Link("link", "x", target)).paths == paths
+
+
 def test_ra_get_links_returns_the_linked_chunks_within_the_budget(tmp_path, monkeypatch,
                                                                    capsys):
     kb(tmp_path, FILES)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -58,9 +59,16 @@ def field_texts(row: dict, body: str | None = None) -> dict[str, str]:
     return {
         "title": row["breadcrumb"],
         "tags": " ".join(row["tags"] or ()),
-        "path": posixpath.splitext(row["path"])[0],
+        "path": _path_words(row["path"]),
         "body": body,
     }
+
+
+def _path_words(path: str) -> str:
+    """The path field's text: the path without its suffix, URL escapes decoded (a page
+    of an Azure DevOps wiki, ``ODO%2D1-(SI).md``, is "ODO-1 (SI)", not "odo 2d1 si")."""
+    stem = posixpath.splitext(path)[0]
+    return unquote(stem) if "%" in stem else stem
 
 
 def body_text(path: str, body: str) -> str:

@@ -63,7 +63,10 @@ MAX_TOKEN_BYTES = 40
 #: block references ((uuid)) are markup. 17: Cursor's file references ([x](mdc:path)) are
 #: links to files of the project (they were external links); mdbook-spec's rule
 #: identifiers on a line of their own (the Rust Reference's r[items.fn.intro]) are markup.
-ANALYZER_VERSION = 17
+#: 18: Azure DevOps wikis: [[_TOC_]] and [[_TOSP_]] are markup, no links; a link target's
+#: backslash escapes are read (/Page-\(SI\)), a percent escape also names a file whose
+#: name keeps it (ODO%2D1-(SI).md), whose title and path words are decoded.
+ANALYZER_VERSION = 18
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -42,6 +42,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
+from urllib.parse import unquote
 
 from ra.text import is_markdown
 from ra.text.headings import Found, Lines, byte_offsets, first_h1, scan_headings, utf8_len
@@ -334,7 +335,11 @@ def _tags(value: Any) -> tuple[str, ...]:
 
 
 def _stem(path: str) -> str:
-    return PurePosixPath(path).stem or path
+    """A file's title when nothing else names it: its name without the suffix, URL
+    escapes decoded (an Azure DevOps wiki stores the page "ODO-1 (SI)" as
+    ``ODO%2D1-(SI).md``)."""
+    stem = PurePosixPath(path).stem or path
+    return unquote(stem) if "%" in stem else stem
 
 
 # ---------------------------------------------------------------------------------- slugs

@@ -160,8 +160,14 @@ def _inside(at: int, spans: list[tuple[int, int]]) -> bool:
     return any(start <= at < end for start, end in spans)
 
 
+#: GitLab's and Azure DevOps' markers of a table of contents, and of a page's subpages
+_TABLES = ("_toc_", "_tosp_")
+
+
 def _wiki(m: re.Match, codes: list[str]) -> Link | None:
     embed, target, alias = m.group(1), m.group(2).strip(), m.group(3)
+    if target.lower() in _TABLES:
+        return None  # where the wiki shows a table of contents, no page
     if embed and _MEDIA.search(target.split("#")[0]):
         return None  # an embedded image is no link
     shown = alias.strip() if alias and alias.strip() else " ".join(
@@ -185,6 +191,8 @@ def _visible(text: str) -> str:
 # ------------------------------------------------------------------------ normalisation
 
 _SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
+#: a backslash escape of ASCII punctuation, which CommonMark reads as the character
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
 def target_of(source_path: str, link: Link) -> Target:
@@ -201,12 +209,18 @@ def target_of(source_path: str, link: Link) -> Target:
         target = _jekyll(target)
     if _SCHEME.match(target):
         return Target(external=True)
+    if "\\" in target:  # backslash escapes, as CommonMark reads them: `\(SI\)` is `(SI)`
+        target = _ESCAPED.sub(r"\1", target)
     path, _, fragment = target.partition("#")
-    path = unquote(path.split("?", 1)[0])
+    written = path.split("?", 1)[0]
+    path = unquote(written)
     anchors = _anchors(unquote(fragment)) if fragment else ()
     if not path:
         return Target(False, (source_path,), None, anchors)
     paths = _candidates(_resolve(source_path, path))
+    if path != written:  # a file whose name holds the escape (Azure DevOps: `A%2DB.md`)
+        paths += tuple(p for p in _candidates(_resolve(source_path, written))
+                       if p not in paths)
     if _COLLECTION.match(path) and _suffix(path) not in MARKDOWN_SUFFIXES:
         # a Jekyll collection's page: the URL /docs/x/ is built from _docs/x.md
         paths += _candidates(_resolve(source_path, "/_" + path.lstrip("/")))

@@ -744,9 +744,11 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     (("--8<--",), re.compile(rf"\n{_WS}*-{{2}}8<-{{2}}[^\n]*{_EOL}"), "\n"),
     (("<<<",), re.compile(rf"\n{_WS}*<<<{_WS}+@[^\n]*{_EOL}"), "\n"),  # VitePress `<<< @/x.js{2}`
     # a table of contents the generator fills in: `[[toc]]` (markdown-it), `[TOC]`
-    # (Python-Markdown), `${toc}`
-    (("toc", "TOC"), re.compile(rf"\n{_WS}*(?:\[\[toc\]\]|\[TOC\]|\$\{{toc\}})"
-                                rf"{_WS}*{_EOL}", re.I), "\n"),
+    # (Python-Markdown), `${toc}`, `[[_TOC_]]` (GitLab, Azure DevOps), and Azure DevOps'
+    # table of a page's subpages, `[[_TOSP_]]`
+    (("toc", "TOC", "Toc", "tosp", "TOSP", "Tosp"),
+     re.compile(rf"\n{_WS}*(?:\[\[_?toc_?\]\]|\[TOC\]|\$\{{toc\}}|\[\[_tosp_\]\])"
+                rf"{_WS}*{_EOL}", re.I), "\n"),
     # kramdown (Jekyll, GitHub Pages): a one-item list marked `{:toc}` is where the table
     # of contents goes (its item, `* TOC`, is a placeholder); `{::comment}` hides its
     # text; extension tags (`{::options … /}`, `{::nomarkdown}` … `{:/}`) and attribute
