@@ -116,6 +116,7 @@ def _meta(title: str, path: str = "x.md", depth: int = 1, only_heading: bool = F
     ("Appendix B", "appendix-02-operators.md", 0, {"oper"}),  # numbering leaves
     ("Calling", "build/x64-calling-convention.md", 0, {"x64", "call", "convent"}),  # a word
     ("is_pointer Class", "x.md", 1, {"is", "pointer"}),  # "is" is part of a word here
+    ("Steps", "Tax/ODO%2D1.md", 0, {"odo", "1"}),  # an Azure DevOps page's name, decoded
 ])
 def test_names(title, path, depth, name):
     assert frozenset(name) in named.names(_meta(title, path, depth), analyzer_for("english"))

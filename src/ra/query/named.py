@@ -35,6 +35,7 @@ import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import PurePosixPath
+from urllib.parse import unquote
 
 from ra.query.plan import ALL_FIELDS, Abbreviated, AllOf, AnyOf, Parts, Plan, Ref
 from ra.query.rank import Candidate, best_first
@@ -153,6 +154,7 @@ def _names(title: str, path: str | None, language: str) -> tuple[frozenset[str],
     if path is not None:  # a whole page: its file's name too, without its numbering
         file = PurePosixPath(path)
         stem = file.parent.name if file.stem.lower() in _FOLDER_FILES else file.stem
+        stem = unquote(stem) if "%" in stem else stem  # ODO%2D1.md: Azure DevOps' "ODO-1"
         pieces = _FILE_WORD.split(stem)
         while pieces and _NUMBERING.fullmatch(pieces[0]):
             pieces.pop(0)
