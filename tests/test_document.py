@@ -340,14 +340,28 @@ def test_text_files_are_one_node():
     assert doc.nodes[0].body == text and doc.nodes[0].id == "notes:log.txt"
 
 
-def test_a_title_from_a_file_name_decodes_its_url_escapes():
+def test_a_title_from_a_file_name_reads_a_wiki_s_dashes_and_url_escapes():
     """An Azure DevOps wiki stores the page "ODO-1 (SI)" as ``ODO%2D1-(SI).md``, with no
-    heading: its title is the name decoded, and so are the words of its path field."""
+    heading: its title is the name, dashes read as spaces (as GitHub's wiki reads them
+    too) and then decoded; the words of its path field are decoded too. A lowercase
+    slug keeps its dashes."""
     from ra.pipeline.analyze import field_texts
 
     doc = parse_document("Steps of the report.\n", "wiki", "Tax/ODO%2D1-(SI).md")
-    assert doc.title == "ODO-1-(SI)"
-    assert parse_document("Text.\n", "wiki", "100%.md").title == "100%"  # no escape
+    assert doc.title == "ODO-1 (SI)"
+    titles = {name: parse_document("Text.\n", "wiki", name).title for name in (
+        "100%.md", "Getting-Started.md", "Company,-Customer-and-Vendor.md", "a b-c.md",
+        "Security-%2D-user-roles.md", "notes.txt", "ch04-01-what-is-ownership.md",
+        "0001-record-decisions.md", "2024-01-15.md")}
+    assert titles == {"100%.md": "100%", "Getting-Started.md": "Getting Started",
+                      "Company,-Customer-and-Vendor.md": "Company, Customer and Vendor",
+                      "a b-c.md": "a b-c",  # a name with spaces keeps its dashes
+                      "Security-%2D-user-roles.md": "Security - user roles",
+                      "notes.txt": "notes",
+                      "ch04-01-what-is-ownership.md": "ch04-01-what-is-ownership",
+                      "0001-record-decisions.md": "0001-record-decisions",
+                      "2024-01-15.md": "2024-01-15"}  # a journal's day
+    assert parse_document("# Set-up\n\nText.\n", "wiki", "x-y.md").title == "Set-up"
     row = {"breadcrumb": doc.title, "tags": [], "path": doc.path, "body": "Steps.",
            "description": None, "descendants": 0}
     assert field_texts(row)["path"] == "Tax/ODO-1-(SI)"

@@ -359,6 +359,11 @@ def test_incremental_updates_keep_the_links_of_a_full_build(tmp_path, monkeypatc
     # a "[" that opens nothing is text, as CommonMark reads it
     ("[x [y](u.md)", [("link", "y", "u.md")]),
     ("[[7](#7)] and [[flags](#flags)]", [("link", "7", "#7"), ("link", "flags", "#flags")]),
+    # a link whose text shows brackets (an Azure DevOps wiki's "[[Suporte_DevOps]](https:…)")
+    # is no wiki link; a wiki link followed by text in parentheses still is one
+    ("[[Support]](https://ads.example/tfs/Support) (infra)",
+     [("link", "Support", "https://ads.example/tfs/Support")]),
+    ("[[Page]](a note) and ![[img.png]]", [("wiki", "Page", "Page")]),
     # DocFX includes: the label is the include's name
     ("[!INCLUDE[product-lifecycle-status](includes/lifecycle-note.md)]",
      [("link", "product-lifecycle-status", "includes/lifecycle-note.md")]),

@@ -229,6 +229,8 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ("[[toc]]\n\nText.\n\n[TOC]\n${toc}", "Text."),
     # GitLab's and Azure DevOps' table of contents, Azure DevOps' table of subpages
     ("[[_TOC_]]\n[[_TOSP_]]\n\nText.\n\n[[_toc_]]\n", "Text."),
+    # a link whose text shows brackets: its text, not its URL (Azure DevOps wikis)
+    ("Ask [[Support]](https://ads.example/tfs/Support) (infra).", "Ask Support (infra)."),
     # docsify: a heading's options, the marks of its old callouts
     ("## themeColor :id=themecolor\n\n!> **Time** is money.\n\n?> *TODO* unit test\n\n"
      "## Heading 2 {docsify-ignore}\n\nA a:id=x and x ?> y stay.",

@@ -65,8 +65,11 @@ MAX_TOKEN_BYTES = 40
 #: identifiers on a line of their own (the Rust Reference's r[items.fn.intro]) are markup.
 #: 18: Azure DevOps wikis: [[_TOC_]] and [[_TOSP_]] are markup, no links; a link target's
 #: backslash escapes are read (/Page-\(SI\)), a percent escape also names a file whose
-#: name keeps it (ODO%2D1-(SI).md), whose title and path words are decoded.
-ANALYZER_VERSION = 18
+#: name keeps it (ODO%2D1-(SI).md), whose title and path words are decoded. 19: a title
+#: taken from a file name in capitals reads its dashes as spaces (Getting-Started.md
+#: is "Getting Started", as GitHub's and Azure DevOps' wikis title it); [[x]](url) is a
+#: link whose text is [x], no wiki link (its URL was read as text).
+ANALYZER_VERSION = 19
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -335,10 +335,14 @@ def _tags(value: Any) -> tuple[str, ...]:
 
 
 def _stem(path: str) -> str:
-    """A file's title when nothing else names it: its name without the suffix, URL
-    escapes decoded (an Azure DevOps wiki stores the page "ODO-1 (SI)" as
-    ``ODO%2D1-(SI).md``)."""
+    """A file's title when nothing else names it: its name without the suffix, dashes
+    read as spaces in a name written in capitals and without spaces (a wiki's page
+    "Getting Started" is ``Getting-Started.md`` in GitHub's and Azure DevOps' wikis; a
+    lowercase slug, ``ch04-01-what-is-ownership``, stays as it is), URL escapes decoded
+    after (Azure DevOps stores "ODO-1 (SI)" as ``ODO%2D1-(SI).md``)."""
     stem = PurePosixPath(path).stem or path
+    if "-" in stem and " " not in stem.strip() and any(c.isupper() for c in stem):
+        stem = " ".join(stem.replace("-", " ").split()) or stem
     return unquote(stem) if "%" in stem else stem
 
 

@@ -34,6 +34,7 @@ from ra.text import MARKDOWN_SUFFIXES
 from ra.text.document import Document, slugify
 from ra.text.markup import (
     LINK_TEXT,
+    WIKI_LINK,
     plain_text,
     restore,
     set_code_aside,
@@ -83,7 +84,7 @@ _DEST = (rf"(?:<[^<>\n]*>|{_LIQUID}|(?:[^\s()]|\((?:[^\s()])*\))+"
 _INLINE = re.compile(rf"(?:!\[|\[)({_LABEL})\]\(\s*({_DEST})(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|"
                      rf"\([^()\n]*\)))?\s*\)")
 _REFERENCE = re.compile(rf"(?:!\[|\[)({_LABEL})\](?:\[([^\[\]\n]*)\])?(?![(:])")
-_WIKI = re.compile(r"(!?)\[\[([^\[\]\n|]*)(?:\|([^\[\]\n]*))?\]\]")
+_WIKI = WIKI_LINK
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>")
 #: a reference definition ``[label]: target``; ``[^1]: …`` is a footnote's text, no link
 _DEFINITION = re.compile(rf"^[ \t]{{0,3}}\[(?!\^)([^\]\n]+)\]:[ \t]*(?:<?({_LIQUID}|[^\s>]+)>?)",

@@ -684,6 +684,11 @@ def _link_text(m: re.Match) -> str:
 #: (substrings one of which must be present, pattern, replacement), in order. Line
 #: patterns start with the newline before the line, not ``^`` in multiline mode: a
 #: literal first character lets the regex engine skip ahead (several times faster).
+#: A wiki link or embed: ``[[target]]``, ``[[target|alias]]``, ``![[file]]``. Not when a
+#: link's destination follows (``[[Support]](https://…)``, as Azure DevOps wikis write a
+#: link whose text shows brackets): CommonMark reads a link whose text is "[Support]".
+WIKI_LINK = re.compile(r"(!?)\[\[([^\[\]\n|]*)(?:\|([^\[\]\n]*))?\]\](?!\([^\s()]*\))")
+
 _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]] = [
     # HTML that is not text: scripts and styles
     (("<",), re.compile(r"<(script|style)\b[\s\S]*?</\1\s*>", re.I), " "),
@@ -812,8 +817,9 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     (("[",), re.compile(r"(?<=[^\W\d_])\[([^\W\d_]{1,3})\](?![(\[])"
                         r"|\[([^\W\d_]{1,3})\](?=[^\W\d_])"),
      lambda m: m.group(1) or m.group(2)),
-    # wiki links and embeds, then markdown links, images, footnote markers
-    (("[[",), re.compile(r"(!?)\[\[([^\[\]\n|]*)(?:\|([^\[\]\n]*))?\]\]"), _wiki),
+    # wiki links and embeds, then markdown links, images, footnote markers (`[[x]](url)`
+    # is CommonMark's link whose text is "[x]", no wiki link: `WIKI_LINK`)
+    (("[[",), WIKI_LINK, _wiki),
     (("[^",), re.compile(r"\n[ \t]{0,3}\[\^[^\[\]\n]+\]:[ \t]*"), "\n"),
     (("[^",), re.compile(r"\[\^[^\[\]\n]+\]"), ""),
     (("]:",), re.compile(rf"\n{_WS}{{0,3}}\[[^\]\n]+\]:{_WS}*\S+(?:{_WS}+(?:\"[^\"\n]*\"|'[^'\n]*'"
