@@ -258,14 +258,16 @@ def test_an_azure_devops_wiki_s_page_links_resolve(tmp_path):
     a table of contents are no links."""
     config = kb(tmp_path, {
         "Help.md": "[[_TOC_]]\n[[_TOSP_]]\n\nSee [REK-1](/Help/Tax-reports/REK-1-\\(SI\\)), "
-                   "[ODO-1](/Help/Tax-reports/ODO%2D1-\\(SI\\)) and [reports](Help/Tax-reports)."
-                   "\n",
+                   "[ODO-1](/Help/Tax-reports/ODO%2D1-\\(SI\\)), [servers](/Help/Servers-.Net) "
+                   "and [reports](Help/Tax-reports).\n",
+        "Help/Servers-.Net.md": "Shared servers.\n",
         "Help/Tax-reports.md": "The reports.\n",
         "Help/Tax-reports/REK-1-(SI).md": "# Prepare REK-1 report\n\nSteps.\n",
         "Help/Tax-reports/ODO%2D1-(SI).md": "Steps of ODO-1.\n"})
     rows = {r[2]: r[5] for r in resolved(config) if r[0] == "docs:Help.md"}
     assert rows == {"REK-1": "docs:Help/Tax-reports/REK-1-(SI).md",
                     "ODO-1": "docs:Help/Tax-reports/ODO%2D1-(SI).md",
+                    "servers": "docs:Help/Servers-.Net.md",
                     "reports": "docs:Help/Tax-reports.md"}
 
 
@@ -274,6 +276,11 @@ def test_an_azure_devops_wiki_s_page_links_resolve(tmp_path):
     ("x\\(1\\).md#s", ("docs/a/x(1).md",)),
     ("old\\notes.md", ("docs/a/old\\notes.md",)),  # a backslash before a letter stays
     ("Setup%20Guide.md", ("docs/a/Setup Guide.md", "docs/a/Setup%20Guide.md")),
+    ("img/logo.png", ("docs/a/img/logo.png",)),  # a file kind's suffix: that file
+    ("v1.2", ("docs/a/v1.2", "docs/a/v1.2.md", "docs/a/v1.2.mdx", "docs/a/v1.2.markdown",
+              "docs/a/v1.2.mdoc", "docs/a/v1.2.qmd", "docs/a/v1.2.Rmd", "docs/a/v1.2/index.md",
+              "docs/a/v1.2/README.md", "docs/a/v1.2/_index.md", "docs/a/v1.2/index.mdx",
+              "docs/a/v1.2/index.mdoc", "docs/a/v1.2/index.qmd")),  # a dot in a page's name
 ])
 def test_escapes_in_a_target(target, paths):
     assert target_of("docs/a/b.md", Link("link", "x", target)).paths == paths

@@ -68,8 +68,10 @@ MAX_TOKEN_BYTES = 40
 #: name keeps it (ODO%2D1-(SI).md), whose title and path words are decoded. 19: a title
 #: taken from a file name in capitals reads its dashes as spaces (Getting-Started.md
 #: is "Getting Started", as GitHub's and Azure DevOps' wikis title it); [[x]](url) is a
-#: link whose text is [x], no wiki link (its URL was read as text).
-ANALYZER_VERSION = 19
+#: link whose text is [x], no wiki link (its URL was read as text). 20: a link to a page
+#: whose name holds a dot that is no file kind's suffix (/Servers-.Net, v1.2) may name
+#: its markdown file (Servers-.Net.md).
+ANALYZER_VERSION = 20
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -315,13 +315,21 @@ def _candidates(path: str | None) -> tuple[str, ...]:
     base = "" if base == "." else base
     if suffix in _PAGE:
         return tuple(base[: -len(suffix)] + s for s in MARKDOWN)
-    if suffix:
+    if suffix in MARKDOWN_SUFFIXES or suffix and _EXTENSION.fullmatch(
+            base[len(base) - len(suffix) + 1:]):  # a file kind's suffix, as written
         return (path,)
     files = [base + s for s in MARKDOWN] if base else []
+    if suffix:  # no file kind's suffix: a page's name with a dot (`aplicações-.Net`, `v1.2`)
+        files.insert(0, path)
     folder = [(f"{base}/" if base else "") + name for name in _INDEX]
     # a folder's URL is its index page, or the page a site generator built there from
     # a file of that name (Jekyll's and Hugo's pretty URLs: `/docs/intro/` is intro.md)
     return tuple(folder + files if path.endswith("/") else files + folder)
+
+
+#: what a file kind's suffix looks like (``png``, ``mp4``, ``json``), unlike the dot in a
+#: page's name: Azure DevOps' ``Servidores-para-aplicações-.Net``, a version's ``v1.2``
+_EXTENSION = re.compile(r"[a-z][a-z0-9]{0,5}")
 
 
 def _suffix(path: str) -> str:
