@@ -84,7 +84,6 @@ _DEST = (rf"(?:<[^<>\n]*>|{_LIQUID}|(?:[^\s()]|\((?:[^\s()])*\))+"
 _INLINE = re.compile(rf"(?:!\[|\[)({_LABEL})\]\(\s*({_DEST})(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|"
                      rf"\([^()\n]*\)))?\s*\)")
 _REFERENCE = re.compile(rf"(?:!\[|\[)({_LABEL})\](?:\[([^\[\]\n]*)\])?(?![(:])")
-_WIKI = WIKI_LINK
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>")
 #: a reference definition ``[label]: target``; ``[^1]: …`` is a footnote's text, no link
 _DEFINITION = re.compile(rf"^[ \t]{{0,3}}\[(?!\^)([^\]\n]+)\]:[ \t]*(?:<?({_LIQUID}|[^\s>]+)>?)",
@@ -137,7 +136,7 @@ def _links(text: str, definitions: dict[str, str], parts: tuple | None = None
         if link is not None:
             found.append((m.start(), link))
 
-    for m in _WIKI.finditer(prepared) if "[[" in prepared else ():
+    for m in WIKI_LINK.finditer(prepared) if "[[" in prepared else ():
         add(m, _wiki(m, codes))
     for m in _INLINE.finditer(prepared) if "](" in prepared else ():
         if not _inside(m.start(), taken):
@@ -315,8 +314,8 @@ def _candidates(path: str | None) -> tuple[str, ...]:
     base = "" if base == "." else base
     if suffix in _PAGE:
         return tuple(base[: -len(suffix)] + s for s in MARKDOWN)
-    if suffix in MARKDOWN_SUFFIXES or suffix and _EXTENSION.fullmatch(
-            base[len(base) - len(suffix) + 1:]):  # a file kind's suffix, as written
+    written = base[len(base) - len(suffix) + 1:]  # the suffix as written, without its dot
+    if suffix in MARKDOWN_SUFFIXES or suffix and _EXTENSION.fullmatch(written):
         return (path,)
     files = [base + s for s in MARKDOWN] if base else []
     if suffix:  # no file kind's suffix: a page's name with a dot (`aplicações-.Net`, `v1.2`)

@@ -681,14 +681,14 @@ def _link_text(m: re.Match) -> str:
     return _INLINE_LINK.sub(r"\1", text) if "](" in text else text
 
 
-#: (substrings one of which must be present, pattern, replacement), in order. Line
-#: patterns start with the newline before the line, not ``^`` in multiline mode: a
-#: literal first character lets the regex engine skip ahead (several times faster).
 #: A wiki link or embed: ``[[target]]``, ``[[target|alias]]``, ``![[file]]``. Not when a
 #: link's destination follows (``[[Support]](https://…)``, as Azure DevOps wikis write a
 #: link whose text shows brackets): CommonMark reads a link whose text is "[Support]".
 WIKI_LINK = re.compile(r"(!?)\[\[([^\[\]\n|]*)(?:\|([^\[\]\n]*))?\]\](?!\([^\s()]*\))")
 
+#: (substrings one of which must be present, pattern, replacement), in order. Line
+#: patterns start with the newline before the line, not ``^`` in multiline mode: a
+#: literal first character lets the regex engine skip ahead (several times faster).
 _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]] = [
     # HTML that is not text: scripts and styles
     (("<",), re.compile(r"<(script|style)\b[\s\S]*?</\1\s*>", re.I), " "),
