@@ -385,8 +385,10 @@ OPENERS = {"brackets": "[", "images": "![", "wiki": "[[", "footnotes": "[^",
 #: "{" before blanks, which two runs of blanks around an optional colon split every way
 #: (300 KB: over five minutes); an MDX import's blanks (4 KB: 35 s); a Liquid tag that
 #: never closes (70 KB: 92 s); JSX fragments (200 KB: over 100 s); mdBook's helpers in a
-#: list item (400 KB).
+#: list item (400 KB). And links: each inline link was checked against every link before
+#: it in its chunk (60,000 links: about a minute and a half).
 LINES = {"docsify": "# a" + " :id=x" * 25_000 + " y", "blanks": "{" + " " * 300_000 + "x",
+         "links": "[a](b) " * 60_000,
          "kramdown": "{::a " * 10_000, "templates": "[a]({{ " + "{{ x }}" * 7_000,
          "import": "import" + " " * 8_000 + "x", "liquid": "{%" + "a" * 70_000,
          "fragments": "<>" * 100_000, "mdbook": "- " + "{{#x " * 80_000}
@@ -413,7 +415,7 @@ def test_markup_that_never_closes_is_read_in_linear_time(project, capsys):
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert code == 0, err
-    code, out, err = cli(capsys, "search", "closing words", "--list", "--json", "--limit", "20",
+    code, out, err = cli(capsys, "search", "closing words", "--list", "--json", "--limit", "30",
                          "--cutoff-ratio", "0")  # their lengths differ: so do their scores
     found = {r["path"] for r in json.loads(out)["queries"][0]["results"]}
-    assert found == {f"{name}.md" for name in (*OPENERS, *LINES)}
+    assert found >= {f"{name}.md" for name in (*OPENERS, *LINES)}
