@@ -13,6 +13,7 @@ import pytest
 
 from conftest import GUIDE
 from ra.cli.app import SYNONYMS, app, main
+from ra.config.settings import load_config
 
 
 @pytest.fixture
@@ -295,6 +296,35 @@ def test_init_leaves_out_the_dependencies_it_did_not_count(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path / "notes")
     assert run(capsys, "init")[0] == 0
     assert "\nexclude" not in (tmp_path / "notes" / ".ra.toml").read_text()
+
+
+def test_init_stems_the_notes_in_their_language(tmp_path, monkeypatch, capsys,
+                                               isolated_home):
+    """Notes in Portuguese get Portuguese's stemmer: "aplicação" then finds the notes that
+    say "aplicações" (on SEFAZ-SP's Azure DevOps wiki, 131 chunks with English's, 198
+    with Portuguese's). Notes in English, or too few words to tell, get the default."""
+    from tests.test_languages import SAMPLES
+
+    docs = tmp_path / "pt" / "docs"
+    docs.mkdir(parents=True)
+    for i in range(12):
+        (docs / f"nota-{i}.md").write_text(f"# Nota {i}\n\n" + " ".join(
+            [SAMPLES["portuguese"]] * 6) + "\n")
+    (docs / "servidores.md").write_text("# Servidores\n\nAs aplicações rodam aqui.\n")
+    monkeypatch.chdir(tmp_path / "pt")
+    code, _, err = run(capsys, "init")
+    config = (tmp_path / "pt" / ".ra.toml").read_text()
+    assert code == 0 and "\n[search]\n" in config and '\nstemmer = "portuguese"' in config
+    assert 'the notes are in Portuguese: [search] stemmer is "portuguese"' in err
+    assert load_config(tmp_path / "pt").search.stemmer == "portuguese"
+    code, out, _ = run(capsys, "search", "aplicação", "--list", "--fuzzy", "0", "--limit", "20")
+    assert code == 0 and "docs:servidores.md" in out  # "aplicações": the same stem
+    _files(tmp_path / "en", ["docs/a.md", "docs/b.md"])
+    monkeypatch.chdir(tmp_path / "en")
+    code, _, err = run(capsys, "init")
+    config = (tmp_path / "en" / ".ra.toml").read_text()
+    assert code == 0 and "\n# [search]\n" in config and '# stemmer = "english"' in config
+    assert "stemmer" not in err
 
 
 def test_init_names_agent_rule_folders_as_trees(tmp_path, monkeypatch, capsys, isolated_home):

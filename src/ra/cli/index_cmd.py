@@ -34,7 +34,8 @@ INIT_HELP = """Create a starter .ra.toml (with commented examples) in this folde
 Its tree is the folder that holds this project's markdown (docs/ in most projects);
 check it, or add trees of your own. Coding agents' rule and skill folders
 (.cursor/rules, .claude/rules, .claude/skills, .github/instructions, .roo/rules, ...)
-that hold markdown become trees of their own.
+that hold markdown become trees of their own. Notes written in another language than
+English get its stemmer ([search] stemmer).
 
 Examples:
 
@@ -129,6 +130,11 @@ def init(
         starter = starter.replace('# exclude = ["**/drafts/**"]\n',
                                   f"exclude = [{patterns}]  # dependencies and build "
                                   "output: not notes\n")
+    language = notes_language(Path.cwd() / folder) if found else None
+    if language not in (None, "english"):
+        starter = starter.replace("\n# [search]\n", "\n[search]\n", 1).replace(
+            '# stemmer = "english"\n', f'stemmer = "{language}"  # the notes\' language, '
+            'read by ra init (the default: "english")\n', 1)
     rules = rule_folders(Path.cwd())
     if rules:
         trees = "\n".join(f'[tree.{name}]\npath = "{path}"\n' for name, path, _ in rules)
@@ -143,6 +149,9 @@ def init(
     else:
         output.note(f"wrote {target}; no markdown files here yet: point [tree.docs] path "
                     "at the folder of your notes")
+    if language not in (None, "english"):
+        output.note(f"the notes are in {language.capitalize()}: [search] stemmer is "
+                    f"{json.dumps(language)}")
     if rules:
         output.note("agent rules: " + ", ".join(
             f"tree {name} is {path} ({render.plural(n, 'file')})" for name, path, n in rules)
@@ -229,6 +238,34 @@ def rule_folders(cwd: Path) -> list[tuple[str, str, int]]:
         folders[at:at] = [(f"roo-{m[len('rules-'):]}", f".roo/{m}") for m in modes]
     counts = ((name, rel, sum(1 for _ in _markdown_files(cwd / rel))) for name, rel in folders)
     return [(name, f"./{rel}", n) for name, rel, n in counts if n]
+
+
+#: Markdown files ``notes_language`` reads at most.
+LANGUAGE_FILES = 200
+
+
+def notes_language(folder: Path) -> str | None:
+    """The language of the markdown under ``folder`` (``ra.text.languages.detect``, the
+    first ``LANGUAGE_FILES`` files as a tree's walk finds them, dependencies and build
+    output left out); None when they do not say."""
+    from ra.config.settings import NOT_NOTES
+    from ra.text.languages import SAMPLE_CHARS, detect
+
+    def texts() -> Iterator[str]:
+        read = 0
+        for top, folders, files in os.walk(folder):
+            folders[:] = sorted(f for f in folders
+                                if not f.startswith(".") and f not in NOT_NOTES)
+            for name in sorted(files):
+                if read >= LANGUAGE_FILES:
+                    return
+                if is_markdown(name) and not name.startswith("."):
+                    with contextlib.suppress(OSError), open(
+                            os.path.join(top, name), encoding="utf-8", errors="replace") as f:
+                        yield f.read(SAMPLE_CHARS)
+                        read += 1
+
+    return detect(texts())
 
 
 def _holds_markdown(folder: Path) -> bool:

@@ -1,0 +1,91 @@
+"""Which language a set of notes is written in, for ``ra init`` to choose their stemmer.
+
+ra stems every word with one Snowball stemmer, English unless ``[search] stemmer`` says
+otherwise. Notes in Portuguese stemmed as English keep their plurals apart
+("aplicação", "aplicações") and lose nothing of English's rules' mistakes; a team does not
+know that the setting exists. ``ra init`` therefore looks at the notes it found: the
+language whose most common words (articles, prepositions, pronouns) its text holds far
+more of than of any other's is theirs.
+
+Each language's words are those of its own: a word of two lists ("de", "que", "para")
+tells nothing and counts for neither. A language is named only when its words are common
+enough (``MIN_HITS``) and ``MARGIN`` times those of the next one; else none is (code,
+tables and names, or mixed notes: English stays).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+#: The most common words of each language Snowball stems (by its name there), written
+#: as they are, lowercase.
+COMMON: dict[str, str] = {
+    "english": "the and of to is in that it for with as was on are be this by not or at "
+               "which from have an they you we can will there their been would these",
+    "french": "le la les des est une dans qui pour pas sur au avec ce sont par plus ou "
+              "leur nous vous mais elle cette aux ont être fait comme",
+    "german": "der die und das ist nicht mit den ein eine zu auf für sich dem des auch "
+              "werden wird von bei oder wenn kann sind nach wie",
+    "spanish": "el los las del por una con es para lo como más pero sus al está son "
+               "también puede este esta cuando muy sobre entre",
+    "portuguese": "os uma com não do da dos das em ao pelo pela são também você mais "
+                  "seu sua ser está mas quando foi isso essa este",
+    "italian": "il di che è per una sono gli della con non le nel alla anche più come "
+               "questo questa ha dei delle essere si",
+    "dutch": "het een van en niet dat zijn op te voor met ook er maar worden wordt "
+             "naar bij deze dit kan hebben uit",
+    "swedish": "och att det som för på är med av inte den till har ett om vi kan eller "
+               "men från sig också vara",
+    "danish": "og at det er til på af ikke den med som for har et de kan vil fra eller "
+              "også være blev skal efter meget noget nogle hvad",
+    "norwegian": "og det er til på av ikke med som for har et de kan vil fra eller "
+                 "også være ble skal jeg hun etter mye noe noen hva",
+    "finnish": "ja on ei se että oli hän mutta kun myös tai ovat ole voi jos sekä kuin "
+               "niin ovat tämä",
+    "russian": "и в не на что с по как это для он она из к от но так его все также или "
+               "при был быть",
+}
+
+#: Hits of the common words that name a language, at least.
+MIN_HITS = 200
+#: How many times the next language's hits the first one's must be.
+MARGIN = 2.0
+#: Characters of each text read: enough to know, no more.
+SAMPLE_CHARS = 20_000
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _distinct() -> dict[str, frozenset[str]]:
+    lists = {lang: set(words.split()) for lang, words in COMMON.items()}
+    counts = Counter(w for words in lists.values() for w in words)
+    return {lang: frozenset(w for w in words if counts[w] == 1)
+            for lang, words in lists.items()}
+
+
+WORDS = _distinct()
+_LANGUAGE_OF = {w: lang for lang, words in WORDS.items() for w in words}
+
+
+def hits(texts: Iterable[str]) -> Counter:
+    """How many of each language's own common words ``texts`` hold."""
+    found: Counter = Counter()
+    for text in texts:
+        for word in _WORD.findall(text[:SAMPLE_CHARS].lower()):
+            lang = _LANGUAGE_OF.get(word)
+            if lang is not None:
+                found[lang] += 1
+    return found
+
+
+def detect(texts: Iterable[str]) -> str | None:
+    """The language ``texts`` are written in, by Snowball's name; None when they do not
+    say (too few of any language's words, or two languages close)."""
+    ranked = hits(texts).most_common(2)
+    if not ranked or ranked[0][1] < MIN_HITS:
+        return None
+    if len(ranked) > 1 and ranked[0][1] < MARGIN * ranked[1][1]:
+        return None
+    return ranked[0][0]

@@ -1,0 +1,72 @@
+"""Which language notes are written in (``ra.text.languages``), for ``ra init``'s stemmer.
+
+Samples are a few sentences each, repeated to the length of a small set of notes; the
+five English corpora of ../shared must read as English, and code or names as nothing."""
+
+from __future__ import annotations
+
+import pytest
+from tests.conftest import CORPORA
+
+from ra.text.languages import COMMON, WORDS, detect, hits
+
+SAMPLES = {
+    "english": "The service reads the configuration from the file, and it is not changed "
+               "by the tests. This is why we keep it with the code that uses it.",
+    "portuguese": "A aplicação lê a configuração do arquivo e não é alterada pelos testes. "
+                  "Por isso você mantém o arquivo com o código que o usa, como os outros.",
+    "spanish": "El servicio lee la configuración del archivo y no es modificada por las "
+               "pruebas. Por eso la mantenemos con el código que la usa, como los demás.",
+    "french": "Le service lit la configuration dans le fichier et elle n'est pas modifiée "
+              "par les tests. C'est pour cela que nous la gardons avec le code qui l'utilise.",
+    "german": "Der Dienst liest die Konfiguration aus der Datei, und sie wird von den Tests "
+              "nicht verändert. Deshalb bleibt sie bei dem Code, der sie auch benutzt.",
+    "italian": "Il servizio legge la configurazione dal file e non è modificata dai test. "
+               "Per questo la teniamo con il codice che la usa, come gli altri della squadra.",
+    "dutch": "De dienst leest de configuratie uit het bestand en die wordt niet door de "
+             "tests veranderd. Daarom houden we het bij de code die het ook gebruikt.",
+    "swedish": "Tjänsten läser konfigurationen från filen och den ändras inte av testerna. "
+               "Därför har vi den med koden som använder den, och det är också bra.",
+    "finnish": "Palvelu lukee asetukset tiedostosta, eikä testit muuta niitä. Siksi se on "
+               "koodin kanssa, joka sitä käyttää, ja niin se on myös jatkossa.",
+    "russian": "Служба читает настройки из файла, и они не меняются в тестах. Поэтому мы "
+               "храним это вместе с кодом, который его использует, как и все остальное.",
+}
+
+
+def notes(text: str) -> list[str]:
+    """``text`` as a folder of twenty notes of a few paragraphs each."""
+    return [" ".join([text] * 8)] * 20
+
+
+@pytest.mark.parametrize("language", sorted(SAMPLES))
+def test_notes_read_as_their_language(language):
+    assert detect(notes(SAMPLES[language])) == language
+
+
+def test_code_names_and_short_notes_say_nothing():
+    code = "def main(argv):\n    return run(argv[1:], config=load())\n" * 200
+    assert detect([code]) is None
+    assert detect(["# Install\n\nRun the installer."]) is None  # too few words to tell
+    assert detect([]) is None
+
+
+def test_two_languages_close_say_nothing():
+    mixed = notes(SAMPLES["english"]) + notes(SAMPLES["german"])
+    found = hits(mixed)
+    assert found["english"] < 2 * found["german"] and detect(mixed) is None
+
+
+def test_a_word_of_two_languages_counts_for_neither():
+    shared = {w for lang, words in COMMON.items() for w in words.split()
+              if sum(w in other.split() for other in COMMON.values()) > 1}
+    assert {"og", "det", "de", "con", "at"} <= shared  # Danish and Norwegian, ...
+    assert not shared & set().union(*WORDS.values())
+    assert all(len(words) >= 3 for words in WORDS.values())
+
+
+@pytest.mark.parametrize("corpus", ["tldr", "rust-book", "cpp-docs", "powershell-docs",
+                                    "gcp-community"])
+def test_the_english_corpora_read_as_english(corpus):
+    files = sorted((CORPORA / corpus).rglob("*.md"))[:200]
+    assert detect(f.read_text(encoding="utf-8", errors="replace") for f in files) == "english"
