@@ -35,6 +35,16 @@ NEXT_COMMAND_SECONDS = 60
 _started: list[int] = []  # sessions this module started, all killed at teardown
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _hangups_end_processes():
+    """The processes this module starts end on SIGHUP, as a terminal's hang-up ends
+    them: a run under ``nohup`` ignores SIGHUP, and its children inherit that (the SIGHUP
+    cases then waited 60 s for a writer that went on)."""
+    previous = signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    yield
+    signal.signal(signal.SIGHUP, previous)
+
+
 @pytest.fixture(autouse=True)
 def _no_leftovers():
     yield
