@@ -325,6 +325,15 @@ def test_init_stems_the_notes_in_their_language(tmp_path, monkeypatch, capsys,
     config = (tmp_path / "en" / ".ra.toml").read_text()
     assert code == 0 and "\n# [search]\n" in config and '# stemmer = "english"' in config
     assert "stemmer" not in err
+    # a configuration written before, or by hand: `ra check` notes the notes' language
+    (tmp_path / "pt" / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    monkeypatch.chdir(tmp_path / "pt")
+    assert run(capsys, "update")[0] == 0
+    code, _, err = run(capsys, "check")
+    assert code == 0 and ('the notes read as Portuguese and [search] stemmer is "english": '
+                          'stemmer = "portuguese"') in err
+    monkeypatch.chdir(tmp_path / "en")
+    assert "the notes read as" not in run(capsys, "check")[2]
 
 
 def test_init_names_agent_rule_folders_as_trees(tmp_path, monkeypatch, capsys, isolated_home):

@@ -240,16 +240,12 @@ def rule_folders(cwd: Path) -> list[tuple[str, str, int]]:
     return [(name, f"./{rel}", n) for name, rel, n in counts if n]
 
 
-#: Markdown files ``notes_language`` reads at most.
-LANGUAGE_FILES = 200
-
-
 def notes_language(folder: Path) -> str | None:
     """The language of the markdown under ``folder`` (``ra.text.languages.detect``, the
-    first ``LANGUAGE_FILES`` files as a tree's walk finds them, dependencies and build
+    first ``SAMPLE_FILES`` files as a tree's walk finds them, dependencies and build
     output left out); None when they do not say."""
     from ra.config.settings import NOT_NOTES
-    from ra.text.languages import SAMPLE_CHARS, detect
+    from ra.text.languages import SAMPLE_CHARS, SAMPLE_FILES, detect
 
     def texts() -> Iterator[str]:
         read = 0
@@ -257,7 +253,7 @@ def notes_language(folder: Path) -> str | None:
             folders[:] = sorted(f for f in folders
                                 if not f.startswith(".") and f not in NOT_NOTES)
             for name in sorted(files):
-                if read >= LANGUAGE_FILES:
+                if read >= SAMPLE_FILES:
                     return
                 if is_markdown(name) and not name.startswith("."):
                     with contextlib.suppress(OSError), open(

@@ -83,6 +83,7 @@ def run_checks(config) -> list[tuple[str, str]]:
     findings += [("warning", f"{f.tree}:{f.path}: unreadable ({why}): not indexed")
                  for f, why in _unreadable(found.files)]
     findings += _check_chunks(config)
+    findings += _language(config, found.files)
     seen = {message for _, message in findings}
     findings += [("warning", p) for p in _index_problems(config) if p not in seen]
     if config.index_dir is not None and (
@@ -115,6 +116,36 @@ def _dependencies(files) -> list[str]:
             f"not notes) {'are' if n != 1 else 'is'} indexed; "
             f'exclude = ["**/{name}/**"] leaves {"them" if n != 1 else "it"} out'
             for (tree, name), n in sorted(counts.items())]
+
+
+#: Stemmers that serve a language as well as its own: Porter's for English, and Danish
+#: and Norwegian, whose common words are mostly the same (``ra.text.languages``)
+_SAME = {"porter": "english", "norwegian": "danish"}
+
+
+def _language(config, files) -> list[tuple[str, str]]:
+    """A note when the notes read as another language than the stemmer's (``ra init``
+    sets it from their language; a configuration written before, or by hand, may not)."""
+    from itertools import islice
+
+    from ra.text import is_markdown
+    from ra.text.languages import SAMPLE_CHARS, SAMPLE_FILES, detect
+
+    stemmer = config.search.stemmer
+    if stemmer == "none":
+        return []
+
+    def texts():
+        for f in islice((f for f in files if is_markdown(f.path)), SAMPLE_FILES):
+            with contextlib.suppress(OSError), open(f.abspath, encoding="utf-8",
+                                                   errors="replace") as fh:
+                yield fh.read(SAMPLE_CHARS)
+
+    language = detect(texts())
+    if language is None or _SAME.get(language, language) == _SAME.get(stemmer, stemmer):
+        return []
+    return [("ok", f"the notes read as {language.capitalize()} and [search] stemmer is "
+                   f'"{stemmer}": stemmer = "{language}" would match their words\' forms')]
 
 
 def _unreadable(files) -> list[tuple]:

@@ -52,8 +52,9 @@ COMMON: dict[str, str] = {
 MIN_HITS = 200
 #: How many times the next language's hits the first one's must be.
 MARGIN = 2.0
-#: Characters of each text read: enough to know, no more.
+#: Characters of each text read, and texts read at most: enough to know, no more.
 SAMPLE_CHARS = 20_000
+SAMPLE_FILES = 200
 
 _WORD = re.compile(r"[^\W\d_]+")
 
