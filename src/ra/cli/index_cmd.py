@@ -241,27 +241,20 @@ def rule_folders(cwd: Path) -> list[tuple[str, str, int]]:
 
 
 def notes_language(folder: Path) -> str | None:
-    """The language of the markdown under ``folder`` (``ra.text.languages.detect``, the
-    first ``SAMPLE_FILES`` files as a tree's walk finds them, dependencies and build
-    output left out); None when they do not say."""
+    """The language of the markdown under ``folder`` (``ra.text.languages.detect_files``:
+    its first files as a tree's walk finds them, dependencies and build output left out);
+    None when they do not say."""
     from ra.config.settings import NOT_NOTES
-    from ra.text.languages import SAMPLE_CHARS, SAMPLE_FILES, detect
+    from ra.text.languages import detect_files
 
-    def texts() -> Iterator[str]:
-        read = 0
+    def paths() -> Iterator[str]:
         for top, folders, files in os.walk(folder):
             folders[:] = sorted(f for f in folders
                                 if not f.startswith(".") and f not in NOT_NOTES)
-            for name in sorted(files):
-                if read >= SAMPLE_FILES:
-                    return
-                if is_markdown(name) and not name.startswith("."):
-                    with contextlib.suppress(OSError), open(
-                            os.path.join(top, name), encoding="utf-8", errors="replace") as f:
-                        yield f.read(SAMPLE_CHARS)
-                        read += 1
+            yield from (os.path.join(top, name) for name in sorted(files)
+                        if is_markdown(name) and not name.startswith("."))
 
-    return detect(texts())
+    return detect_files(paths())
 
 
 def _holds_markdown(folder: Path) -> bool:

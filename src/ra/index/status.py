@@ -126,22 +126,13 @@ _SAME = {"porter": "english", "norwegian": "danish"}
 def _language(config, files) -> list[tuple[str, str]]:
     """A note when the notes read as another language than the stemmer's (``ra init``
     sets it from their language; a configuration written before, or by hand, may not)."""
-    from itertools import islice
-
     from ra.text import is_markdown
-    from ra.text.languages import SAMPLE_CHARS, SAMPLE_FILES, detect
+    from ra.text.languages import detect_files
 
     stemmer = config.search.stemmer
     if stemmer == "none":
         return []
-
-    def texts():
-        for f in islice((f for f in files if is_markdown(f.path)), SAMPLE_FILES):
-            with contextlib.suppress(OSError), open(f.abspath, encoding="utf-8",
-                                                   errors="replace") as fh:
-                yield fh.read(SAMPLE_CHARS)
-
-    language = detect(texts())
+    language = detect_files(f.abspath for f in files if is_markdown(f.path))
     if language is None or _SAME.get(language, language) == _SAME.get(stemmer, stemmer):
         return []
     return [("ok", f"the notes read as {language.capitalize()} and [search] stemmer is "
