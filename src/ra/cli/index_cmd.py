@@ -241,32 +241,26 @@ def rule_folders(cwd: Path) -> list[tuple[str, str, int]]:
 
 
 def notes_language(folder: Path) -> str | None:
-    """The language of the markdown under ``folder`` (``ra.text.languages.detect_files``:
-    its first files as a tree's walk finds them, dependencies and build output left out);
+    """The language of the markdown under ``folder`` (``ra.pipeline.discover.language_of``
+    of its files in the order of a sorted walk, dependencies and build output left out);
     None when they do not say."""
     from ra.config.settings import NOT_NOTES
-    from ra.text.languages import detect_files
+    from ra.pipeline.discover import language_of
 
-    def paths() -> Iterator[str]:
-        for top, folders, files in os.walk(folder):
-            folders[:] = sorted(f for f in folders
-                                if not f.startswith(".") and f not in NOT_NOTES)
-            yield from (os.path.join(top, name) for name in sorted(files)
-                        if is_markdown(name) and not name.startswith("."))
-
-    return detect_files(paths())
+    return language_of(_markdown_files(folder, NOT_NOTES))
 
 
 def _holds_markdown(folder: Path) -> bool:
     return next(_markdown_files(folder), None) is not None
 
 
-def _markdown_files(folder: Path) -> Iterator[str]:
-    """Names of the markdown files under ``folder``, as a tree's walk finds them (no
-    names starting with ".")."""
-    for _, folders, files in os.walk(folder):
-        folders[:] = [f for f in folders if not f.startswith(".")]
-        yield from (f for f in files if is_markdown(f) and not f.startswith("."))
+def _markdown_files(folder: Path, skip: frozenset[str] = frozenset()) -> Iterator[str]:
+    """Paths of the markdown files under ``folder``, as a tree's walk finds them (no
+    names starting with "."; no folders named in ``skip``), in sorted order."""
+    for top, folders, files in os.walk(folder):
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in skip)
+        yield from (os.path.join(top, f) for f in sorted(files)
+                    if is_markdown(f) and not f.startswith("."))
 
 
 def _gitignore_index(cwd: Path) -> Path | None:

@@ -126,13 +126,13 @@ _SAME = {"porter": "english", "norwegian": "danish"}
 def _language(config, files) -> list[tuple[str, str]]:
     """A note when the notes read as another language than the stemmer's (``ra init``
     sets it from their language; a configuration written before, or by hand, may not)."""
+    from ra.pipeline.discover import language_of
     from ra.text import is_markdown
-    from ra.text.languages import detect_files
 
     stemmer = config.search.stemmer
     if stemmer == "none":
         return []
-    language = detect_files(f.abspath for f in files if is_markdown(f.path))
+    language = language_of(f.abspath for f in files if is_markdown(f.path))
     if language is None or _SAME.get(language, language) == _SAME.get(stemmer, stemmer):
         return []
     return [("ok", f"the notes read as {language.capitalize()} and [search] stemmer is "

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
-from urllib.parse import unquote
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -37,7 +36,7 @@ import pyarrow.compute as pc
 from ra.pipeline.typed import int64
 from ra.store.artifacts import ANALYZED, LENGTHS, SURFACE
 from ra.store.layout import FIELDS
-from ra.text import is_markdown
+from ra.text import is_markdown, unescaped
 from ra.text.analysis import Analyzer, analyzer_for, split_words
 from ra.text.markup import plain_text
 
@@ -67,8 +66,7 @@ def field_texts(row: dict, body: str | None = None) -> dict[str, str]:
 def _path_words(path: str) -> str:
     """The path field's text: the path without its suffix, URL escapes decoded (a page
     of an Azure DevOps wiki, ``ODO%2D1-(SI).md``, is "ODO-1 (SI)", not "odo 2d1 si")."""
-    stem = posixpath.splitext(path)[0]
-    return unquote(stem) if "%" in stem else stem
+    return unescaped(posixpath.splitext(path)[0])
 
 
 def body_text(path: str, body: str) -> str:

@@ -23,7 +23,7 @@ import os
 import struct
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, islice
 from stat import S_ISREG
 
 from ra.config.globs import glob_set
@@ -351,6 +351,23 @@ def read_document(abspath: str) -> tuple[str, list[str]]:
     """The text of a file for chunking, plus decoding problems (``decode_text``)."""
     with open(abspath, "rb") as fh:
         return decode_text(fh.read())
+
+
+def language_of(paths: Iterable[str]) -> str | None:
+    """The language the markdown files ``paths`` are written in: ``ra.text.languages.
+    detect`` of the first ``SAMPLE_FILES`` of them that can be read, the first
+    ``SAMPLE_CHARS`` of each; None when they do not say (``ra init`` and ``ra check``)."""
+    from ra.text.languages import SAMPLE_CHARS, SAMPLE_FILES, detect
+
+    def samples() -> Iterator[str]:
+        for path in paths:
+            try:
+                with open(path, "rb") as fh:  # UTF-32 takes four bytes a character
+                    yield decode_text(fh.read(4 * SAMPLE_CHARS))[0][:SAMPLE_CHARS]
+            except OSError:
+                continue
+
+    return detect(islice(samples(), SAMPLE_FILES))
 
 
 def decode_text(raw: bytes) -> tuple[str, list[str]]:

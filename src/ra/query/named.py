@@ -35,10 +35,10 @@ import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import PurePosixPath
-from urllib.parse import unquote
 
 from ra.query.plan import ALL_FIELDS, Abbreviated, AllOf, AnyOf, Parts, Plan, Ref
 from ra.query.rank import Candidate, best_first
+from ra.text import unescaped
 
 BOOST = 0.4
 MAX_WORDS = 4
@@ -154,8 +154,7 @@ def _names(title: str, path: str | None, language: str) -> tuple[frozenset[str],
     if path is not None:  # a whole page: its file's name too, without its numbering
         file = PurePosixPath(path)
         stem = file.parent.name if file.stem.lower() in _FOLDER_FILES else file.stem
-        stem = unquote(stem) if "%" in stem else stem  # ODO%2D1.md: Azure DevOps' "ODO-1"
-        pieces = _FILE_WORD.split(stem)
+        pieces = _FILE_WORD.split(unescaped(stem))  # ODO%2D1.md: Azure DevOps' "ODO-1"
         while pieces and _NUMBERING.fullmatch(pieces[0]):
             pieces.pop(0)
         found.append(_words(pieces, analyzer, ENGLISH))

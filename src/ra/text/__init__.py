@@ -16,6 +16,16 @@ No I/O beyond reading the packaged BPE file. May import: ``ra.config.settings``,
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".mdoc", ".qmd", ".rmd", ".mdc")
 
 
+def unescaped(name: str) -> str:
+    """A file name with its URL escapes decoded: an Azure DevOps wiki stores the page
+    "ODO-1 (SI)" as ``ODO%2D1-(SI).md`` (a title, the words of a path, a page's name)."""
+    if "%" not in name:
+        return name
+    from urllib.parse import unquote
+
+    return unquote(name)
+
+
 def is_markdown(path: object) -> bool:
     """Whether the file ``path`` (a name or a path) is read as markdown."""
     return str(path).lower().endswith(MARKDOWN_SUFFIXES)

@@ -42,9 +42,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
-from urllib.parse import unquote
 
-from ra.text import is_markdown
+from ra.text import is_markdown, unescaped
 from ra.text.headings import Found, Lines, byte_offsets, first_h1, scan_headings, utf8_len
 from ra.text.ids import format_chunk_id, format_doc_id
 from ra.text.markup import (
@@ -343,7 +342,7 @@ def _stem(path: str) -> str:
     stem = PurePosixPath(path).stem or path
     if "-" in stem and " " not in stem.strip() and any(c.isupper() for c in stem):
         stem = " ".join(stem.replace("-", " ").split()) or stem
-    return unquote(stem) if "%" in stem else stem
+    return unescaped(stem)
 
 
 # ---------------------------------------------------------------------------------- slugs

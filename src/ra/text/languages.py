@@ -15,12 +15,9 @@ tables and names, or mixed notes: English stays).
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from itertools import islice
-from os import PathLike
+from collections.abc import Iterable
 
 #: The most common words of each language Snowball stems (by its name there), written
 #: as they are, lowercase.
@@ -94,15 +91,3 @@ def detect(texts: Iterable[str]) -> str | None:
         return None
     return ranked[0][0]
 
-
-def detect_files(paths: Iterable[str | PathLike]) -> str | None:
-    """``detect`` of the first ``SAMPLE_FILES`` of ``paths`` that can be read, the first
-    ``SAMPLE_CHARS`` of each."""
-    return detect(islice(_samples(paths), SAMPLE_FILES))
-
-
-def _samples(paths: Iterable[str | PathLike]) -> Iterator[str]:
-    for path in paths:
-        with contextlib.suppress(OSError), open(path, encoding="utf-8",
-                                               errors="replace") as f:
-            yield f.read(SAMPLE_CHARS)
