@@ -160,7 +160,10 @@ def template_title(title: str) -> str:
 
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private use: no pattern below matches them
 _PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
-_EVENT = re.compile(r"`+|~{3,}|%%|<!--|\{/\*|\{::comment\}")  # literal first characters
+#: Each alternative begins with a literal character (a backtick then "`*", not "`+"): the regex
+#: engine then skips to the next of those five characters at C speed; with a repeat first
+#: it tried every alternative at every character (a paragraph without code 17 → 1.7 µs)
+_EVENT = re.compile(r"``*|~~~~*|%%|<!--|\{/\*|\{::comment\}")
 _BLANK = re.compile(r"[^\n]")
 _ROLE = re.compile(r"\{[\w:.-]+\}")
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*([^\n]*)")
@@ -794,8 +797,10 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     # Markdoc (Stripe, Starlight's .mdoc) also closes tags (`{% /callout %}`), prints
     # variables (`{% $markdoc.frontmatter.title %}`) and annotates (`{% .primary #id %}`)
     # (the name and the rest possessive, the rest never past the next `{%`: a tag that
-    # does not close gives up at once, not once for each split of the line)
-    (("{%",), re.compile(r"(?<!\{)\{%-?[ \t]*[/$.#]?[a-z][\w-]*+(?:[^%\n{]|%(?!\})|\{(?!%))*+"
+    # does not close gives up at once, not once for each split of the line; the brace
+    # first, then the look back at the one before it, so that the regex engine skips to
+    # each brace: 300 pages of the Google Cloud tutorials 42 → 3 ms)
+    (("{%",), re.compile(r"\{(?<!\{\{)%-?[ \t]*[/$.#]?[a-z][\w-]*+(?:[^%\n{]|%(?!\})|\{(?!%))*+"
                          r"-?%\}"),
      _shown),
     # docsify: a heading's options (`## Title :id=custom`), the marks of its old callouts
