@@ -285,6 +285,30 @@ def test_two_trees_over_one_folder_are_a_warning(tmp_path, monkeypatch, capsys):
     assert len(overlaps) == 1 and "[tree.docs]: overlaps tree 'all'" in overlaps[0]
 
 
+def test_a_hidden_rule_folder_inside_a_tree_is_no_overlap(tmp_path, monkeypatch, capsys):
+    """A project whose docs are its whole folder, with Claude Code's skills: ``ra init``
+    makes ``.claude/skills`` a tree beside the tree ".", whose walks skip hidden folders.
+    Nothing is indexed twice, and no command warns that it is (each one did, found on
+    Mintlify's docs); a tree that spells the hidden folder out still overlaps."""
+    skill = tmp_path / ".claude" / "skills" / "docs-writer"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: docs-writer\n---\n\n# Writing docs\n\nTone.\n")
+    (tmp_path / "intro.mdx").write_text("# Introduction\n\nWelcome.\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert "[tree.claude-skills]" in (tmp_path / ".ra.toml").read_text()
+    capsys.readouterr()
+    code, out, err = run(capsys, "search", "tone")
+    assert code == 0 and "overlaps" not in err and "claude-skills:docs-writer/SKILL.md" in out
+    code, out, _ = run(capsys, "sql", "select count(*) from files")
+    assert code == 0 and "2" in out.split()
+    (tmp_path / ".ra.toml").write_text(
+        '[tree.all]\npath = "."\ninclude = ["**/*.mdx", ".claude/**/*.md"]\n'
+        '[tree.skills]\npath = "./.claude/skills"\n')
+    _, _, err = run(capsys, "search", "tone")
+    assert "[tree.skills]: overlaps tree 'all'" in err
+
+
 def test_ra_init_writes_no_placeholder_url(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["init"]) == 0

@@ -530,7 +530,9 @@ def _overlaps(trees: Sequence[Tree]) -> list[ConfigWarning]:
     """A warning for each two trees whose folders nest (or are one folder) and whose
     patterns both select the same kind of file there: every such file would be indexed
     twice, under two ids. Decided on typical file names, without walking the folders
-    (this runs on every command); ``README.md`` beside a ``docs`` tree is no overlap."""
+    (this runs on every command); ``README.md`` beside a ``docs`` tree is no overlap, nor
+    is a hidden folder the outer tree's walks skip (``.claude/skills``, which ``ra init``
+    makes a tree of its own beside a tree of the whole project)."""
     out = []
     for outer in trees:
         for inner in trees:
@@ -539,6 +541,8 @@ def _overlaps(trees: Sequence[Tree]) -> list[ConfigWarning]:
             if inner.path == outer.path and inner.name < outer.name:
                 continue  # one folder: said once
             prefix = inner.path.relative_to(outer.path).as_posix()
+            if prefix != "." and outer.hidden(prefix):
+                continue
             under = [p for p in _PROBES if inner.matches(p)
                      and outer.matches(p if prefix == "." else f"{prefix}/{p}")]
             if under:
