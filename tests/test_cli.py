@@ -298,6 +298,51 @@ def test_init_leaves_out_the_dependencies_it_did_not_count(tmp_path, monkeypatch
     assert "\nexclude" not in (tmp_path / "notes" / ".ra.toml").read_text()
 
 
+def test_init_leaves_out_the_translations_of_the_notes(tmp_path, monkeypatch, capsys,
+                                                       isolated_home):
+    """A site's translations mirror its pages, path for path, in folders named for their
+    language (Starlight's ``src/content/docs/de/``, Mintlify's ``es/``): searched with
+    the pages, they answer a query two and three times over. ``ra init`` leaves them out
+    (and reads the notes' language without them: German pages sort before English
+    ones); a folder with a language's name that mirrors nothing (``it/``: the IT team's
+    notes) stays, and so does the largest of sibling language folders (Hugo's
+    ``content/en/`` beside ``content/de/``)."""
+    from tests.test_languages import SAMPLES
+
+    pages = ["index.md", "guides/sidebar.md", "guides/search.md", "reference/config.md"]
+    site = tmp_path / "site"
+    _files(site / "src/content/docs", pages + ["it/vpn.md", "it/laptops.md"])
+    _files(site, ["README.md", "blog/a.md", "blog/b.md", "blog/c.md", "examples/x.md"])
+    (site / "src/content/docs/guides/sidebar.md").write_text(
+        "# Sidebar\n\nConfigure the sidebar navigation.\n")
+    for lang in ("de", "pt-br"):
+        for page in pages[:3]:
+            path = site / "src/content/docs" / lang / page
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("# Seite\n\nDie Seitenleiste konfigurieren, sidebar. "
+                            + " ".join([SAMPLES["german"]] * 8) + "\n")
+    monkeypatch.chdir(site)
+    code, _, err = run(capsys, "init")
+    config = (site / ".ra.toml").read_text()
+    assert code == 0 and '"src/content/docs/de/**", "src/content/docs/pt-br/**",' in config
+    assert "# translations of these pages" in config and "it/**" not in config
+    assert ("tree docs is . (11 markdown files; translations left out: "
+            "src/content/docs/{de,pt-br}/ (6 files))") in err
+    assert "stemmer" not in err  # English: the German translation is not the notes
+    assert load_config(site).trees[0].exclude == ("src/content/docs/de/**",
+                                                  "src/content/docs/pt-br/**")
+    code, out, _ = run(capsys, "search", "sidebar", "--list")
+    assert code == 0 and "guides/sidebar.md" in out and "/de/" not in out
+    # sibling language folders: the largest is the original
+    hugo = tmp_path / "hugo"
+    _files(hugo / "content", [f"en/{p}" for p in pages] + [f"fr/{p}" for p in pages[:2]])
+    monkeypatch.chdir(hugo)
+    code, _, err = run(capsys, "init")
+    config = (hugo / ".ra.toml").read_text()
+    assert code == 0 and 'path = "./content"' in config and '    "fr/**",\n' in config
+    assert "en/**" not in config and "translations left out: fr/ (2 files)" in err
+
+
 def test_init_stems_the_notes_in_their_language(tmp_path, monkeypatch, capsys,
                                                isolated_home):
     """Notes in Portuguese get Portuguese's stemmer: "aplicação" then finds the notes that

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from tests.conftest import CORPORA
 
-from ra.text.languages import COMMON, WORDS, detect, hits
+from ra.text.languages import COMMON, WORDS, detect, hits, is_language_tag
 
 SAMPLES = {
     "english": "The service reads the configuration from the file, and it is not changed "
@@ -70,3 +70,13 @@ def test_a_word_of_two_languages_counts_for_neither():
 def test_the_english_corpora_read_as_english(corpus):
     files = sorted((CORPORA / corpus).rglob("*.md"))[:200]
     assert detect(f.read_text(encoding="utf-8", errors="replace") for f in files) == "english"
+
+
+@pytest.mark.parametrize(("name", "tag"), [
+    ("de", True), ("pt-br", True), ("pt-BR", True), ("zh_CN", True), ("zh-Hans", True),
+    ("es-419", True), ("id", True), ("EN", True), ("api", False), ("ai", False),
+    ("docs", False), ("v2", False), ("en-", False), ("xx", False), ("de-x", False)])
+def test_a_language_tag_names_a_translation_folder(name, tag):
+    """Site generators name their translations' folders by ISO 639-1 code, with a region
+    or script; ``ra init`` looks at those folders only (``translations``)."""
+    assert is_language_tag(name) is tag

@@ -8,7 +8,7 @@ import os
 import re
 import subprocess
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import typer
@@ -35,7 +35,8 @@ Its tree is the folder that holds this project's markdown (docs/ in most project
 check it, or add trees of your own. Coding agents' rule and skill folders
 (.cursor/rules, .claude/rules, .claude/skills, .github/instructions, .roo/rules, ...)
 that hold markdown become trees of their own. Notes written in another language than
-English get its stemmer ([search] stemmer).
+English get its stemmer ([search] stemmer); a site's translations (de/, pt-br/, ...
+mirroring its pages) are excluded.
 
 Examples:
 
@@ -124,13 +125,13 @@ def init(
         output.note(f"wrote {target}")
         return
     folder, found, left_out = notes_folder(Path.cwd())
+    translated = translations(Path.cwd() / folder) if found else []
+    found -= sum(n for _, n in translated)
     starter = STARTER.replace('path = "./docs"', f"path = {json.dumps(folder)}")
-    if left_out:
-        patterns = ", ".join(json.dumps(f"**/{name}/**") for name in left_out)
+    if left_out or translated:
         starter = starter.replace('# exclude = ["**/drafts/**"]\n',
-                                  f"exclude = [{patterns}]  # dependencies and build "
-                                  "output: not notes\n")
-    language = notes_language(Path.cwd() / folder) if found else None
+                                  _excludes(left_out, [t for t, _ in translated]))
+    language = notes_language(Path.cwd() / folder, [t for t, _ in translated]) if found else None
     if language not in (None, "english"):
         starter = starter.replace("\n# [search]\n", "\n[search]\n", 1).replace(
             '# stemmer = "english"\n', f'stemmer = "{language}"  # the notes\' language, '
@@ -144,6 +145,9 @@ def init(
     write_file(target, starter)
     if found:
         skipped = "; left out: " + ", ".join(f"{n}/" for n in left_out) if left_out else ""
+        if translated:
+            skipped += (f"; translations left out: {_folders([t for t, _ in translated])} "
+                        f"({render.plural(sum(n for _, n in translated), 'file')})")
         output.note(f"wrote {target}: tree docs is {folder} "
                     f"({render.plural(found, 'markdown file')}{skipped})")
     else:
@@ -159,6 +163,35 @@ def init(
     ignored = _gitignore_index(Path.cwd())
     if ignored:
         output.note(f"added .ra/ to {ignored}")
+
+
+def _excludes(left_out: list[str], translated: list[str]) -> str:
+    """The starter's ``exclude``: dependency and build folders by name anywhere (one line
+    when they are all), the translations by their path in the tree."""
+    patterns = ([f"**/{name}/**" for name in left_out], [f"{t}/**" for t in translated])
+    said = ("dependencies and build output: not notes", "translations of these pages")
+    if not translated:
+        return f"exclude = [{', '.join(map(json.dumps, patterns[0]))}]  # {said[0]}\n"
+    lines: list[str] = []
+    for group, why in zip(patterns, said, strict=True):
+        if group:
+            lines.append(f"    # {why}")
+            for quoted in map(json.dumps, group):  # wrapped at 88 characters
+                if len(lines[-1]) + len(quoted) + 2 > 88 or lines[-1].startswith("    #"):
+                    lines.append("   ")
+                lines[-1] += f" {quoted},"
+    return "exclude = [\n" + "\n".join(lines) + "\n]\n"
+
+
+def _folders(paths: list[str]) -> str:
+    """``a/de/, a/fr/`` as ``a/{de,fr}/``: the translations of one folder said once."""
+    by_parent: dict[str, list[str]] = {}
+    for p in paths:
+        parent, _, name = p.rpartition("/")
+        by_parent.setdefault(parent, []).append(name)
+    return ", ".join(f"{parent + '/' if parent else ''}"
+                     f"{names[0] if len(names) == 1 else '{' + ','.join(names) + '}'}/"
+                     for parent, names in by_parent.items())
 
 
 #: The share of the markdown files in subfolders that a folder must hold for ``ra init``
@@ -240,14 +273,65 @@ def rule_folders(cwd: Path) -> list[tuple[str, str, int]]:
     return [(name, f"./{rel}", n) for name, rel, n in counts if n]
 
 
-def notes_language(folder: Path) -> str | None:
+def notes_language(folder: Path, translated: Iterable[str] = ()) -> str | None:
     """The language of the markdown under ``folder`` (``ra.pipeline.discover.language_of``
-    of its files in the order of a sorted walk, dependencies and build output left out);
-    None when they do not say."""
+    of its files in the order of a sorted walk, dependencies and build output and the
+    ``translated`` folders, relative to ``folder``, left out); None when they do not
+    say."""
     from ra.config.settings import NOT_NOTES
     from ra.pipeline.discover import language_of
 
-    return language_of(_markdown_files(folder, NOT_NOTES))
+    away = tuple(str(folder / t) + os.sep for t in translated)
+    return language_of(f for f in _markdown_files(folder, NOT_NOTES) if not f.startswith(away))
+
+
+#: A folder named for a language is a translation of the folder it sits in when at least
+#: this share of its pages, and ``TRANSLATED_MIN`` of them, have a page of the same path
+#: there (``translations``).
+TRANSLATED_SHARE = 0.5
+TRANSLATED_MIN = 2
+
+
+def translations(folder: Path) -> list[tuple[str, int]]:
+    """``(folder, markdown files)`` of the translations under ``folder``, relative to it:
+    the folders named for a language (``ra.text.languages.is_language_tag``) whose pages
+    mirror those of the folder they sit in, path for path (Starlight's
+    ``src/content/docs/de/``, Mintlify's ``es/``, VitePress' ``zh/``). Where that folder
+    holds nothing but language folders (Hugo's ``content/en/``, ``content/de/``), the one
+    with the most pages is the original (English on a tie) and the others mirror it.
+    Searched together, a page and its translations answer a query two and three times
+    over: on Starlight's docs, three of the first five results for "sidebar
+    configuration" were the French and Russian pages of the first two."""
+    from ra.config.settings import NOT_NOTES
+    from ra.text.languages import is_language_tag
+
+    files = [Path(f).relative_to(folder) for f in _markdown_files(folder, NOT_NOTES)]
+    languages: dict[Path, set[str]] = {}  # a folder → its children named for a language
+    for f in files:
+        for p in f.parents:
+            if p.name and is_language_tag(p.name):
+                languages.setdefault(p.parent, set()).add(p.name)
+    found: list[tuple[str, int]] = []
+    for parent in sorted(languages, key=lambda p: (len(p.parts), p)):
+        if any(Path(t) in parent.parents or Path(t) == parent for t, _ in found):
+            continue  # inside a translation already left out
+        names = languages[parent]
+        pages: dict[str | None, set[Path]] = {}  # a language (None: neither) → paths
+        for f in files:
+            if parent in f.parents:
+                rel = f.relative_to(parent)
+                lang = rel.parts[0] if len(rel.parts) > 1 and rel.parts[0] in names else None
+                pages.setdefault(lang, set()).add(rel if lang is None
+                                                  else rel.relative_to(lang))
+        original = pages.pop(None, None)
+        if not original:
+            first = max(pages, key=lambda n: (len(pages[n]), n.lower().startswith("en")))
+            original = pages.pop(first)
+        for name, mine in sorted(pages.items()):
+            same = len(mine & original)
+            if same >= TRANSLATED_MIN and same >= TRANSLATED_SHARE * len(mine):
+                found.append(((parent / name).as_posix(), len(mine)))
+    return found
 
 
 def _holds_markdown(folder: Path) -> bool:

@@ -91,3 +91,25 @@ def detect(texts: Iterable[str]) -> str | None:
         return None
     return ranked[0][0]
 
+
+
+#: ISO 639-1's two-letter language codes: the names site generators give the folders of
+#: a documentation's translations (Starlight's ``de/``, ``pt-br/``, Mintlify's ``es/``,
+#: Hugo's ``content/en/``, Docusaurus' ``zh-Hans``).
+ISO_639_1 = frozenset("""
+aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs cu cv
+cy da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he hi ho hr
+ht hu hy hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks ku kv kw
+ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr nv
+ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr
+ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi
+yo za zh zu""".split())
+_TAG = re.compile(r"([a-z]{2})(?:[-_](?:[a-z]{2}|[a-z]{4}|\d{3}))?", re.I)
+
+
+def is_language_tag(name: str) -> bool:
+    """Whether a folder's name is a language tag: an ISO 639-1 code, with a region or a
+    script after a dash or an underscore (``de``, ``pt-BR``, ``zh_CN``, ``zh-Hans``,
+    ``es-419``)."""
+    m = _TAG.fullmatch(name)
+    return m is not None and m.group(1).lower() in ISO_639_1
