@@ -341,6 +341,16 @@ def test_init_leaves_out_the_translations_of_the_notes(tmp_path, monkeypatch, ca
     config = (hugo / ".ra.toml").read_text()
     assert code == 0 and 'path = "./content"' in config and '    "fr/**",\n' in config
     assert "en/**" not in config and "translations left out: fr/ (2 files)" in err
+    # Docusaurus: i18n/<locale>/ mirrors docs/, wherever it is
+    docusaurus = tmp_path / "docusaurus"
+    _files(docusaurus, [f"docs/{p}" for p in pages] + ["blog/2024-01-01-hello.md"] + [
+        f"i18n/{lang}/docusaurus-plugin-content-docs/current/{p}"
+        for lang, n in (("fr", 4), ("ja", 2)) for p in pages[:n]])
+    monkeypatch.chdir(docusaurus)
+    code, _, err = run(capsys, "init")
+    config = (docusaurus / ".ra.toml").read_text()
+    assert code == 0 and 'path = "."' in config and '"i18n/fr/**", "i18n/ja/**",' in config
+    assert "(5 markdown files; translations left out: i18n/{fr,ja}/ (6 files))" in err
 
 
 def test_init_stems_the_notes_in_their_language(tmp_path, monkeypatch, capsys,

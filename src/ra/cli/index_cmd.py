@@ -290,6 +290,10 @@ def notes_language(folder: Path, translated: Iterable[str] = ()) -> str | None:
 #: there (``translations``).
 TRANSLATED_SHARE = 0.5
 TRANSLATED_MIN = 2
+#: Folders whose language folders are translations of pages kept elsewhere, whatever
+#: they mirror (Docusaurus' ``i18n/fr/docusaurus-plugin-content-docs/current/`` mirrors
+#: ``docs/``).
+TRANSLATION_FOLDERS = frozenset({"i18n", "l10n", "locales", "translations"})
 
 
 def translations(folder: Path) -> list[tuple[str, int]]:
@@ -298,7 +302,9 @@ def translations(folder: Path) -> list[tuple[str, int]]:
     mirror those of the folder they sit in, path for path (Starlight's
     ``src/content/docs/de/``, Mintlify's ``es/``, VitePress' ``zh/``). Where that folder
     holds nothing but language folders (Hugo's ``content/en/``, ``content/de/``), the one
-    with the most pages is the original (English on a tie) and the others mirror it.
+    with the most pages is the original (English on a tie) and the others mirror it;
+    under ``i18n`` (Docusaurus: ``i18n/fr/docusaurus-plugin-content-docs/current/``
+    mirrors ``docs/``) each is a translation (``TRANSLATION_FOLDERS``).
     Searched together, a page and its translations answer a query two and three times
     over: on Starlight's docs, three of the first five results for "sidebar
     configuration" were the French and Russian pages of the first two."""
@@ -324,6 +330,10 @@ def translations(folder: Path) -> list[tuple[str, int]]:
                 pages.setdefault(lang, set()).add(rel if lang is None
                                                   else rel.relative_to(lang))
         original = pages.pop(None, None)
+        if parent.name.lower() in TRANSLATION_FOLDERS:  # translations of pages elsewhere
+            found += [((parent / name).as_posix(), len(mine))
+                      for name, mine in sorted(pages.items())]
+            continue
         if not original:
             first = max(pages, key=lambda n: (len(pages[n]), n.lower().startswith("en")))
             original = pages.pop(first)
