@@ -333,6 +333,14 @@ def test_init_leaves_out_the_translations_of_the_notes(tmp_path, monkeypatch, ca
                                                   "src/content/docs/pt-br/**")
     code, out, _ = run(capsys, "search", "sidebar", "--list")
     assert code == 0 and "guides/sidebar.md" in out and "/de/" not in out
+    # a configuration written before, or by hand: `ra check` names them, a note only
+    (site / ".ra.toml").write_text('[tree.docs]\npath = "."\n')
+    assert run(capsys, "update")[0] == 0
+    code, _, err = run(capsys, "check")
+    assert code == 0 and (
+        "tree docs: 6 files in translations of its pages (src/content/docs/{de,pt-br}/) are "
+        'indexed with them; exclude = ["src/content/docs/de/**", "src/content/docs/pt-br/**"]'
+        " leaves them out") in err
     # sibling language folders: the largest is the original
     hugo = tmp_path / "hugo"
     _files(hugo / "content", [f"en/{p}" for p in pages] + [f"fr/{p}" for p in pages[:2]])

@@ -124,6 +124,8 @@ def init(
         write_file(target, GLOBAL_STARTER)
         output.note(f"wrote {target}")
         return
+    from ra.text.languages import folders
+
     folder, found, left_out = notes_folder(Path.cwd())
     translated = translations(Path.cwd() / folder) if found else []
     found -= sum(n for _, n in translated)
@@ -146,7 +148,7 @@ def init(
     if found:
         skipped = "; left out: " + ", ".join(f"{n}/" for n in left_out) if left_out else ""
         if translated:
-            skipped += (f"; translations left out: {_folders([t for t, _ in translated])} "
+            skipped += (f"; translations left out: {folders([t for t, _ in translated])} "
                         f"({render.plural(sum(n for _, n in translated), 'file')})")
         output.note(f"wrote {target}: tree docs is {folder} "
                     f"({render.plural(found, 'markdown file')}{skipped})")
@@ -181,17 +183,6 @@ def _excludes(left_out: list[str], translated: list[str]) -> str:
                     lines.append("   ")
                 lines[-1] += f" {quoted},"
     return "exclude = [\n" + "\n".join(lines) + "\n]\n"
-
-
-def _folders(paths: list[str]) -> str:
-    """``a/de/, a/fr/`` as ``a/{de,fr}/``: the translations of one folder said once."""
-    by_parent: dict[str, list[str]] = {}
-    for p in paths:
-        parent, _, name = p.rpartition("/")
-        by_parent.setdefault(parent, []).append(name)
-    return ", ".join(f"{parent + '/' if parent else ''}"
-                     f"{names[0] if len(names) == 1 else '{' + ','.join(names) + '}'}/"
-                     for parent, names in by_parent.items())
 
 
 #: The share of the markdown files in subfolders that a folder must hold for ``ra init``
@@ -285,63 +276,15 @@ def notes_language(folder: Path, translated: Iterable[str] = ()) -> str | None:
     return language_of(f for f in _markdown_files(folder, NOT_NOTES) if not f.startswith(away))
 
 
-#: A folder named for a language is a translation of the folder it sits in when at least
-#: this share of its pages, and ``TRANSLATED_MIN`` of them, have a page of the same path
-#: there (``translations``).
-TRANSLATED_SHARE = 0.5
-TRANSLATED_MIN = 2
-#: Folders whose language folders are translations of pages kept elsewhere, whatever
-#: they mirror (Docusaurus' ``i18n/fr/docusaurus-plugin-content-docs/current/`` mirrors
-#: ``docs/``).
-TRANSLATION_FOLDERS = frozenset({"i18n", "l10n", "locales", "translations"})
-
-
 def translations(folder: Path) -> list[tuple[str, int]]:
-    """``(folder, markdown files)`` of the translations under ``folder``, relative to it:
-    the folders named for a language (``ra.text.languages.is_language_tag``) whose pages
-    mirror those of the folder they sit in, path for path (Starlight's
-    ``src/content/docs/de/``, Mintlify's ``es/``, VitePress' ``zh/``). Where that folder
-    holds nothing but language folders (Hugo's ``content/en/``, ``content/de/``), the one
-    with the most pages is the original (English on a tie) and the others mirror it;
-    under ``i18n`` (Docusaurus: ``i18n/fr/docusaurus-plugin-content-docs/current/``
-    mirrors ``docs/``) each is a translation (``TRANSLATION_FOLDERS``).
-    Searched together, a page and its translations answer a query two and three times
-    over: on Starlight's docs, three of the first five results for "sidebar
-    configuration" were the French and Russian pages of the first two."""
+    """``ra.text.languages.translations`` of the markdown under ``folder`` as a tree's walk
+    finds it (dependencies and build output left out): ``(folder, files)`` relative to
+    it."""
     from ra.config.settings import NOT_NOTES
-    from ra.text.languages import is_language_tag
+    from ra.text.languages import translations as mirrored
 
-    files = [Path(f).relative_to(folder) for f in _markdown_files(folder, NOT_NOTES)]
-    languages: dict[Path, set[str]] = {}  # a folder → its children named for a language
-    for f in files:
-        for p in f.parents:
-            if p.name and is_language_tag(p.name):
-                languages.setdefault(p.parent, set()).add(p.name)
-    found: list[tuple[str, int]] = []
-    for parent in sorted(languages, key=lambda p: (len(p.parts), p)):
-        if any(Path(t) in parent.parents or Path(t) == parent for t, _ in found):
-            continue  # inside a translation already left out
-        names = languages[parent]
-        pages: dict[str | None, set[Path]] = {}  # a language (None: neither) → paths
-        for f in files:
-            if parent in f.parents:
-                rel = f.relative_to(parent)
-                lang = rel.parts[0] if len(rel.parts) > 1 and rel.parts[0] in names else None
-                pages.setdefault(lang, set()).add(rel if lang is None
-                                                  else rel.relative_to(lang))
-        original = pages.pop(None, None)
-        if parent.name.lower() in TRANSLATION_FOLDERS:  # translations of pages elsewhere
-            found += [((parent / name).as_posix(), len(mine))
-                      for name, mine in sorted(pages.items())]
-            continue
-        if not original:
-            first = max(pages, key=lambda n: (len(pages[n]), n.lower().startswith("en")))
-            original = pages.pop(first)
-        for name, mine in sorted(pages.items()):
-            same = len(mine & original)
-            if same >= TRANSLATED_MIN and same >= TRANSLATED_SHARE * len(mine):
-                found.append(((parent / name).as_posix(), len(mine)))
-    return found
+    return mirrored(Path(f).relative_to(folder).as_posix()
+                    for f in _markdown_files(folder, NOT_NOTES))
 
 
 def _holds_markdown(folder: Path) -> bool:

@@ -84,6 +84,7 @@ def run_checks(config) -> list[tuple[str, str]]:
                  for f, why in _unreadable(found.files)]
     findings += _check_chunks(config)
     findings += _language(config, found.files)
+    findings += _translations(found.files)
     seen = {message for _, message in findings}
     findings += [("warning", p) for p in _index_problems(config) if p not in seen]
     if config.index_dir is not None and (
@@ -137,6 +138,29 @@ def _language(config, files) -> list[tuple[str, str]]:
         return []
     return [("ok", f"the notes read as {language.capitalize()} and [search] stemmer is "
                    f'"{stemmer}": stemmer = "{language}" would match their words\' forms')]
+
+
+def _translations(files) -> list[tuple[str, str]]:
+    """A note for each tree that indexes a site's translations with its pages
+    (``ra.text.languages.translations``: ``ra init`` excludes them; a configuration
+    written before, or by hand, may not), with the ``exclude`` that leaves them out."""
+    from ra.text import is_markdown
+    from ra.text.languages import folders, translations
+
+    by_tree: dict[str, list[str]] = {}
+    for f in files:
+        if is_markdown(f.path):
+            by_tree.setdefault(f.tree, []).append(f.path)
+    out = []
+    for tree, paths in sorted(by_tree.items()):
+        found = [t for t, _ in translations(paths)]
+        if found:
+            n = sum(1 for p in paths if p.startswith(tuple(f"{t}/" for t in found)))
+            out.append(("ok", f"tree {tree}: {n:,} {'files' if n != 1 else 'file'} in "
+                              f"translations of its pages ({folders(found)}) are indexed "
+                              "with them; exclude = ["
+                              + ", ".join(f'"{t}/**"' for t in found) + "] leaves them out"))
+    return out
 
 
 def _unreadable(files) -> list[tuple]:

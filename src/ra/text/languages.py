@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from pathlib import PurePosixPath
 
 #: The most common words of each language Snowball stems (by its name there), written
 #: as they are, lowercase.
@@ -113,3 +114,72 @@ def is_language_tag(name: str) -> bool:
     ``es-419``)."""
     m = _TAG.fullmatch(name)
     return m is not None and m.group(1).lower() in ISO_639_1
+
+
+#: A folder named for a language is a translation of the folder it sits in when at least
+#: this share of its pages, and ``TRANSLATED_MIN`` of them, have a page of the same path
+#: there (``translations``).
+TRANSLATED_SHARE = 0.5
+TRANSLATED_MIN = 2
+#: Folders whose language folders are translations of pages kept elsewhere, whatever
+#: they mirror (Docusaurus' ``i18n/fr/docusaurus-plugin-content-docs/current/`` mirrors
+#: ``docs/``).
+TRANSLATION_FOLDERS = frozenset({"i18n", "l10n", "locales", "translations"})
+
+
+def translations(paths: Iterable[str]) -> list[tuple[str, int]]:
+    """``(folder, pages)`` of the translations among ``paths`` (a tree's markdown files,
+    relative POSIX paths): the folders named for a language (``is_language_tag``) whose
+    pages mirror those of the folder they sit in, path for path (Starlight's
+    ``src/content/docs/de/``, Mintlify's ``es/``, VitePress' ``zh/``). Where that folder
+    holds nothing but language folders (Hugo's ``content/en/``, ``content/de/``), the one
+    with the most pages is the original (English on a tie) and the others mirror it;
+    under ``i18n`` (Docusaurus: ``i18n/fr/docusaurus-plugin-content-docs/current/``
+    mirrors ``docs/``) each is a translation (``TRANSLATION_FOLDERS``). Searched
+    together, a page and its translations answer a query two and three times over: on
+    Starlight's docs, three of the first five results for "sidebar configuration" were
+    the French and Russian pages of the first two. ``ra init`` excludes them, and
+    ``ra check`` names those a tree indexes."""
+    files = [PurePosixPath(p) for p in paths]
+    languages: dict[PurePosixPath, set[str]] = {}  # a folder → its children named so
+    for f in files:
+        for p in f.parents:
+            if p.name and is_language_tag(p.name):
+                languages.setdefault(p.parent, set()).add(p.name)
+    found: list[tuple[str, int]] = []
+    for parent in sorted(languages, key=lambda p: (len(p.parts), p)):
+        if any(PurePosixPath(t) in (parent, *parent.parents) for t, _ in found):
+            continue  # inside a translation already found
+        names = languages[parent]
+        pages: dict[str | None, set[PurePosixPath]] = {}  # a language (None: none) → paths
+        for f in files:
+            if parent in f.parents:
+                rel = f.relative_to(parent)
+                lang = rel.parts[0] if len(rel.parts) > 1 and rel.parts[0] in names else None
+                pages.setdefault(lang, set()).add(rel if lang is None
+                                                  else rel.relative_to(lang))
+        original = pages.pop(None, None)
+        if parent.name.lower() in TRANSLATION_FOLDERS:  # translations of pages elsewhere
+            found += [((parent / name).as_posix(), len(mine))
+                      for name, mine in sorted(pages.items())]
+            continue
+        if not original:
+            first = max(pages, key=lambda n: (len(pages[n]), n.lower().startswith("en")))
+            original = pages.pop(first)
+        for name, mine in sorted(pages.items()):
+            same = len(mine & original)
+            if same >= TRANSLATED_MIN and same >= TRANSLATED_SHARE * len(mine):
+                found.append(((parent / name).as_posix(), len(mine)))
+    return found
+
+
+def folders(paths: list[str]) -> str:
+    """Folders as said to a user: ``a/de/, a/fr/`` as ``a/{de,fr}/``, the translations of
+    one folder named once."""
+    by_parent: dict[str, list[str]] = {}
+    for p in paths:
+        parent, _, name = p.rpartition("/")
+        by_parent.setdefault(parent, []).append(name)
+    return ", ".join(f"{parent + '/' if parent else ''}"
+                     f"{names[0] if len(names) == 1 else '{' + ','.join(names) + '}'}/"
+                     for parent, names in by_parent.items())
