@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from tests.conftest import CORPORA
 
-from ra.text.languages import COMMON, WORDS, detect, hits, is_language_tag
+from ra.text.languages import COMMON, WORDS, detect, folders, hits, is_language_tag, translations
 
 SAMPLES = {
     "english": "The service reads the configuration from the file, and it is not changed "
@@ -80,3 +80,23 @@ def test_a_language_tag_names_a_translation_folder(name, tag):
     """Site generators name their translations' folders by ISO 639-1 code, with a region
     or script; ``ra init`` looks at those folders only (``translations``)."""
     assert is_language_tag(name) is tag
+
+
+def test_translations_mirror_their_pages():
+    """Each layout of a site's translations, and what is none (a folder with a
+    language's name that mirrors nothing; one page in common)."""
+    pages = ["index.md", "guide/a.md", "guide/b.md", "ref/c.md"]
+    starlight = [f"src/docs/{p}" for p in pages] + [f"src/docs/de/{p}" for p in pages[:3]] + [
+        "src/docs/it/vpn.md", "src/docs/it/laptops.md", "src/docs/fr/index.md"]
+    assert translations(starlight) == [("src/docs/de", 3)]
+    hugo = [f"content/en/{p}" for p in pages] + [f"content/fr/{p}" for p in pages[:2]]
+    assert translations(hugo) == [("content/fr", 2)]
+    docusaurus = [f"docs/{p}" for p in pages] + ["i18n/ja/current/x.md"]
+    assert translations(docusaurus) == [("i18n/ja", 1)]
+    tldr = [f"pages/common/{c}.md" for c in "abcd"] + [
+        f"pages.{lang}/common/{c}.md" for lang, cs in (("de", "abc"), ("pt_BR", "ab"))
+        for c in cs] + ["pages.en/x.md", "pages.en/y.md", "notes.v2/a.md"]
+    assert translations(tldr) == [("pages.de", 3), ("pages.pt_BR", 2)]
+    assert translations(["README.md", "es/README.md"]) == []
+    assert folders(["src/docs/de", "src/docs/fr", "pages.de", "pages.pt_BR", "es"]) == (
+        "src/docs/{de,fr}/, pages.{de,pt_BR}/, es/")

@@ -135,18 +135,23 @@ def translations(paths: Iterable[str]) -> list[tuple[str, int]]:
     holds nothing but language folders (Hugo's ``content/en/``, ``content/de/``), the one
     with the most pages is the original (English on a tie) and the others mirror it;
     under ``i18n`` (Docusaurus: ``i18n/fr/docusaurus-plugin-content-docs/current/``
-    mirrors ``docs/``) each is a translation (``TRANSLATION_FOLDERS``). Searched
+    mirrors ``docs/``) each is a translation (``TRANSLATION_FOLDERS``); so is a folder
+    named for its sibling and a language that mirrors it (tldr-pages' ``pages.de/``
+    beside ``pages/``). Searched
     together, a page and its translations answer a query two and three times over: on
     Starlight's docs, three of the first five results for "sidebar configuration" were
     the French and Russian pages of the first two. ``ra init`` excludes them, and
     ``ra check`` names those a tree indexes."""
     files = [PurePosixPath(p) for p in paths]
     languages: dict[PurePosixPath, set[str]] = {}  # a folder → its children named so
+    suffixed: set[PurePosixPath] = set()  # folders named for another one and a language
     for f in files:
         for p in f.parents:
             if p.name and is_language_tag(p.name):
                 languages.setdefault(p.parent, set()).add(p.name)
-    found: list[tuple[str, int]] = []
+            elif "." in p.name[1:] and is_language_tag(p.name.rpartition(".")[2]):
+                suffixed.add(p)
+    found = _suffixed(files, suffixed)
     for parent in sorted(languages, key=lambda p: (len(p.parts), p)):
         if any(PurePosixPath(t) in (parent, *parent.parents) for t, _ in found):
             continue  # inside a translation already found
@@ -173,13 +178,35 @@ def translations(paths: Iterable[str]) -> list[tuple[str, int]]:
     return found
 
 
+def _suffixed(files: list[PurePosixPath], folders: set[PurePosixPath]
+              ) -> list[tuple[str, int]]:
+    """The translations among ``folders``, each named for a sibling and a language, that
+    mirror that sibling (tldr-pages keeps ``pages.de/`` and 48 more beside ``pages/``)."""
+    siblings = {f: f.with_name(f.name.rpartition(".")[0]) for f in folders}
+    wanted = folders | set(siblings.values())
+    under: dict[PurePosixPath, set[str]] = {}  # a folder → its pages' paths in it
+    for f in files:
+        for p in f.parents:
+            if p in wanted:
+                under.setdefault(p, set()).add(f.as_posix()[len(p.as_posix()) + 1:])
+    found = []
+    for folder in sorted(folders):
+        mine, original = under.get(folder, set()), under.get(siblings[folder], set())
+        same = len(mine & original)
+        if same >= TRANSLATED_MIN and same >= TRANSLATED_SHARE * len(mine):
+            found.append((folder.as_posix(), len(mine)))
+    return found
+
+
 def folders(paths: list[str]) -> str:
-    """Folders as said to a user: ``a/de/, a/fr/`` as ``a/{de,fr}/``, the translations of
-    one folder named once."""
+    """Folders as said to a user: ``a/de/, a/fr/`` as ``a/{de,fr}/``, ``pages.de/,
+    pages.fr/`` as ``pages.{de,fr}/``: the translations of one folder named once."""
     by_parent: dict[str, list[str]] = {}
     for p in paths:
         parent, _, name = p.rpartition("/")
-        by_parent.setdefault(parent, []).append(name)
-    return ", ".join(f"{parent + '/' if parent else ''}"
+        stem, dot, lang = name.rpartition(".")  # pages.de, pages.fr: pages.{de,fr}
+        by_parent.setdefault(f"{parent}/{stem}." if dot else f"{parent}/", []).append(
+            lang if dot else name)
+    return ", ".join(f"{start.lstrip('/')}"
                      f"{names[0] if len(names) == 1 else '{' + ','.join(names) + '}'}/"
-                     for parent, names in by_parent.items())
+                     for start, names in by_parent.items())
