@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from tests.conftest import CORPORA
 
-from ra.text.languages import COMMON, WORDS, detect, folders, hits, is_language_tag, translations
+from ra.text.languages import COMMON, WORDS, detect, hits, is_language_tag, said, translations
 
 SAMPLES = {
     "english": "The service reads the configuration from the file, and it is not changed "
@@ -84,19 +84,28 @@ def test_a_language_tag_names_a_translation_folder(name, tag):
 
 def test_translations_mirror_their_pages():
     """Each layout of a site's translations, and what is none (a folder with a
-    language's name that mirrors nothing; one page in common)."""
+    language's name that mirrors nothing; one page in common; a dotted name that is no
+    language)."""
     pages = ["index.md", "guide/a.md", "guide/b.md", "ref/c.md"]
     starlight = [f"src/docs/{p}" for p in pages] + [f"src/docs/de/{p}" for p in pages[:3]] + [
         "src/docs/it/vpn.md", "src/docs/it/laptops.md", "src/docs/fr/index.md"]
-    assert translations(starlight) == [("src/docs/de", 3)]
+    assert translations(starlight) == [("src/docs/de/**", 3)]
     hugo = [f"content/en/{p}" for p in pages] + [f"content/fr/{p}" for p in pages[:2]]
-    assert translations(hugo) == [("content/fr", 2)]
+    assert translations(hugo) == [("content/fr/**", 2)]
     docusaurus = [f"docs/{p}" for p in pages] + ["i18n/ja/current/x.md"]
-    assert translations(docusaurus) == [("i18n/ja", 1)]
+    assert translations(docusaurus) == [("i18n/ja/**", 1)]
     tldr = [f"pages/common/{c}.md" for c in "abcd"] + [
         f"pages.{lang}/common/{c}.md" for lang, cs in (("de", "abc"), ("pt_BR", "ab"))
         for c in cs] + ["pages.en/x.md", "pages.en/y.md", "notes.v2/a.md"]
-    assert translations(tldr) == [("pages.de", 3), ("pages.pt_BR", 2)]
+    assert translations(tldr) == [("pages.de/**", 3), ("pages.pt_BR/**", 2)]
     assert translations(["README.md", "es/README.md"]) == []
-    assert folders(["src/docs/de", "src/docs/fr", "pages.de", "pages.pt_BR", "es"]) == (
-        "src/docs/{de,fr}/, pages.{de,pt_BR}/, es/")
+    # mkdocs-static-i18n: beside the pages, or beside pages all named for a language
+    beside = [f"docs/{p}" for p in pages] + [
+        f"docs/{p[:-3]}.fr.md" for p in pages[:3]] + ["docs/notes.v2.md", "docs/setup.py.md"]
+    assert translations(beside) == [("**/*.fr.md", 3)]
+    named = [f"docs/{p[:-3]}.{lang}.md" for p in pages for lang in ("en", "de")][:-1]
+    assert translations(named) == [("**/*.de.md", 3)]
+    assert translations(["README.md", "README.zh-CN.md"]) == []  # one page is no site
+    assert said(["src/docs/de/**", "src/docs/fr/**", "pages.de/**", "pages.pt_BR/**", "es/**",
+                 "**/*.fr.md", "**/*.de.md"]) == (
+        "src/docs/{de,fr}/, pages.{de,pt_BR}/, es/, *.{fr,de}.md")

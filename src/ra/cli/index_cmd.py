@@ -124,7 +124,7 @@ def init(
         write_file(target, GLOBAL_STARTER)
         output.note(f"wrote {target}")
         return
-    from ra.text.languages import folders
+    from ra.text.languages import said
 
     folder, found, left_out = notes_folder(Path.cwd())
     translated = translations(Path.cwd() / folder) if found else []
@@ -148,7 +148,7 @@ def init(
     if found:
         skipped = "; left out: " + ", ".join(f"{n}/" for n in left_out) if left_out else ""
         if translated:
-            skipped += (f"; translations left out: {folders([t for t, _ in translated])} "
+            skipped += (f"; translations left out: {said([t for t, _ in translated])} "
                         f"({render.plural(sum(n for _, n in translated), 'file')})")
         output.note(f"wrote {target}: tree docs is {folder} "
                     f"({render.plural(found, 'markdown file')}{skipped})")
@@ -170,7 +170,7 @@ def init(
 def _excludes(left_out: list[str], translated: list[str]) -> str:
     """The starter's ``exclude``: dependency and build folders by name anywhere (one line
     when they are all), the translations by their path in the tree."""
-    patterns = ([f"**/{name}/**" for name in left_out], [f"{t}/**" for t in translated])
+    patterns = ([f"**/{name}/**" for name in left_out], translated)
     said = ("dependencies and build output: not notes", "translations of these pages")
     if not translated:
         return f"exclude = [{', '.join(map(json.dumps, patterns[0]))}]  # {said[0]}\n"
@@ -267,19 +267,21 @@ def rule_folders(cwd: Path) -> list[tuple[str, str, int]]:
 def notes_language(folder: Path, translated: Iterable[str] = ()) -> str | None:
     """The language of the markdown under ``folder`` (``ra.pipeline.discover.language_of``
     of its files in the order of a sorted walk, dependencies and build output and the
-    ``translated`` folders, relative to ``folder``, left out); None when they do not
-    say."""
+    files the ``translated`` patterns match, relative to ``folder``, left out); None when
+    they do not say."""
+    from ra.config.globs import glob_set
     from ra.config.settings import NOT_NOTES
     from ra.pipeline.discover import language_of
 
-    away = tuple(str(folder / t) + os.sep for t in translated)
-    return language_of(f for f in _markdown_files(folder, NOT_NOTES) if not f.startswith(away))
+    away = glob_set(tuple(translated)).matches
+    return language_of(f for f in _markdown_files(folder, NOT_NOTES)
+                       if not away(Path(f).relative_to(folder).as_posix()))
 
 
 def translations(folder: Path) -> list[tuple[str, int]]:
     """``ra.text.languages.translations`` of the markdown under ``folder`` as a tree's walk
-    finds it (dependencies and build output left out): ``(folder, files)`` relative to
-    it."""
+    finds it (dependencies and build output left out): ``(exclude pattern, files)``,
+    relative to it."""
     from ra.config.settings import NOT_NOTES
     from ra.text.languages import translations as mirrored
 

@@ -145,7 +145,7 @@ def _translations(files) -> list[tuple[str, str]]:
     (``ra.text.languages.translations``: ``ra init`` excludes them; a configuration
     written before, or by hand, may not), with the ``exclude`` that leaves them out."""
     from ra.text import is_markdown
-    from ra.text.languages import folders, translations
+    from ra.text.languages import said, translations
 
     by_tree: dict[str, list[str]] = {}
     for f in files:
@@ -153,13 +153,14 @@ def _translations(files) -> list[tuple[str, str]]:
             by_tree.setdefault(f.tree, []).append(f.path)
     out = []
     for tree, paths in sorted(by_tree.items()):
-        found = [t for t, _ in translations(paths)]
+        found = translations(paths)
         if found:
-            n = sum(1 for p in paths if p.startswith(tuple(f"{t}/" for t in found)))
+            n = sum(k for _, k in found)
+            patterns = [t for t, _ in found]
             out.append(("ok", f"tree {tree}: {n:,} {'files' if n != 1 else 'file'} in "
-                              f"translations of its pages ({folders(found)}) are indexed "
+                              f"translations of its pages ({said(patterns)}) are indexed "
                               "with them; exclude = ["
-                              + ", ".join(f'"{t}/**"' for t in found) + "] leaves them out"))
+                              + ", ".join(f'"{t}"' for t in patterns) + "] leaves them out"))
     return out
 
 

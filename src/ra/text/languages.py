@@ -128,17 +128,20 @@ TRANSLATION_FOLDERS = frozenset({"i18n", "l10n", "locales", "translations"})
 
 
 def translations(paths: Iterable[str]) -> list[tuple[str, int]]:
-    """``(folder, pages)`` of the translations among ``paths`` (a tree's markdown files,
-    relative POSIX paths): the folders named for a language (``is_language_tag``) whose
-    pages mirror those of the folder they sit in, path for path (Starlight's
+    """``(exclude pattern, pages)`` of the translations among ``paths`` (a tree's markdown
+    files, relative POSIX paths): the folders (``src/docs/de/**``) named for a language
+    (``is_language_tag``) whose pages mirror those of the folder they sit in, path for
+    path (Starlight's
     ``src/content/docs/de/``, Mintlify's ``es/``, VitePress' ``zh/``). Where that folder
     holds nothing but language folders (Hugo's ``content/en/``, ``content/de/``), the one
     with the most pages is the original (English on a tie) and the others mirror it;
     under ``i18n`` (Docusaurus: ``i18n/fr/docusaurus-plugin-content-docs/current/``
     mirrors ``docs/``) each is a translation (``TRANSLATION_FOLDERS``); so is a folder
     named for its sibling and a language that mirrors it (tldr-pages' ``pages.de/``
-    beside ``pages/``). Searched
-    together, a page and its translations answer a query two and three times over: on
+    beside ``pages/``); and the pages named for a page beside them and a language
+    (``**/*.fr.md``: mkdocs-static-i18n's ``index.fr.md`` beside ``index.md``,
+    ``_beside``). Searched together, a page and its translations answer a query two and
+    three times over: on
     Starlight's docs, three of the first five results for "sidebar configuration" were
     the French and Russian pages of the first two. ``ra init`` excludes them, and
     ``ra check`` names those a tree indexes."""
@@ -171,11 +174,45 @@ def translations(paths: Iterable[str]) -> list[tuple[str, int]]:
         if not original:
             first = max(pages, key=lambda n: (len(pages[n]), n.lower().startswith("en")))
             original = pages.pop(first)
-        for name, mine in sorted(pages.items()):
-            same = len(mine & original)
-            if same >= TRANSLATED_MIN and same >= TRANSLATED_SHARE * len(mine):
-                found.append(((parent / name).as_posix(), len(mine)))
-    return found
+        found += [((parent / name).as_posix(), len(mine))
+                  for name, mine in sorted(pages.items()) if _mirror(mine, original)]
+    away = tuple(f"{t}/" for t, _ in found)
+    beside = _beside([f for f in files if not f.as_posix().startswith(away)])
+    return [(f"{t}/**", n) for t, n in found] + beside
+
+
+def _mirror(mine: set, original: set) -> bool:
+    """Whether the pages ``mine`` translate those of ``original``: enough of them have a
+    page of the same path there (``TRANSLATED_SHARE``, ``TRANSLATED_MIN``)."""
+    same = len(mine & original)
+    return same >= TRANSLATED_MIN and same >= TRANSLATED_SHARE * len(mine)
+
+
+def _beside(files: list[PurePosixPath]) -> list[tuple[str, int]]:
+    """``(**/*.{language}{suffix}, pages)`` of the translations kept beside their pages,
+    named for a page and a language (mkdocs-static-i18n's suffix layout: ``index.fr.md``
+    beside ``index.md``, or beside ``index.en.md`` when every page is named for its
+    language: then the language with the most pages is the original, English on a
+    tie)."""
+    plain: set[tuple[str, str]] = set()  # (folder/name without suffix, suffix)
+    named: dict[tuple[str, str], set[str]] = {}  # (language, suffix) → folder/names
+    for f in files:
+        base, dot, lang = f.stem.rpartition(".")
+        where = f.parent.as_posix()
+        if dot and base and is_language_tag(lang):
+            named.setdefault((lang, f.suffix), set()).add(f"{where}/{base}")
+        else:
+            plain.add((f"{where}/{f.stem}", f.suffix))
+    if not named:
+        return []
+    originals = {suffix: {name for name, s in plain if s == suffix}
+                 for suffix in {s for _, s in named}}
+    if not any(names & originals[s] for (_, s), names in named.items()):
+        first = max(named, key=lambda k: (len(named[k]), k[0].lower().startswith("en")))
+        originals = {first[1]: named.pop(first)}
+    return [(f"**/*.{lang}{suffix}", len(names))
+            for (lang, suffix), names in sorted(named.items())
+            if _mirror(names, originals.get(suffix, set()))]
 
 
 def _suffixed(files: list[PurePosixPath], folders: set[PurePosixPath]
@@ -192,21 +229,25 @@ def _suffixed(files: list[PurePosixPath], folders: set[PurePosixPath]
     found = []
     for folder in sorted(folders):
         mine, original = under.get(folder, set()), under.get(siblings[folder], set())
-        same = len(mine & original)
-        if same >= TRANSLATED_MIN and same >= TRANSLATED_SHARE * len(mine):
+        if _mirror(mine, original):
             found.append((folder.as_posix(), len(mine)))
     return found
 
 
-def folders(paths: list[str]) -> str:
-    """Folders as said to a user: ``a/de/, a/fr/`` as ``a/{de,fr}/``, ``pages.de/,
-    pages.fr/`` as ``pages.{de,fr}/``: the translations of one folder named once."""
-    by_parent: dict[str, list[str]] = {}
-    for p in paths:
-        parent, _, name = p.rpartition("/")
+def said(patterns: list[str]) -> str:
+    """Translations' exclude patterns as said to a user, those of one folder or page named
+    once: ``a/de/**, a/fr/**`` as ``a/{de,fr}/``, ``pages.de/**, pages.fr/**`` as
+    ``pages.{de,fr}/``, ``**/*.de.md, **/*.fr.md`` as ``*.{de,fr}.md``."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for p in patterns:
+        if p.startswith("**/*."):  # pages named for a language: **/*.fr.md
+            lang, _, suffix = p[len("**/*."):].partition(".")
+            groups.setdefault(("*.", f".{suffix}"), []).append(lang)
+            continue
+        parent, _, name = p.removesuffix("/**").rpartition("/")
+        start = f"{parent}/" if parent else ""
         stem, dot, lang = name.rpartition(".")  # pages.de, pages.fr: pages.{de,fr}
-        by_parent.setdefault(f"{parent}/{stem}." if dot else f"{parent}/", []).append(
+        groups.setdefault((f"{start}{stem}." if dot else start, "/"), []).append(
             lang if dot else name)
-    return ", ".join(f"{start.lstrip('/')}"
-                     f"{names[0] if len(names) == 1 else '{' + ','.join(names) + '}'}/"
-                     for start, names in by_parent.items())
+    return ", ".join(f"{start}{names[0] if len(names) == 1 else '{' + ','.join(names) + '}'}"
+                     f"{end}" for (start, end), names in groups.items())
