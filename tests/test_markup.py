@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ra.query.snippets import strip_markdown
-from ra.text.document import parse_document
+from ra.text.document import parse_document, slugify
 from ra.text.markup import (
     comment_anchor,
     heading_anchor,
@@ -337,10 +337,16 @@ def test_a_heading_printing_another_variable_keeps_its_markup():
     ("## Nuxt Studio Integration :badge[Soon]", "Nuxt Studio Integration Soon"),
     ("## A real [Nuxt]{.text-primary} app", "A real Nuxt app"),  # a span (MDC, pandoc)
     ("## `:badge[x]` syntax", ":badge[x] syntax"),  # code: what the page explains
+    # mkdocs-material's icons and emoji shortcodes are no words (gtfs.org's headings)
+    ("## :material-transit-detour: Flexible Services", "Flexible Services"),
+    ("## :fontawesome-brands-github: GitHub :octicons-link-external-16:", "GitHub"),
+    ("## Done :white_check_mark:", "Done"),
+    ("## std::vector and 10:30:45", "std::vector and 10:30:45"),  # no shortcodes
 ])
 def test_a_heading_with_mdc_inline_markup_is_its_text(heading, title):
     doc = parse_document(f"# Page\n\n{heading}\n\nText.\n", "docs", "page.md")
     assert doc.nodes[-1].title == title
+    assert doc.nodes[-1].id.rsplit("#", 1)[-1] == slugify(title)  # mkdocs' anchor too
 
 
 @pytest.mark.parametrize("cell", ["{r}", "{python}", "{julia}", "{ojs}", "{R}"])

@@ -620,12 +620,21 @@ def _mdc_inline(m: re.Match) -> str:
 _SPAN = re.compile(rf"\[([^\[\]\n]*)\]{_ATTRS}")  # `[Nuxt]{.text-primary}` (MDC, pandoc)
 
 
+#: An emoji shortcode (``:heavy_check_mark:``) or an icon (mkdocs-material's
+#: ``:material-transit-detour:``), after a space, a bracket or nothing
+_SHORTCODE = re.compile(r":(?<![^\s(\[]:)[a-z][a-z0-9_+-]*:(?![\w/])")
+
+
 def mdc_inline(text: str) -> str:
-    """``text`` (a heading's) with its MDC inline components and bracketed spans read as
-    ``plain_text`` reads them: ``Nuxt Studio Integration :badge[Soon]`` is "… Soon",
-    ``A real [Nuxt]{.text-primary} app`` is "A real Nuxt app"."""
+    """``text`` (a heading's) with its MDC inline components, bracketed spans and emoji
+    and icon shortcodes read as ``plain_text`` reads them: ``Nuxt Studio Integration
+    :badge[Soon]`` is "… Soon", ``A real [Nuxt]{.text-primary} app`` is "A real Nuxt
+    app", ``:material-transit-detour: Flexible Services`` (mkdocs-material's icons, in
+    the headings of gtfs.org and many more) is "Flexible Services"."""
     if ":" in text:
         text = _MDC_INLINE.sub(_mdc_inline, text).strip()
+        if _SHORTCODE.search(text):
+            text = " ".join(_SHORTCODE.sub("", text).split())
     return _SPAN.sub(r"\1", text) if "]{" in text else text
 
 
@@ -840,7 +849,7 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     (("][",), re.compile(rf"\[({_LINK_TEXT})\]\[[^\[\]\n]*\]"), r"\1"),
     (("[",), re.compile(r"\[(?<![\w\]]\[)([^\[\]\n]{2,})\](?![(\[:])"), r"\1"),  # [shortcut]
     # emoji shortcodes (`:heavy_check_mark:`) and mkdocs-material icons
-    ((":",), re.compile(r":(?<![^\s(\[]:)[a-z][a-z0-9_+-]*:(?![\w/])"), ""),
+    ((":",), _SHORTCODE, ""),
     # HTML and JSX tags (their title/label/alt attributes are text), autolinks
     # (a JSX attribute's value is an expression in braces, which may hold an object:
     # `rss={{ title: "x" }}`; a value in double quotes may hold what a tag may not, over
