@@ -105,7 +105,11 @@ def test_translations_mirror_their_pages():
     assert translations(beside) == [("**/*.fr.md", 3)]
     named = [f"docs/{p[:-3]}.{lang}.md" for p in pages for lang in ("en", "de")][:-1]
     assert translations(named) == [("**/*.de.md", 3)]
-    assert translations(["README.md", "README.zh-CN.md"]) == []  # one page is no site
+    # a project's README in other languages; a dotted name that is no language
+    assert translations(["README.md", "README.zh-CN.md", "README-ja.md", "docs/README_ko.md",
+                         "docs/README.md", "setup.py.md", "setup.md", "notes-it.md",
+                         "notes.md"]) == [
+        ("**/*.zh-CN.md", 1), ("**/README-ja.md", 1), ("**/README_ko.md", 1)]
     assert said(["src/docs/de/**", "src/docs/fr/**", "pages.de/**", "pages.pt_BR/**", "es/**",
-                 "**/*.fr.md", "**/*.de.md"]) == (
-        "src/docs/{de,fr}/, pages.{de,pt_BR}/, es/, *.{fr,de}.md")
+                 "**/*.fr.md", "**/*.de.md", "**/README-ja.md", "**/README_ko.md"]) == (
+        "src/docs/{de,fr}/, pages.{de,pt_BR}/, es/, *.{fr,de}.md, README-ja.md, README_ko.md")

@@ -158,9 +158,11 @@ def _translations(files) -> list[tuple[str, str]]:
             n = sum(k for _, k in found)
             patterns = [t for t, _ in found]
             out.append(("ok", f"tree {tree}: {n:,} {'files' if n != 1 else 'file'} in "
-                              f"translations of its pages ({said(patterns)}) are indexed "
+                              f"translations of its pages ({said(patterns)}) "
+                              f"{'are' if n != 1 else 'is'} indexed "
                               "with them; exclude = ["
-                              + ", ".join(f'"{t}"' for t in patterns) + "] leaves them out"))
+                              + ", ".join(f'"{t}"' for t in patterns)
+                              + f"] leaves {'them' if n != 1 else 'it'} out"))
     return out
 
 

@@ -188,31 +188,47 @@ def _mirror(mine: set, original: set) -> bool:
     return same >= TRANSLATED_MIN and same >= TRANSLATED_SHARE * len(mine)
 
 
+#: A page's name and a language: ``index.fr`` (mkdocs-static-i18n), ``README.zh-CN``, and
+#: for a README only, after a dash or an underscore (``README-ja``, ``README_zh-CN``)
+_BESIDE = re.compile(r"(.+?)(\.|(?<=readme)[-_])([a-z]{2}(?:[-_](?:[a-z]{2}|[a-z]{4}|\d{3}))?)",
+                     re.I)
+
+
 def _beside(files: list[PurePosixPath]) -> list[tuple[str, int]]:
-    """``(**/*.{language}{suffix}, pages)`` of the translations kept beside their pages,
-    named for a page and a language (mkdocs-static-i18n's suffix layout: ``index.fr.md``
-    beside ``index.md``, or beside ``index.en.md`` when every page is named for its
-    language: then the language with the most pages is the original, English on a
-    tie)."""
+    """``(exclude pattern, pages)`` of the translations kept beside their pages, named for
+    a page and a language: mkdocs-static-i18n's suffix layout (``index.fr.md`` beside
+    ``index.md``, or beside ``index.en.md`` when every page is named for its language:
+    then the language with the most pages is the original, English on a tie), and a
+    project's README in another language (``README.zh-CN.md``, ``README-ja.md`` beside
+    ``README.md``). A name beside its page says more than a folder's: one page is
+    enough (``TRANSLATED_MIN`` is for folders), half of them must mirror."""
     plain: set[tuple[str, str]] = set()  # (folder/name without suffix, suffix)
-    named: dict[tuple[str, str], set[str]] = {}  # (language, suffix) → folder/names
+    named: dict[str, set[str]] = {}  # exclude pattern → folder/names of its pages
+    suffix_of: dict[str, str] = {}
     for f in files:
-        base, dot, lang = f.stem.rpartition(".")
+        m = _BESIDE.fullmatch(f.stem)
         where = f.parent.as_posix()
-        if dot and base and is_language_tag(lang):
-            named.setdefault((lang, f.suffix), set()).add(f"{where}/{base}")
-        else:
+        if m is None or not is_language_tag(m.group(3)):
             plain.add((f"{where}/{f.stem}", f.suffix))
+            continue
+        base, sep, lang = m.groups()
+        pattern = (f"**/*.{lang}{f.suffix}" if sep == "." else
+                   f"**/{base}{sep}{lang}{f.suffix}")
+        named.setdefault(pattern, set()).add(f"{where}/{base}")
+        suffix_of[pattern] = f.suffix
     if not named:
         return []
     originals = {suffix: {name for name, s in plain if s == suffix}
-                 for suffix in {s for _, s in named}}
-    if not any(names & originals[s] for (_, s), names in named.items()):
-        first = max(named, key=lambda k: (len(named[k]), k[0].lower().startswith("en")))
-        originals = {first[1]: named.pop(first)}
-    return [(f"**/*.{lang}{suffix}", len(names))
-            for (lang, suffix), names in sorted(named.items())
-            if _mirror(names, originals.get(suffix, set()))]
+                 for suffix in set(suffix_of.values())}
+    if not any(names & originals[suffix_of[p]] for p, names in named.items()):
+        first = max(named, key=lambda p: (len(named[p]), ".en" in p.lower()))
+        originals = {suffix_of[first]: named.pop(first)}
+    out = []
+    for pattern, names in sorted(named.items()):
+        same = len(names & originals.get(suffix_of[pattern], set()))
+        if same and same >= TRANSLATED_SHARE * len(names):
+            out.append((pattern, len(names)))
+    return out
 
 
 def _suffixed(files: list[PurePosixPath], folders: set[PurePosixPath]
@@ -237,17 +253,22 @@ def _suffixed(files: list[PurePosixPath], folders: set[PurePosixPath]
 def said(patterns: list[str]) -> str:
     """Translations' exclude patterns as said to a user, those of one folder or page named
     once: ``a/de/**, a/fr/**`` as ``a/{de,fr}/``, ``pages.de/**, pages.fr/**`` as
-    ``pages.{de,fr}/``, ``**/*.de.md, **/*.fr.md`` as ``*.{de,fr}.md``."""
+    ``pages.{de,fr}/``, ``**/*.de.md, **/*.fr.md`` as ``*.{de,fr}.md``,
+    ``**/README-ja.md`` as ``README-ja.md``."""
     groups: dict[tuple[str, str], list[str]] = {}
     for p in patterns:
         if p.startswith("**/*."):  # pages named for a language: **/*.fr.md
             lang, _, suffix = p[len("**/*."):].partition(".")
             groups.setdefault(("*.", f".{suffix}"), []).append(lang)
             continue
+        if p.startswith("**/"):  # a README named for a language: **/README-ja.md
+            groups.setdefault(("", ""), []).append(p[len("**/"):])
+            continue
         parent, _, name = p.removesuffix("/**").rpartition("/")
         start = f"{parent}/" if parent else ""
         stem, dot, lang = name.rpartition(".")  # pages.de, pages.fr: pages.{de,fr}
         groups.setdefault((f"{start}{stem}." if dot else start, "/"), []).append(
             lang if dot else name)
-    return ", ".join(f"{start}{names[0] if len(names) == 1 else '{' + ','.join(names) + '}'}"
+    return ", ".join(", ".join(names) if not start + end else
+                     f"{start}{names[0] if len(names) == 1 else '{' + ','.join(names) + '}'}"
                      f"{end}" for (start, end), names in groups.items())
