@@ -105,6 +105,10 @@ def test_translations_mirror_their_pages():
     assert translations(beside) == [("**/*.fr.md", 3)]
     named = [f"docs/{p[:-3]}.{lang}.md" for p in pages for lang in ("en", "de")][:-1]
     assert translations(named) == [("**/*.de.md", 3)]
+    # a dotted name that is a domain, not a language (tldr's trunk.io.md beside trunk.md;
+    # Ido is ISO 639-1's "io"), even twice
+    assert translations(["pages/trunk.md", "pages/trunk.io.md", "pages/socket.md",
+                         "pages/socket.io.md", "pages/x.md"]) == []
     # a project's README in other languages; a dotted name that is no language
     assert translations(["README.md", "README.zh-CN.md", "README-ja.md", "docs/README_ko.md",
                          "docs/README.md", "setup.py.md", "setup.md", "notes-it.md",

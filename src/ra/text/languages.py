@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from pathlib import PurePosixPath
+from functools import lru_cache
 
 #: The most common words of each language Snowball stems (by its name there), written
 #: as they are, lowercase.
@@ -108,12 +108,24 @@ yo za zh zu""".split())
 _TAG = re.compile(r"([a-z]{2})(?:[-_](?:[a-z]{2}|[a-z]{4}|\d{3}))?", re.I)
 
 
-def is_language_tag(name: str) -> bool:
+#: The languages documentation is translated into, of ISO 639-1's: a name's suffix is
+#: read as a language only when it is one of these (``pages.de``, ``index.fr.md``), as
+#: a dotted name is more often a domain or a file kind (tldr's ``trunk.io.md`` beside
+#: ``trunk.md``: Ido is in ISO 639-1, and no site is translated into it)
+TRANSLATED_INTO = frozenset("""
+af am ar az be bg bn bs ca cs cy da de el en es et eu fa fi fr ga gl gu he hi hr hu hy id
+is it ja ka kk km kn ko ky lo lt lv mk ml mn mr ms my nb ne nl nn no pa pl ps pt ro ru si
+sk sl sq sr sv sw ta te tg th tl tr uk ur uz vi zh zu""".split())
+
+
+@lru_cache(maxsize=4096)
+def is_language_tag(name: str, translated: bool = False) -> bool:
     """Whether a folder's name is a language tag: an ISO 639-1 code, with a region or a
     script after a dash or an underscore (``de``, ``pt-BR``, ``zh_CN``, ``zh-Hans``,
-    ``es-419``)."""
+    ``es-419``); ``translated``: of a language in ``TRANSLATED_INTO``."""
     m = _TAG.fullmatch(name)
-    return m is not None and m.group(1).lower() in ISO_639_1
+    return m is not None and m.group(1).lower() in (TRANSLATED_INTO if translated
+                                                    else ISO_639_1)
 
 
 #: A folder named for a language is a translation of the folder it sits in when at least
@@ -145,39 +157,39 @@ def translations(paths: Iterable[str]) -> list[tuple[str, int]]:
     Starlight's docs, three of the first five results for "sidebar configuration" were
     the French and Russian pages of the first two. ``ra init`` excludes them, and
     ``ra check`` names those a tree indexes."""
-    files = [PurePosixPath(p) for p in paths]
-    languages: dict[PurePosixPath, set[str]] = {}  # a folder → its children named so
-    suffixed: set[PurePosixPath] = set()  # folders named for another one and a language
+    files = list(paths)  # strings throughout: pathlib's parents took most of the time
+    languages: dict[str, set[str]] = {}  # a folder ("" the top) → its children so named
+    suffixed: set[str] = set()  # folders named for another one and a language
     for f in files:
-        for p in f.parents:
-            if p.name and is_language_tag(p.name):
-                languages.setdefault(p.parent, set()).add(p.name)
-            elif "." in p.name[1:] and is_language_tag(p.name.rpartition(".")[2]):
-                suffixed.add(p)
+        parts = f.split("/")
+        for i, name in enumerate(parts[:-1]):
+            if is_language_tag(name):
+                languages.setdefault("/".join(parts[:i]), set()).add(name)
+            elif "." in name[1:] and is_language_tag(name.rpartition(".")[2], True):
+                suffixed.add("/".join(parts[: i + 1]))
     found = _suffixed(files, suffixed)
-    for parent in sorted(languages, key=lambda p: (len(p.parts), p)):
-        if any(PurePosixPath(t) in (parent, *parent.parents) for t, _ in found):
+    for parent in sorted(languages, key=lambda p: (p.count("/") + bool(p), p)):
+        if any(parent == t or parent.startswith(f"{t}/") for t, _ in found):
             continue  # inside a translation already found
-        names = languages[parent]
-        pages: dict[str | None, set[PurePosixPath]] = {}  # a language (None: none) → paths
+        names, prefix = languages[parent], f"{parent}/" if parent else ""
+        pages: dict[str | None, set[str]] = {}  # a language (None: none) → paths
         for f in files:
-            if parent in f.parents:
-                rel = f.relative_to(parent)
-                lang = rel.parts[0] if len(rel.parts) > 1 and rel.parts[0] in names else None
-                pages.setdefault(lang, set()).add(rel if lang is None
-                                                  else rel.relative_to(lang))
+            if f.startswith(prefix):
+                rel = f[len(prefix):]
+                first, slash, rest = rel.partition("/")
+                lang = first if slash and first in names else None
+                pages.setdefault(lang, set()).add(rest if lang else rel)
         original = pages.pop(None, None)
-        if parent.name.lower() in TRANSLATION_FOLDERS:  # translations of pages elsewhere
-            found += [((parent / name).as_posix(), len(mine))
-                      for name, mine in sorted(pages.items())]
+        if parent.rpartition("/")[2].lower() in TRANSLATION_FOLDERS:  # of pages elsewhere
+            found += [(prefix + name, len(mine)) for name, mine in sorted(pages.items())]
             continue
         if not original:
             first = max(pages, key=lambda n: (len(pages[n]), n.lower().startswith("en")))
             original = pages.pop(first)
-        found += [((parent / name).as_posix(), len(mine))
+        found += [(prefix + name, len(mine))
                   for name, mine in sorted(pages.items()) if _mirror(mine, original)]
     away = tuple(f"{t}/" for t, _ in found)
-    beside = _beside([f for f in files if not f.as_posix().startswith(away)])
+    beside = _beside([f for f in files if not f.startswith(away)])
     return [(f"{t}/**", n) for t, n in found] + beside
 
 
@@ -194,28 +206,29 @@ _BESIDE = re.compile(r"(.+?)(\.|(?<=readme)[-_])([a-z]{2}(?:[-_](?:[a-z]{2}|[a-z
                      re.I)
 
 
-def _beside(files: list[PurePosixPath]) -> list[tuple[str, int]]:
+def _beside(files: list[str]) -> list[tuple[str, int]]:
     """``(exclude pattern, pages)`` of the translations kept beside their pages, named for
     a page and a language: mkdocs-static-i18n's suffix layout (``index.fr.md`` beside
     ``index.md``, or beside ``index.en.md`` when every page is named for its language:
     then the language with the most pages is the original, English on a tie), and a
     project's README in another language (``README.zh-CN.md``, ``README-ja.md`` beside
-    ``README.md``). A name beside its page says more than a folder's: one page is
-    enough (``TRANSLATED_MIN`` is for folders), half of them must mirror."""
+    ``README.md``: one is enough; other pages, ``TRANSLATED_MIN`` of them). Only the
+    languages sites are translated into count (``TRANSLATED_INTO``)."""
     plain: set[tuple[str, str]] = set()  # (folder/name without suffix, suffix)
     named: dict[str, set[str]] = {}  # exclude pattern → folder/names of its pages
     suffix_of: dict[str, str] = {}
     for f in files:
-        m = _BESIDE.fullmatch(f.stem)
-        where = f.parent.as_posix()
-        if m is None or not is_language_tag(m.group(3)):
-            plain.add((f"{where}/{f.stem}", f.suffix))
+        where, _, name = f.rpartition("/")
+        stem, dot, kind = name.rpartition(".")
+        stem, suffix = (stem, f".{kind}") if dot else (name, "")
+        m = _BESIDE.fullmatch(stem)
+        if m is None or not is_language_tag(m.group(3), True):
+            plain.add((f"{where}/{stem}", suffix))
             continue
         base, sep, lang = m.groups()
-        pattern = (f"**/*.{lang}{f.suffix}" if sep == "." else
-                   f"**/{base}{sep}{lang}{f.suffix}")
+        pattern = f"**/*.{lang}{suffix}" if sep == "." else f"**/{base}{sep}{lang}{suffix}"
         named.setdefault(pattern, set()).add(f"{where}/{base}")
-        suffix_of[pattern] = f.suffix
+        suffix_of[pattern] = suffix
     if not named:
         return []
     originals = {suffix: {name for name, s in plain if s == suffix}
@@ -226,28 +239,30 @@ def _beside(files: list[PurePosixPath]) -> list[tuple[str, int]]:
     out = []
     for pattern, names in sorted(named.items()):
         same = len(names & originals.get(suffix_of[pattern], set()))
-        if same and same >= TRANSLATED_SHARE * len(names):
+        least = 1 if all(n.rpartition("/")[2].lower() == "readme" for n in names) else (
+            TRANSLATED_MIN)
+        if same >= least and same >= TRANSLATED_SHARE * len(names):
             out.append((pattern, len(names)))
     return out
 
 
-def _suffixed(files: list[PurePosixPath], folders: set[PurePosixPath]
-              ) -> list[tuple[str, int]]:
+def _suffixed(files: list[str], folders: set[str]) -> list[tuple[str, int]]:
     """The translations among ``folders``, each named for a sibling and a language, that
     mirror that sibling (tldr-pages keeps ``pages.de/`` and 48 more beside ``pages/``)."""
-    siblings = {f: f.with_name(f.name.rpartition(".")[0]) for f in folders}
+    if not folders:
+        return []
+    siblings = {f: f.rpartition(".")[0] for f in folders}
     wanted = folders | set(siblings.values())
-    under: dict[PurePosixPath, set[str]] = {}  # a folder → its pages' paths in it
+    under: dict[str, set[str]] = {}  # a folder → its pages' paths in it
     for f in files:
-        for p in f.parents:
-            if p in wanted:
-                under.setdefault(p, set()).add(f.as_posix()[len(p.as_posix()) + 1:])
-    found = []
-    for folder in sorted(folders):
-        mine, original = under.get(folder, set()), under.get(siblings[folder], set())
-        if _mirror(mine, original):
-            found.append((folder.as_posix(), len(mine)))
-    return found
+        parts = f.split("/")
+        for i in range(1, len(parts)):
+            folder = "/".join(parts[:i])
+            if folder in wanted:
+                under.setdefault(folder, set()).add("/".join(parts[i:]))
+    return [(folder, len(under.get(folder, ())))
+            for folder in sorted(folders)
+            if _mirror(under.get(folder, set()), under.get(siblings[folder], set()))]
 
 
 def said(patterns: list[str]) -> str:
