@@ -643,20 +643,16 @@ def scaled_corpus(scale: int, dest: Path) -> Path:
     return folder
 
 
-def compiled() -> int:
+def compiled() -> None:
     """Compile ra's modules to bytecode before any process is timed, as ``pip install``
     does for an installed package: the benchmark runs the editable install of this
     checkout, and where ``PYTHONDONTWRITEBYTECODE`` is set (this workplace's machines, many
     container images) every fresh ``ra`` process compiled every module it imported, about
-    80 ms of a one-shot ``ra search`` on cpp-docs that no installed ra pays. Returns how
-    many files were compiled (0 once they are)."""
+    80 ms of a one-shot ``ra search`` on cpp-docs that no installed ra pays."""
     import compileall
     import importlib.util
 
-    package = Path(importlib.util.find_spec("ra").origin).parent
-    before = sum(1 for _ in package.rglob("*.pyc"))
-    compileall.compile_dir(package, quiet=1)
-    return sum(1 for _ in package.rglob("*.pyc")) - before
+    compileall.compile_dir(Path(importlib.util.find_spec("ra").origin).parent, quiet=1)
 
 
 def run(quick: bool = False, scale: int = 1) -> dict:

@@ -128,12 +128,12 @@ def init(
 
     folder, found, left_out = notes_folder(Path.cwd())
     translated = translations(Path.cwd() / folder) if found else []
+    away = [pattern for pattern, _ in translated]
     found -= sum(n for _, n in translated)
     starter = STARTER.replace('path = "./docs"', f"path = {json.dumps(folder)}")
     if left_out or translated:
-        starter = starter.replace('# exclude = ["**/drafts/**"]\n',
-                                  _excludes(left_out, [t for t, _ in translated]))
-    language = notes_language(Path.cwd() / folder, [t for t, _ in translated]) if found else None
+        starter = starter.replace('# exclude = ["**/drafts/**"]\n', _excludes(left_out, away))
+    language = notes_language(Path.cwd() / folder, away) if found else None
     if language not in (None, "english"):
         starter = starter.replace("\n# [search]\n", "\n[search]\n", 1).replace(
             '# stemmer = "english"\n', f'stemmer = "{language}"  # the notes\' language, '
@@ -148,7 +148,7 @@ def init(
     if found:
         skipped = "; left out: " + ", ".join(f"{n}/" for n in left_out) if left_out else ""
         if translated:
-            skipped += (f"; translations left out: {said([t for t, _ in translated])} "
+            skipped += (f"; translations left out: {said(away)} "
                         f"({render.plural(sum(n for _, n in translated), 'file')})")
         output.note(f"wrote {target}: tree docs is {folder} "
                     f"({render.plural(found, 'markdown file')}{skipped})")
@@ -171,11 +171,11 @@ def _excludes(left_out: list[str], translated: list[str]) -> str:
     """The starter's ``exclude``: dependency and build folders by name anywhere (one line
     when they are all), the translations by their path in the tree."""
     patterns = ([f"**/{name}/**" for name in left_out], translated)
-    said = ("dependencies and build output: not notes", "translations of these pages")
+    whys = ("dependencies and build output: not notes", "translations of these pages")
     if not translated:
-        return f"exclude = [{', '.join(map(json.dumps, patterns[0]))}]  # {said[0]}\n"
+        return f"exclude = [{', '.join(map(json.dumps, patterns[0]))}]  # {whys[0]}\n"
     lines: list[str] = []
-    for group, why in zip(patterns, said, strict=True):
+    for group, why in zip(patterns, whys, strict=True):
         if group:
             lines.append(f"    # {why}")
             for quoted in map(json.dumps, group):  # wrapped at 88 characters

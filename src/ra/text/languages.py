@@ -93,7 +93,6 @@ def detect(texts: Iterable[str]) -> str | None:
     return ranked[0][0]
 
 
-
 #: ISO 639-1's two-letter language codes: the names site generators give the folders of
 #: a documentation's translations (Starlight's ``de/``, ``pt-br/``, Mintlify's ``es/``,
 #: Hugo's ``content/en/``, Docusaurus' ``zh-Hans``).
@@ -105,7 +104,8 @@ ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn
 ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr
 ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi
 yo za zh zu""".split())
-_TAG = re.compile(r"([a-z]{2})(?:[-_](?:[a-z]{2}|[a-z]{4}|\d{3}))?", re.I)
+_LANGUAGE = r"([a-z]{2})(?:[-_](?:[a-z]{2}|[a-z]{4}|\d{3}))?"  # code, region or script
+_TAG = re.compile(_LANGUAGE, re.I)
 
 
 #: The languages documentation is translated into, of ISO 639-1's: a name's suffix is
@@ -143,8 +143,8 @@ def translations(paths: Iterable[str]) -> list[tuple[str, int]]:
     """``(exclude pattern, pages)`` of the translations among ``paths`` (a tree's markdown
     files, relative POSIX paths): the folders (``src/docs/de/**``) named for a language
     (``is_language_tag``) whose pages mirror those of the folder they sit in, path for
-    path (Starlight's
-    ``src/content/docs/de/``, Mintlify's ``es/``, VitePress' ``zh/``). Where that folder
+    path (Starlight's ``src/content/docs/de/``, Mintlify's ``es/``, VitePress' ``zh/``).
+    Where that folder
     holds nothing but language folders (Hugo's ``content/en/``, ``content/de/``), the one
     with the most pages is the original (English on a tie) and the others mirror it;
     under ``i18n`` (Docusaurus: ``i18n/fr/docusaurus-plugin-content-docs/current/``
@@ -153,10 +153,9 @@ def translations(paths: Iterable[str]) -> list[tuple[str, int]]:
     beside ``pages/``); and the pages named for a page beside them and a language
     (``**/*.fr.md``: mkdocs-static-i18n's ``index.fr.md`` beside ``index.md``,
     ``_beside``). Searched together, a page and its translations answer a query two and
-    three times over: on
-    Starlight's docs, three of the first five results for "sidebar configuration" were
-    the French and Russian pages of the first two. ``ra init`` excludes them, and
-    ``ra check`` names those a tree indexes."""
+    three times over: on Starlight's docs, three of the first five results for "sidebar
+    configuration" were the French and Russian pages of the first two. ``ra init``
+    excludes them, and ``ra check`` names those a tree indexes."""
     files = list(paths)  # strings throughout: pathlib's parents took most of the time
     languages: dict[str, set[str]] = {}  # a folder ("" the top) → its children so named
     suffixed: set[str] = set()  # folders named for another one and a language
@@ -202,8 +201,7 @@ def _mirror(mine: set, original: set) -> bool:
 
 #: A page's name and a language: ``index.fr`` (mkdocs-static-i18n), ``README.zh-CN``, and
 #: for a README only, after a dash or an underscore (``README-ja``, ``README_zh-CN``)
-_BESIDE = re.compile(r"(.+?)(\.|(?<=readme)[-_])([a-z]{2}(?:[-_](?:[a-z]{2}|[a-z]{4}|\d{3}))?)",
-                     re.I)
+_BESIDE = re.compile(rf"(.+?)(\.|(?<=readme)[-_])({_LANGUAGE})", re.I)
 
 
 def _beside(files: list[str]) -> list[tuple[str, int]]:
@@ -225,7 +223,7 @@ def _beside(files: list[str]) -> list[tuple[str, int]]:
         if m is None or not is_language_tag(m.group(3), True):
             plain.add((f"{where}/{stem}", suffix))
             continue
-        base, sep, lang = m.groups()
+        base, sep, lang = m.group(1, 2, 3)
         pattern = f"**/*.{lang}{suffix}" if sep == "." else f"**/{base}{sep}{lang}{suffix}"
         named.setdefault(pattern, set()).add(f"{where}/{base}")
         suffix_of[pattern] = suffix
