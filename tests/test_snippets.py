@@ -222,6 +222,19 @@ def test_term_key_spans_equal_the_scan_of_every_word(language, parts, words):
     assert key.spans(text) == want == match_spans(text, key)
 
 
+@given(st.lists(st.lists(st.sampled_from(_ASCII_WORDS + [" ", "\n", "-", "**", "`", "’"]),
+                         max_size=30).map("".join), max_size=6),
+       st.sets(st.sampled_from([w.lower() for w in _ASCII_WORDS]), min_size=1, max_size=4))
+def test_one_key_for_many_texts_snippets_each_as_a_key_of_its_own(texts, words):
+    """A search makes one ``TermKey`` for the snippets of all its results; what it
+    remembers of one text's words changes nothing in the next one's snippet."""
+    terms = {PLAIN.stem(w) for w in words}
+    shared = matcher(terms, PLAIN)
+    for text in texts:
+        assert snippet(text, shared, PLAIN) == snippet(text, terms, PLAIN)
+        assert match_spans(text, shared) == match_spans(text, matcher(terms, PLAIN))
+
+
 def test_term_key_scans_every_word_where_it_cannot_use_first_letters():
     assert matcher({"foo"}, Analyzer("dutch")).spans("foo") is None
     assert matcher({"foo"}, PLAIN).spans("foo é") is None

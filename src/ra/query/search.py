@@ -32,6 +32,7 @@ from ra.query.named import boost_named
 from ra.query.parser import dash_negations, parse, parse_lenient, typed_operators
 from ra.query.phrases import PhraseScorer
 from ra.query.plan import Plan, PlanOptions, plan_query, shortened
+from ra.query.snippets import matcher
 from ra.query.snippets import snippet as make_snippet
 from ra.text import is_markdown
 from ra.text.analysis import analyzer_for
@@ -587,7 +588,7 @@ class Searcher:
                  some: AbstractSet[str] = frozenset(), *, texts: Contents) -> list[Result]:
         metas = [self.reader.meta(c.id) for c in ranked]
         texts.fetch(metas)
-        terms = set(plan.terms())
+        terms = matcher(set(plan.terms()), self.analyzer)  # one key for every snippet
         out = []
         for cand, meta in zip(ranked, metas, strict=True):
             content = texts(meta)
