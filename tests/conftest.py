@@ -102,11 +102,12 @@ def kb_searcher(tmp_path_factory, name: str, docs: dict[str, str], settings: str
 
 def kb_folder(tmp_path_factory, name: str, docs: dict[str, str], settings: str = ""
               ) -> tuple[Path, Path]:
-    """``(root, home)``: a project whose tree ``kb`` holds ``docs`` (file name → text),
+    """``(root, home)``: a project whose tree ``kb`` holds ``docs`` (path → text),
     with ``settings`` (TOML) before the tree's table, and an empty home."""
     root, home = tmp_path_factory.mktemp(name), tmp_path_factory.mktemp(f"{name}-home")
     (root / "kb").mkdir()
     for file, text in docs.items():
+        (root / "kb" / file).parent.mkdir(parents=True, exist_ok=True)
         (root / "kb" / file).write_text(text)
     (root / ".ra.toml").write_text(f'{settings}[tree.kb]\npath = "./kb"\n')
     return root, home

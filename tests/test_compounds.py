@@ -115,3 +115,83 @@ def test_a_joined_word_that_is_one_of_its_parts_is_not_scored_twice(searcher):
     assert doc_ids(searcher, "what is new")[:1] == ["kb:whatsnew.md"]
     query = "what's the difference between a card and a linkcard"
     assert doc_ids(searcher, query)[:1] == ["kb:cards.md"]
+
+
+PATHS = {  # a project whose tree is its docs/ folder, as mkdocs sites are laid out
+    "concepts/validators.md": "# Validators\n\nA validator checks a field.\n",
+    "concepts/models.md": "# Models\n\nModels hold fields; see the validators page.\n",
+    "api/validators.md": "# Reference\n\nThe functions of the validators module.\n",
+    "guide/index.md": "# Getting started\n\nInstall it, then read the concepts.\n",
+    "index.md": "# Welcome\n\nThe guide and the api reference.\n",
+    "notes.md": "# Notes\n\nWrite the pages as .md files, one per concept.\n",
+    "custom_types.md": "# Custom types\n\nTypes of your own.\n",
+    "modes.md": "# Strict and lax\n\nStrict mode refuses what lax mode converts.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def paths(tmp_path_factory):
+    with kb_searcher(tmp_path_factory, "paths", PATHS) as searcher:
+        yield searcher
+
+
+@pytest.mark.parametrize(("query", "first"), [
+    ("concepts/validators.md", "kb:concepts/validators.md"),
+    ("api/validators.md", "kb:api/validators.md"),
+    ("docs/concepts/validators.md", "kb:concepts/validators.md"),  # from the project root
+    ("validators.md", "kb:concepts/validators.md"),
+    ("guide/index.md", "kb:guide/index.md"),
+    ("docs/index.md", "kb:index.md"),  # the tree's own index: no path field says "docs"
+    ("custom_types.md", "kb:custom_types.md"),
+    ("kb/concepts/Validators.MD", "kb:concepts/validators.md"),
+])
+def test_a_path_to_a_page_finds_the_page_first(paths, query, first):
+    """The path field holds a page's tree-relative path without its suffix: a path typed
+    with its suffix, or from the project's root, needs the file's name only, and its
+    folders rank the page in them first. Before, "concepts/validators.md" required the
+    word "md", which no path holds, and found nothing."""
+    assert doc_ids(paths, query)[0] == first
+
+
+def test_a_path_needs_the_files_name(paths):
+    """The folders only add score: a page in that folder with another name is no match."""
+    assert "kb:concepts/models.md" not in doc_ids(paths, "concepts/nothing.md")
+    assert doc_ids(paths, "concepts/nothing.md") == []
+
+
+def test_explain_shows_a_paths_folders_and_phrase_as_score_only(paths):
+    opts = SearchOptions(explain=True)
+    explain = paths.search(["docs/concepts/validators.md"], opts).queries[0].explain
+    shown = [(c["kind"], c["text"], c["score_only"]) for c in explain["clauses"]]
+    assert shown == [("term", "validators", False), ("term", "docs", True),
+                     ("term", "concepts", True),
+                     ("phrase", "docs/concepts/validators", True)]
+
+
+def test_a_file_of_another_kind_is_a_compound_as_before(paths):
+    """``file.test.ts`` names no page ra reads: its parts are all required."""
+    opts = SearchOptions(explain=True)
+    explain = paths.search(["notes.ts"], opts).queries[0].explain
+    assert [(c["text"], c["score_only"]) for c in explain["clauses"]] == [
+        ("notes", False), ("ts", False), ("notes.ts", True)]
+
+
+@pytest.mark.parametrize(("query", "first"), [
+    ("strict-mode-vs-lax-mode", "kb:modes.md"),
+    ("strict-mode-versus-lax-mode.md", "kb:modes.md"),
+    ("how-to-read-the-concepts", "kb:guide/index.md"),
+])
+def test_a_slugs_frame_and_comparison_word_only_add_score(paths, query, first):
+    """A page's address writes its title as a slug; the page rarely says "vs" or "how
+    to", and as parts of a compound they were required: these found nothing."""
+    assert doc_ids(paths, query)[0] == first
+
+
+def test_typed_operators_keep_a_slugs_words_required(paths):
+    """With AND or OR typed, the words are the query's as written, as for words apart:
+    no chunk holds them all, so the answer is partial."""
+    topic = paths.search(["strict-mode-vs-lax-mode AND strict"],
+                         SearchOptions(explain=True)).queries[0]
+    assert ("vs", False) in [(c["text"], c["score_only"]) for c in topic.explain["clauses"]]
+    assert topic.match == "partial"
+    assert paths.search(["strict-mode-vs-lax-mode"]).queries[0].match == "all"

@@ -10,13 +10,18 @@ Every leaf of the query becomes a numbered *clause*:
   it analyses to one of the parts, ``what's`` → ``what``, that part's clause); plus a
   phrase clause over its parts that only adds score (``COMPOUND_PHRASE_WEIGHT`` × its
   BM25F), so the compound as written ranks first while a typo in one part
-  (``tldr-pagoes``) or the parts apart still match. Under a NOT a compound stays a
-  phrase;
+  (``tldr-pagoes``) or the parts apart still match; a slug's comparison word and
+  opening question (``strict-mode-vs-lax-mode``, ``how-to-…``) only add score, as
+  typed apart. Under a NOT a compound stays a phrase;
 - a run of CJK text → its bigrams (the analyzer's tokens), each an exact term clause of
   the query's top-level AND, so a question typed without spaces is a long query and
   ranked, plus the run's phrase for score only; under a NOT, a phrase;
 - a ``::`` path (``std::sync::Mutex``) → the name after its leading lowercase namespaces
   (``Mutex``), required, plus the path's phrase for score only: docs say "a Mutex";
+- a path to a file ra reads (``concepts/validators.md``, ``docs/guide/index.md``) → its
+  file's name without the suffix, required; its folders' words and the path without the
+  suffix as a phrase, for score only: the path field holds the tree-relative path
+  without its suffix, so neither ``md`` nor the folders above the tree can be required;
 - a word under a NOT excludes that word only, not its typo neighbours (``-thalassemia``
   must not exclude ``thalassaemia``);
 - ``"a b"`` / ``"a b"~N`` → a phrase clause over exact terms (no fuzzy inside phrases);
@@ -50,12 +55,16 @@ from ra.query import ast
 from ra.query.fuzzy import MIN_FUZZY_LENGTH, expansions
 from ra.query.parser import abbreviations
 from ra.store.layout import FIELD_CODE, FIELDS
+from ra.text import MARKDOWN_SUFFIXES
 from ra.text.analysis import Analyzer, has_cjk, split_words
 
 MAX_PREFIX_TERMS = 64
 MAX_CLAUSES = 256  # words and phrases per topic; longer queries are refused
 COMPOUND_PHRASE_WEIGHT = 0.5  # the bonus of a compound's phrase over its parts
 _NAMESPACE = re.compile(r"[a-z_][a-z0-9_]*")  # std, collections, boost: not HashMap, Vec
+#: A path to a file of a kind ra reads (``Planner._document``): folders, a name, a suffix
+_SUFFIXES = "|".join(re.escape(s) for s in (*MARKDOWN_SUFFIXES, ".txt"))
+_DOCUMENT = re.compile(rf"(?P<folders>(?:[^\s/]*/)*)(?P<name>[^\s/]+?)(?:{_SUFFIXES})", re.I)
 ALL_FIELDS = tuple(range(len(FIELDS)))
 
 
@@ -176,11 +185,12 @@ class Planner:
         self.plan = Plan()
         self._fuzzy_cache: dict[str, list] = {}
         self._negations = 0  # how many NOTs enclose the node being planned
+        self._rankable = False
 
     def build(self, node: ast.Node, query: str = "", rankable: bool = False) -> Plan:
         """The plan of ``node``; ``rankable``: a long query may be ranked (no OR or AND
         was typed)."""
-        self.query = query
+        self.query, self._rankable = query, rankable
         self._abbreviations = abbreviations(query) if rankable else []
         self._prefetch(node)
         expr = self._node(node, None, 1.0)
@@ -339,6 +349,8 @@ class Planner:
                 return self._cjk(text, words, fld, boost)
             if "::" in text and (qualified := self._qualified(text, words, fld, boost)):
                 return qualified
+            if (document := self._document(text, fld, boost)) is not None:
+                return document
             return self._compound(text, words, fld, boost)
         if len(words) != 1:
             return self._phrase(text, fld, boost, 0) if words else None
@@ -353,7 +365,7 @@ class Planner:
     def _compound(self, text: str, words: list[str], fld: str | None, boost: float) -> Expr:
         """``tldr-pages``: its parts (each fuzzy) or its joined word, plus its phrase for
         score only (see the module docstring)."""
-        parts = Parts(tuple(self._term(w, fld, boost) for w in words))
+        parts = Parts(self._needed_parts(tuple(self._term(w, fld, boost) for w in words)))
         self._bonus_phrase(text, words, fld, boost)
         joined = "".join(words)
         alt = self._exact(self.analyzer.stem(joined), joined)
@@ -366,6 +378,22 @@ class Planner:
         whole = self._add(kind="term", text=joined, fields=self._fields(fld), alts=(alt,),
                           boost=boost)
         return AnyOf((whole, parts))
+
+    def _needed_parts(self, items: tuple) -> tuple:
+        """A compound's parts but a slug's frame and comparison word, which add score
+        as they do typed apart (``_without_frame``, ``_without_comparison``): a page's
+        address or file name writes its title so ("strict-mode-vs-lax-mode",
+        "how-to-write-custom-validators"), and the page rarely says "vs" or "how to"."""
+        if not self._rankable or len(items) < 3:
+            return items
+        texts = [self.plan.clauses[i.index].text.lower() if isinstance(i, Ref) else ""
+                 for i in items]
+        n = 0
+        while n < len(items) - 1 and texts[n] in (QUESTION_WORDS if n == 0 else FRAME_WORDS):
+            n += 1
+        rest = tuple(i for i, t in zip(items[n:], texts[n:], strict=True)
+                     if t not in COMPARISON_WORDS)
+        return rest or items
 
     def _cjk(self, text: str, words: list[str], fld: str | None, boost: float) -> Expr:
         """A run of CJK text, which the analyzer reads as overlapping bigrams (and any
@@ -392,6 +420,25 @@ class Planner:
             return None
         self._bonus_phrase(text, words, fld, boost)
         return self._term(rest, fld, boost)
+
+    def _document(self, text: str, fld: str | None, boost: float) -> Expr | None:
+        """``concepts/validators.md``, ``docs/concepts/validators.md``: the file's name
+        without its suffix is required; its folders' words and the path without the
+        suffix (a phrase) add score. Not the suffix: the path field holds a path
+        without it, and a chunk that writes ".md" is no better for it. Not the folders:
+        a path typed from the project's root names folders above the tree's, which no
+        path field holds (``docs/`` for a tree at ``./docs``, ``docs/index.md`` for the
+        tree's own index). None when ``text`` is not such a path."""
+        found = _DOCUMENT.fullmatch(text)
+        if found is None or not (named := split_words(found["name"])):
+            return None
+        required = self._term(found["name"], fld, boost)
+        for word in dict.fromkeys(split_words(found["folders"])):
+            self._term(word, fld, boost)  # score only: in no expression
+        path = text[:found.end("name")]
+        if len(words := split_words(path)) > len(named):
+            self._bonus_phrase(path, words, fld, boost)
+        return required
 
     def _bonus_phrase(self, text: str, words: list[str], fld: str | None, boost: float
                       ) -> None:
