@@ -117,3 +117,23 @@ def test_translations_mirror_their_pages():
     assert said(["src/docs/de/**", "src/docs/fr/**", "pages.de/**", "pages.pt_BR/**", "es/**",
                  "**/*.fr.md", "**/*.de.md", "**/README-ja.md", "**/README_ko.md"]) == (
         "src/docs/{de,fr}/, pages.{de,pt_BR}/, es/, *.{fr,de}.md, README-ja.md, README_ko.md")
+
+
+def test_sibling_vaults_with_translated_names_are_translations():
+    """Obsidian's help keeps a vault per language beside its release notes, each page's
+    name translated ("Editing and formatting" is "Bearbeitung und Formatierung"): no
+    path mirrors another. Three or more sibling folders named for languages sites are
+    translated into are one site in as many languages, the largest the original; two are
+    no evidence, and neither are a folder of one page or a few notes."""
+    en = [f"en/Editing and formatting/{n}.md" for n in range(12)]
+    de = [f"de/Bearbeitung und Formatierung/{n}-de.md" for n in range(12)]
+    fr = [f"fr/Édition et mise en forme/{n}-fr.md" for n in range(5)]
+    zh = ["zh/主页.md", "zh/编辑与格式/链接.md"]
+    rest = ["README.md", "Release notes/v1.0.md", "Release notes/v1.1.md"]
+    assert translations(rest + en + de + fr + zh) == [
+        ("de/**", 12), ("fr/**", 5), ("zh/**", 2)]  # en: the largest, English on a tie
+    assert translations(en + de + fr) == [("de/**", 12), ("fr/**", 5)]  # nothing else
+    assert translations(rest + en + de) == []
+    assert translations(rest + en + de + ["fr/Accueil.md"]) == []  # fr: one page
+    assert translations(rest + ["it/vpn.md", "it/laptops.md", "de/Büro.md", "de/Urlaub.md",
+                                "fr/bureau.md", "fr/congés.md"]) == []  # a few notes

@@ -182,14 +182,53 @@ def translations(paths: Iterable[str]) -> list[tuple[str, int]]:
         if parent.rpartition("/")[2].lower() in TRANSLATION_FOLDERS:  # of pages elsewhere
             found += [(prefix + name, len(mine)) for name, mine in sorted(pages.items())]
             continue
+        first = None
         if not original:
-            first = max(pages, key=lambda n: (len(pages[n]), n.lower().startswith("en")))
+            first = _largest(pages)
             original = pages.pop(first)
-        found += [(prefix + name, len(mine))
-                  for name, mine in sorted(pages.items()) if _mirror(mine, original)]
+        mirrored = [(prefix + name, len(mine))
+                    for name, mine in sorted(pages.items()) if _mirror(mine, original)]
+        if not mirrored:
+            mirrored = _vaults(pages, prefix, first and (first, original))
+        found += mirrored
     away = tuple(f"{t}/" for t, _ in found)
     beside = _beside([f for f in files if not f.startswith(away)])
     return [(f"{t}/**", n) for t, n in found] + beside
+
+
+def _largest(pages: dict[str, set[str]]) -> str:
+    """The language folder with the most pages (English on a tie): the original."""
+    return max(sorted(pages), key=lambda n: (len(pages[n]), n.lower().startswith("en")))
+
+
+#: Sibling folders named for languages sites are translated into, at least this many,
+#: are one site in as many languages even when their pages' names are translated too.
+VAULTS_MIN = 3
+#: ... and the original holds this many pages at least: a site, not a few notes.
+VAULT_PAGES = 10
+
+
+def _vaults(pages: dict[str, set[str]], prefix: str,
+            taken: tuple[str, set[str]] | None) -> list[tuple[str, int]]:
+    """The translations among sibling language folders that mirror nothing, their pages'
+    names being translated too (Obsidian's help: ``en/``, ``de/``, ``zh/``, 35 vaults of
+    173 pages each, "Editing and formatting" being "Bearbeitung und Formatierung"): when
+    ``VAULTS_MIN`` of them are named for languages sites are translated into
+    (``TRANSLATED_INTO``) and hold ``TRANSLATED_MIN`` pages each, all but the largest
+    (``taken`` already, with its pages, where the parent holds nothing else) are
+    translations of it, if it holds ``VAULT_PAGES``. Two such folders are no evidence,
+    nor are a few notes (``de/`` and ``it/`` may be a German office's and the IT
+    team's)."""
+    named = {n: mine for n, mine in pages.items()
+             if is_language_tag(n, True) and len(mine) >= TRANSLATED_MIN}
+    if taken is not None:
+        named[taken[0]] = taken[1]
+    if len(named) < VAULTS_MIN:
+        return []
+    first = taken[0] if taken is not None else _largest(named)
+    if len(named[first]) < VAULT_PAGES:
+        return []
+    return [(prefix + n, len(mine)) for n, mine in sorted(named.items()) if n != first]
 
 
 def _mirror(mine: set, original: set) -> bool:
