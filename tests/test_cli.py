@@ -298,6 +298,37 @@ def test_init_leaves_out_the_dependencies_it_did_not_count(tmp_path, monkeypatch
     assert "\nexclude" not in (tmp_path / "notes" / ".ra.toml").read_text()
 
 
+def test_init_leaves_out_what_git_ignores(tmp_path, monkeypatch, capsys, isolated_home):
+    """A Python project's ``*.egg-info`` holds ``SOURCES.txt`` and ``requires.txt``, a
+    site's build output copies of its pages, its ``llms-full.txt`` all of them: git
+    ignores them, and a tree ``.`` indexed them. What git tracks, or does not ignore,
+    stays; so does a folder of neither markdown nor text."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    _files(tmp_path, ["README.md", "docs/a.md", "design/b.md", "src/pkg.egg-info/SOURCES.txt",
+                      "_site/docs/a.md", "static/llms-full.txt", "static/robots.txt",
+                      "artifacts/x.parquet", "notes/kept.md"])
+    (tmp_path / ".gitignore").write_text("*.egg-info/\n_site/\nstatic/llms-full.txt\n"
+                                         "artifacts/\nnotes/\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "add", "-f", "notes/kept.md"], check=True)
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "init")
+    config = (tmp_path / ".ra.toml").read_text()
+    assert code == 0 and 'path = "."' in config
+    assert "# ignored by git: generated, not written" in config
+    assert '"_site/**", "src/pkg.egg-info/**", "static/llms-full.txt",' in config
+    assert ("tree docs is . (4 markdown files; ignored by git: _site/, src/pkg.egg-info/, "
+            "static/llms-full.txt)") in err
+    code, out, _ = run(capsys, "ls", "docs")
+    assert code == 0 and sorted(line.split("\t")[0] for line in out.splitlines()) == [
+        "docs:README.md", "docs:design/b.md", "docs:docs/a.md", "docs:notes/kept.md",
+        "docs:static/robots.txt"]
+
+
 def test_init_leaves_out_the_translations_of_the_notes(tmp_path, monkeypatch, capsys,
                                                        isolated_home):
     """A site's translations mirror its pages, path for path, in folders named for their

@@ -36,7 +36,7 @@ check it, or add trees of your own. Coding agents' rule and skill folders
 (.cursor/rules, .claude/rules, .claude/skills, .github/instructions, .roo/rules, ...)
 that hold markdown become trees of their own. Notes written in another language than
 English get its stemmer ([search] stemmer); a site's translations (de/, pt-br/, ...
-mirroring its pages) are excluded.
+mirroring its pages) and what git ignores (*.egg-info/, build output) are excluded.
 
 Examples:
 
@@ -130,9 +130,14 @@ def init(
     translated = translations(Path.cwd() / folder) if found else []
     away = [pattern for pattern, _ in translated]
     found -= sum(n for _, n in translated)
+    ignored = git_ignored(Path.cwd() / folder) if found else []
+    found -= sum(1 for p in ignored if p.endswith("**")
+                 for _ in _markdown_files(Path.cwd() / folder / p.removesuffix("**")))
+    found -= sum(1 for p in ignored if is_markdown(p))
     starter = STARTER.replace('path = "./docs"', f"path = {json.dumps(folder)}")
-    if left_out or translated:
-        starter = starter.replace('# exclude = ["**/drafts/**"]\n', _excludes(left_out, away))
+    if left_out or translated or ignored:
+        starter = starter.replace('# exclude = ["**/drafts/**"]\n',
+                                  _excludes(left_out, away, ignored))
     language = notes_language(Path.cwd() / folder, away) if found else None
     if language not in (None, "english"):
         starter = starter.replace("\n# [search]\n", "\n[search]\n", 1).replace(
@@ -150,6 +155,9 @@ def init(
         if translated:
             skipped += (f"; translations left out: {said(away)} "
                         f"({render.plural(sum(n for _, n in translated), 'file')})")
+        if ignored:
+            skipped += "; ignored by git: " + ", ".join(
+                p.removesuffix("**") for p in ignored)
         output.note(f"wrote {target}: tree docs is {folder} "
                     f"({render.plural(found, 'markdown file')}{skipped})")
     else:
@@ -162,17 +170,19 @@ def init(
         output.note("agent rules: " + ", ".join(
             f"tree {name} is {path} ({render.plural(n, 'file')})" for name, path, n in rules)
             + "; `ra context FILE` puts the rules whose front matter names FILE first")
-    ignored = _gitignore_index(Path.cwd())
-    if ignored:
-        output.note(f"added .ra/ to {ignored}")
+    gitignore = _gitignore_index(Path.cwd())
+    if gitignore:
+        output.note(f"added .ra/ to {gitignore}")
 
 
-def _excludes(left_out: list[str], translated: list[str]) -> str:
+def _excludes(left_out: list[str], translated: list[str], ignored: list[str] = ()) -> str:
     """The starter's ``exclude``: dependency and build folders by name anywhere (one line
-    when they are all), the translations by their path in the tree."""
-    patterns = ([f"**/{name}/**" for name in left_out], translated)
-    whys = ("dependencies and build output: not notes", "translations of these pages")
-    if not translated:
+    when they are all), the translations by their path in the tree, and what git ignores
+    there."""
+    patterns = ([f"**/{name}/**" for name in left_out], translated, list(ignored))
+    whys = ("dependencies and build output: not notes", "translations of these pages",
+            "ignored by git: generated, not written")
+    if not translated and not ignored:
         return f"exclude = [{', '.join(map(json.dumps, patterns[0]))}]  # {whys[0]}\n"
     lines: list[str] = []
     for group, why in zip(patterns, whys, strict=True):
@@ -289,17 +299,60 @@ def translations(folder: Path) -> list[tuple[str, int]]:
                     for f in _markdown_files(folder, NOT_NOTES))
 
 
-def _holds_markdown(folder: Path) -> bool:
-    return next(_markdown_files(folder), None) is not None
+def git_ignored(folder: Path) -> list[str]:
+    """Exclude patterns, relative to ``folder``, of what git ignores there that a tree
+    would index: folders holding markdown or text files (``src/pkg.egg-info/**``: its
+    ``SOURCES.txt`` and ``requires.txt``; a site's build output), and such files
+    (``static/llms-full.txt``, generated at build time). Hidden folders and
+    dependencies and build output by name (``NOT_NOTES``) are left out otherwise. Empty
+    outside a git repository, or without git."""
+    from ra.config.settings import NOT_NOTES
+
+    try:
+        def git(*args: str) -> bytes:
+            return subprocess.run(["git", *args], cwd=folder, capture_output=True, check=True,
+                                  timeout=30).stdout
+
+        prefix = os.fsdecode(git("rev-parse", "--show-prefix").strip())
+        # entries an ignore pattern matches (not folders holding only ignored files, as
+        # ls-files --directory lists them), relative to the repository's top
+        fields = git("status", "--porcelain=v1", "-z", "--ignored=matching",
+                     "--untracked-files=normal", "--", ".").split(b"\0")
+    except (OSError, subprocess.SubprocessError):
+        return []
+    out, i = [], 0
+    while i < len(fields):
+        field = os.fsdecode(fields[i])
+        i += 2 if field[:1] in ("R", "C") else 1  # a rename's source follows it
+        if not field.startswith("!! ") or not field[3:].startswith(prefix):
+            continue
+        entry = field[3 + len(prefix):]
+        parts = entry.rstrip("/").split("/")
+        if not entry or any(p.startswith(".") or p in NOT_NOTES for p in parts):
+            continue
+        if entry.endswith("/"):
+            if _holds_markdown(folder / entry, text=True):
+                out.append(f"{entry}**")
+        elif is_markdown(entry) or entry.lower().endswith(".txt"):
+            out.append(entry)
+    return sorted(out)
 
 
-def _markdown_files(folder: Path, skip: frozenset[str] = frozenset()) -> Iterator[str]:
-    """Paths of the markdown files under ``folder``, as a tree's walk finds them (no
-    names starting with "."; no folders named in ``skip``), in sorted order."""
+def _holds_markdown(folder: Path, text: bool = False) -> bool:
+    """Whether ``folder`` holds a markdown file (``text``: or a text file) as a tree's
+    walk finds them."""
+    return next(_markdown_files(folder, text=text), None) is not None
+
+
+def _markdown_files(folder: Path, skip: frozenset[str] = frozenset(),
+                    text: bool = False) -> Iterator[str]:
+    """Paths of the markdown files (``text``: and text files) under ``folder``, as a
+    tree's walk finds them (no names starting with "."; no folders named in ``skip``), in
+    sorted order."""
     for top, folders, files in os.walk(folder):
         folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in skip)
-        yield from (os.path.join(top, f) for f in sorted(files)
-                    if is_markdown(f) and not f.startswith("."))
+        yield from (os.path.join(top, f) for f in sorted(files) if not f.startswith(".") and (
+            is_markdown(f) or text and f.lower().endswith(".txt")))
 
 
 def _gitignore_index(cwd: Path) -> Path | None:
