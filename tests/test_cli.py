@@ -327,6 +327,14 @@ def test_init_leaves_out_what_git_ignores(tmp_path, monkeypatch, capsys, isolate
     assert code == 0 and sorted(line.split("\t")[0] for line in out.splitlines()) == [
         "docs:README.md", "docs:design/b.md", "docs:docs/a.md", "docs:notes/kept.md",
         "docs:static/robots.txt"]
+    assert "git ignores" not in run(capsys, "check")[2]
+    # a configuration written before, or by hand: `ra check` names them, a note only
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "."\n')
+    assert run(capsys, "update")[0] == 0
+    code, _, err = run(capsys, "check")
+    assert code == 0 and (
+        'tree docs: 3 files git ignores (generated, not written) are indexed; exclude = '
+        '["_site/**", "src/pkg.egg-info/**", "static/llms-full.txt"] leaves them out') in err
 
 
 def test_init_leaves_out_the_translations_of_the_notes(tmp_path, monkeypatch, capsys,

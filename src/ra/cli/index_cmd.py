@@ -301,41 +301,24 @@ def translations(folder: Path) -> list[tuple[str, int]]:
 
 def git_ignored(folder: Path) -> list[str]:
     """Exclude patterns, relative to ``folder``, of what git ignores there that a tree
-    would index: folders holding markdown or text files (``src/pkg.egg-info/**``: its
-    ``SOURCES.txt`` and ``requires.txt``; a site's build output), and such files
-    (``static/llms-full.txt``, generated at build time). Hidden folders and
-    dependencies and build output by name (``NOT_NOTES``) are left out otherwise. Empty
-    outside a git repository, or without git."""
+    would index (``ra.pipeline.discover.git_ignored``): folders holding markdown or text
+    files (``src/pkg.egg-info/**``: its ``SOURCES.txt`` and ``requires.txt``; a site's
+    build output), and such files (``static/llms-full.txt``, generated at build time).
+    Hidden folders, and dependencies and build output by name (``NOT_NOTES``), are left
+    out otherwise. Empty outside a git repository, or without git."""
     from ra.config.settings import NOT_NOTES
+    from ra.pipeline.discover import git_ignored as ignored
 
-    try:
-        def git(*args: str) -> bytes:
-            return subprocess.run(["git", *args], cwd=folder, capture_output=True, check=True,
-                                  timeout=30).stdout
-
-        prefix = os.fsdecode(git("rev-parse", "--show-prefix").strip())
-        # entries an ignore pattern matches (not folders holding only ignored files, as
-        # ls-files --directory lists them), relative to the repository's top
-        fields = git("status", "--porcelain=v1", "-z", "--ignored=matching",
-                     "--untracked-files=normal", "--", ".").split(b"\0")
-    except (OSError, subprocess.SubprocessError):
-        return []
-    out, i = [], 0
-    while i < len(fields):
-        field = os.fsdecode(fields[i])
-        i += 2 if field[:1] in ("R", "C") else 1  # a rename's source follows it
-        if not field.startswith("!! ") or not field[3:].startswith(prefix):
-            continue
-        entry = field[3 + len(prefix):]
-        parts = entry.rstrip("/").split("/")
-        if not entry or any(p.startswith(".") or p in NOT_NOTES for p in parts):
+    out = []
+    for entry in ignored(folder) or ():
+        if any(p.startswith(".") or p in NOT_NOTES for p in entry.rstrip("/").split("/")):
             continue
         if entry.endswith("/"):
             if _holds_markdown(folder / entry, text=True):
                 out.append(f"{entry}**")
         elif is_markdown(entry) or entry.lower().endswith(".txt"):
             out.append(entry)
-    return sorted(out)
+    return out
 
 
 def _holds_markdown(folder: Path, text: bool = False) -> bool:

@@ -85,6 +85,7 @@ def run_checks(config) -> list[tuple[str, str]]:
     findings += _check_chunks(config)
     findings += _language(config, found.files)
     findings += _translations(found.files)
+    findings += _ignored(config.trees, found.files)
     seen = {message for _, message in findings}
     findings += [("warning", p) for p in _index_problems(config) if p not in seen]
     if config.index_dir is not None and (
@@ -162,6 +163,36 @@ def _translations(files) -> list[tuple[str, str]]:
                               f"{'are' if n != 1 else 'is'} indexed "
                               "with them; exclude = ["
                               + ", ".join(f'"{t}"' for t in patterns)
+                              + f"] leaves {'them' if n != 1 else 'it'} out"))
+    return out
+
+
+def _ignored(trees, files) -> list[tuple[str, str]]:
+    """A note for each tree that indexes files git ignores (generated, not written:
+    ``*.egg-info/SOURCES.txt``, a site's build output; ``ra init`` excludes them), with
+    the ``exclude`` that leaves them out. Asked of git once per tree with files."""
+    from ra.pipeline.discover import git_ignored
+
+    held: dict[str, list[str]] = {}
+    for f in files:
+        held.setdefault(f.tree, []).append(f.path)
+    out = []
+    for tree in trees:
+        if tree.name not in held or not (entries := git_ignored(tree.path)):
+            continue
+        patterns, n = [], 0
+        for entry in entries:
+            folder = entry.endswith("/")
+            hit = sum(1 for p in held[tree.name]
+                      if (p.startswith(entry) if folder else p == entry))
+            if hit:
+                n += hit
+                patterns.append(f"{entry}**" if folder else entry)
+        if n:
+            out.append(("ok", f"tree {tree.name}: {n:,} {'files' if n != 1 else 'file'} "
+                              "git ignores (generated, not written) "
+                              f"{'are' if n != 1 else 'is'} indexed; exclude = ["
+                              + ", ".join(f'"{p}"' for p in patterns)
                               + f"] leaves {'them' if n != 1 else 'it'} out"))
     return out
 

@@ -353,6 +353,34 @@ def read_document(abspath: str) -> tuple[str, list[str]]:
         return decode_text(fh.read())
 
 
+def git_ignored(folder) -> list[str] | None:
+    """What git's ignore patterns match under ``folder`` (``git status
+    --ignored=matching``): paths relative to it, a folder's with a trailing ``/``,
+    sorted; what git tracks is not listed, nor a folder that merely holds ignored files.
+    None outside a git repository, or without git (``ra init`` excludes these, ``ra
+    check`` names those a tree indexes)."""
+    import subprocess
+
+    def git(*args: str) -> bytes:
+        return subprocess.run(["git", *args], cwd=folder, capture_output=True, check=True,
+                              timeout=30).stdout
+
+    try:
+        prefix = os.fsdecode(git("rev-parse", "--show-prefix").strip())
+        # relative to the repository's top, whatever the folder
+        fields = git("status", "--porcelain=v1", "-z", "--ignored=matching",
+                     "--untracked-files=normal", "--", ".").split(b"\0")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    out, i = [], 0
+    while i < len(fields):
+        field = os.fsdecode(fields[i])
+        i += 2 if field[:1] in ("R", "C") else 1  # a rename's source follows it
+        if field.startswith("!! ") and field[3:].startswith(prefix) and field[3 + len(prefix):]:
+            out.append(field[3 + len(prefix):])
+    return sorted(out)
+
+
 def language_of(paths: Iterable[str]) -> str | None:
     """The language the markdown files ``paths`` are written in: ``ra.text.languages.
     detect`` of the first ``SAMPLE_FILES`` of them that can be read, the first
