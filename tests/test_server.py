@@ -258,6 +258,21 @@ async def test_traversal_ids_never_read_outside_the_trees(project):
         assert result.is_error and "classified" not in text(result), bad
 
 
+async def test_search_takes_query_for_queries_without_publishing_it(project):
+    """Agents call a search tool with ``query`` first; it was a validation error and a
+    round trip. The schema still names ``queries`` only."""
+    async with Client(create_server(project)) as client:
+        schema = {t.name: t.input_schema for t in (await client.list_tools()).tools}["search"]
+        found = await client.call_tool("search", {"query": "logging conventions"})
+        both = await client.call_tool("search", {"queries": "logging", "query": "rust"})
+        wrong = await client.call_tool("search", {"query": 5})
+    assert "query" not in schema["properties"] and schema["required"] == ["queries"]
+    assert not found.is_error
+    assert found.structured_content["queries"][0]["results"][0]["id"] == "docs:guide.md#logging"
+    assert both.structured_content["queries"][0]["query"] == "logging"  # queries wins
+    assert wrong.is_error
+
+
 async def test_malformed_calls_are_tool_errors_and_the_server_keeps_serving(project):
     bad_calls = [
         ("search", {}),                                  # missing field

@@ -43,7 +43,7 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field, StringConstraints
+from pydantic import AliasChoices, Field, StringConstraints
 
 from ra import __version__
 from ra.errors import QueryError, RaError, message
@@ -229,7 +229,10 @@ def _sources(kb: KnowledgeBase, error: RaError | None) -> dict:
 # --- the server ----------------------------------------------------------------------------
 
 Query = Annotated[str, StringConstraints(max_length=MAX_QUERY)]
+#: ``query`` is taken for ``queries`` (the schema names ``queries`` only): agents call
+#: search tools with a ``query`` first, and were refused it with a validation error
 Queries = Annotated[Query | Annotated[list[Query], Field(max_length=MAX_TOPICS)], Field(
+    validation_alias=AliasChoices("queries", "query"),
     description="Search terms: one string for one topic, or an array of strings to research "
     "several topics in one call (each answered separately). Words are AND'd and "
     "typo-tolerant (a question's opening words, \"how to\", \"what is a\", and \"vs\" "
