@@ -654,6 +654,26 @@ def test_the_same_text_scored_otherwise_in_another_folder_is_a_near_copy(tmp_pat
         assert results[0].copies == ()
 
 
+def test_a_copy_made_for_the_site_is_a_near_copy(tmp_path_factory):
+    """Jekyll keeps its changelog as ``History.markdown`` and publishes it as
+    ``docs/_docs/history.md``, each pull request a link there (``[#5817]({{
+    site.repository }}/issues/5817)``, "(#5817)" in the original): the same sections,
+    the same words a reader sees, under another file name's case and suffix. Both were
+    given, one after the other, for every query a changelog answered."""
+    entries = [("Add a tutorial on custom collections", 5946),
+               ("Fix the permalink of drafts", 5949), ("Update the Windows guide", 5951)]
+    original = "# History\n\n## Documentation\n\n" + "".join(
+        f"  * {text} (#{n})\n" for text, n in entries)
+    site = "---\ntitle: History\n---\n\n## Documentation\n\n" + "".join(
+        f"- {text} ([#{n}]({{{{ site.repository }}}}/issues/{n}))\n" for text, n in entries)
+    for searcher in one_tree(tmp_path_factory, "history", {
+            "History.markdown": original, "docs/_docs/history.md": site}):
+        results = searcher.search(["custom collections tutorial"], SearchOptions(
+            limit=3, cutoff_ratio=0)).queries[0].results
+        assert [r.id for r in results] == ["kb:History.markdown#documentation"]
+        assert results[0].near_copies == ("kb:docs/_docs/history.md#documentation",)
+
+
 @pytest.mark.parametrize("limit", [1, 3, None])
 def test_a_short_lived_reader_fetches_the_texts_it_compares_at_once(versions, monkeypatch,
                                                                      limit):

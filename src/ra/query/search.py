@@ -35,7 +35,8 @@ from ra.query.plan import Plan, PlanOptions, plan_query, shortened
 from ra.query.snippets import matcher
 from ra.query.snippets import snippet as make_snippet
 from ra.text import is_markdown
-from ra.text.analysis import analyzer_for
+from ra.text.analysis import analyzer_for, split_words
+from ra.text.markup import plain_text
 
 
 @dataclass(frozen=True)
@@ -546,8 +547,10 @@ class Searcher:
             return words[meta.ord]
 
         def vocabulary(meta) -> frozenset[str]:  # compared with each kept near title
-            if meta.ord not in distinct:
-                distinct[meta.ord] = frozenset(content(meta).lower().split())  # text's
+            if meta.ord not in distinct:  # the words a reader sees, not the markup's
+                body = content(meta)
+                distinct[meta.ord] = frozenset(split_words(
+                    plain_text(body) if is_markdown(meta.path) else body))
             return distinct[meta.ord]
 
         def same_text(a, b) -> bool:  # as written first: most copies are byte for byte,
@@ -663,8 +666,10 @@ def _family(meta) -> tuple:
 
 
 def _section(meta) -> tuple:
-    """What a near copy shares with its original: title and file name."""
-    return (meta.title, meta.path.rsplit("/", 1)[-1])
+    """What a near copy shares with its original: title and file name, in any case and
+    with any suffix (Jekyll's ``History.markdown`` and the ``docs/_docs/history.md``
+    made of it)."""
+    return (meta.title, meta.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower())
 
 
 def _only_flags(query: str, node) -> tuple[str, object, str] | None:
