@@ -262,6 +262,11 @@ def _files(root: Path, names: list[str]) -> None:
     (["notes/a.md", "notes/b.md", "design/c.md", "design/d.md"], "."),  # spread out
     (["README.md"], "."),
     (["src/main.py", ".github/x.md"], "./docs"),  # none: the starter's folder
+    # a site generator's repository: pages to build in its tests, test data in fixtures
+    (["README.md", *(f"docs/{n}.md" for n in "abcd"), *(f"test/source/_posts/{n}.md"
+                                                        for n in "abcdefgh"),
+      *(f"spec/fixtures/{n}.md" for n in "abcdefgh")], "./docs"),
+    (["tests/a.md", "tests/b.md", "tests/c/d.md"], "./tests"),  # notes there alone
 ])
 def test_init_names_the_folder_that_holds_the_notes(tmp_path, monkeypatch, capsys, names,
                                                     folder):
@@ -280,13 +285,14 @@ def test_init_leaves_out_the_dependencies_it_did_not_count(tmp_path, monkeypatch
     builds takes neither; a dependency folder without markdown is not named."""
     _files(tmp_path, ["README.md", "AGENTS.md", "docs/a.md", "design/b.md",
                       "node_modules/lodash/README.md", "packages/app/node_modules/x/y.md",
-                      "vendor/lib/CHANGELOG.md", "build/out.js", ".venv/lib/z.md"])
+                      "vendor/lib/CHANGELOG.md", "build/out.js", ".venv/lib/z.md",
+                      "tests/fixtures/page.md"])
     monkeypatch.chdir(tmp_path)
     code, _, err = run(capsys, "init")
     config = (tmp_path / ".ra.toml").read_text()
     assert code == 0 and 'path = "."' in config
-    assert 'exclude = ["**/node_modules/**", "**/vendor/**"]' in config
-    assert "4 markdown files; left out: node_modules/, vendor/" in err
+    assert 'exclude = ["**/fixtures/**", "**/node_modules/**", "**/vendor/**"]' in config
+    assert "4 markdown files; left out: fixtures/, node_modules/, vendor/" in err
     code, out, _ = run(capsys, "ls", "docs")
     assert code == 0 and sorted(line.split("\t")[0] for line in out.splitlines()) == [
         "docs:AGENTS.md", "docs:README.md", "docs:design/b.md", "docs:docs/a.md"]

@@ -180,7 +180,7 @@ def _excludes(left_out: list[str], translated: list[str], ignored: list[str] = (
     when they are all), the translations by their path in the tree, and what git ignores
     there."""
     patterns = ([f"**/{name}/**" for name in left_out], translated, list(ignored))
-    whys = ("dependencies and build output: not notes", "translations of these pages",
+    whys = ("dependencies, build output and test data: not notes", "translations of these pages",
             "ignored by git: generated, not written")
     if not translated and not ignored:
         return f"exclude = [{', '.join(map(json.dumps, patterns[0]))}]  # {whys[0]}\n"
@@ -208,15 +208,17 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str]]:
     top, it goes down into the subfolder holding at least ``NOTES_SHARE`` of the others
     while the folder it is in holds none of its own (``docs/`` in most projects,
     ``src/content/docs/en`` in an Astro site); ``.`` when they are spread out, and
-    ``("./docs", 0, [])`` when there are none. Hidden folders, dependencies and build
-    output (``ra.config.settings.NOT_NOTES``) are not counted; those of the latter under
+    ``("./docs", 0, [])`` when there are none. Hidden folders, dependencies, build
+    output and test data (``ra.config.settings.NOT_NOTES``) are not counted, nor are
+    folders of tests (``TESTS``) when the folder is chosen; those of the former under
     the folder named are looked into until their first markdown file, since a tree there
     would index them (a JavaScript project's ``node_modules`` holds a README and a
     CHANGELOG per package), so ``ra init`` excludes them."""
-    from ra.config.settings import NOT_NOTES
+    from ra.config.settings import NOT_NOTES, TESTS
 
     within: Counter[Path] = Counter()  # markdown files in each folder and below it
     own: Counter[Path] = Counter()
+    tested: Counter[Path] = Counter()  # of those, the ones in a folder of tests
     pruned: list[Path] = []  # the NOT_NOTES folders the walk left out
     for top, folders, files in os.walk(cwd):
         rel = Path(top).relative_to(cwd)
@@ -226,17 +228,21 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str]]:
         n = sum(1 for f in files if is_markdown(f) and not f.startswith("."))
         if n:
             own[rel] = n
+            in_tests = not TESTS.isdisjoint(rel.parts)
             for folder in (rel, *rel.parents):
                 within[folder] += n
+                tested[folder] += n if in_tests else 0
     top = Path(".")
-    below = within[top] - own[top]
     if not within[top]:
         return "./docs", 0, []
+    # the folder is chosen by the notes outside tests (but by all, when all are there)
+    counted = within if tested[top] == within[top] else within - tested
+    below = counted[top] - own[top]
     folder = top
     while folder == top or not own[folder]:
-        children = [f for f in within if f != top and f.parent == folder]
-        best = max(children, key=lambda f: (within[f], f.name == "docs"), default=None)
-        if best is None or within[best] < NOTES_SHARE * below:
+        children = [f for f in counted if f != top and f.parent == folder]
+        best = max(children, key=lambda f: (counted[f], f.name == "docs"), default=None)
+        if best is None or counted[best] < NOTES_SHARE * below:
             break
         folder = best
     left_out: set[str] = set()

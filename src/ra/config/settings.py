@@ -36,7 +36,8 @@ from ra.config.semantic import SemanticSettings
 from ra.config.toml import ConfigWarning, format_key, parse_config_file, parse_config_text
 
 __all__ = [
-    "CONFIG_NAME", "DEFAULT_INCLUDE", "DEPENDENCIES", "NOT_NOTES", "Config", "ConfigWarning",
+    "CONFIG_NAME", "DEFAULT_INCLUDE", "DEPENDENCIES", "NOT_NOTES", "TESTS", "Config",
+    "ConfigWarning",
     "ContextRule", "ContextSettings", "DaemonSettings", "FieldBoosts", "MatchedRules",
     "McpSettings", "SearchSettings", "Settings", "Tree", "discover_config_files", "effective_trees",
     "expand_tilde",
@@ -49,9 +50,15 @@ CONFIG_NAME = ".ra.toml"
 #: Folders of dependencies: a tree that takes the markdown in them indexes third-party
 #: READMEs and CHANGELOGs, not notes (``ra check`` warns; ``ra init`` excludes them).
 DEPENDENCIES = frozenset({"node_modules", "bower_components", "site-packages", "vendor"})
-#: ... and of build output and environments: ``ra init`` does not count the markdown in
-#: any of these, and excludes those of them under the tree it names that hold some.
-NOT_NOTES = DEPENDENCIES | {"venv", "__pycache__", "target", "build", "dist", "_build"}
+#: ... and of build output, environments and test data: ``ra init`` does not count the
+#: markdown in any of these, and excludes those of them under the tree it names that hold
+#: some (a markdown parser's tests keep pages to parse in ``fixtures/``).
+NOT_NOTES = DEPENDENCIES | {"venv", "__pycache__", "target", "build", "dist", "_build",
+                            "fixtures", "__fixtures__", "testdata", "__snapshots__"}
+#: Folders of tests: ``ra init`` does not count their markdown when it chooses the folder
+#: of the notes (Jekyll's ``test/source/_posts`` holds 96 pages to build, its ``docs/``
+#: 207 pages of documentation), but a tree that holds them indexes them.
+TESTS = frozenset({"test", "tests", "spec", "__tests__"})
 #: markdown (``ra.text.MARKDOWN_SUFFIXES``: R Markdown is spelled .Rmd and .rmd) and text
 DEFAULT_INCLUDE = ("**/*.md", "**/*.markdown", "**/*.mdx", "**/*.mdoc", "**/*.qmd", "**/*.Rmd",
                    "**/*.rmd", "**/*.mdc", "**/*.txt")
