@@ -136,3 +136,30 @@ def test_the_fill_follows_the_chunks_holding_every_word_that_the_elbow_kept(
 def test_fill_false_turns_it_off(tmp_path_factory):
     with kb_searcher(tmp_path_factory, "fill-off", DOCS, "[search]\nfill = false\n") as s:
         assert [r.id for r in topic(s).results] == ["kb:changelog.md#0517"]
+
+
+def test_a_chunk_holding_every_word_far_below_the_partial_answers_is_cut(tmp_path_factory):
+    """docsify's emoji page lists 1,800 shortcodes (``:arrow_heading_down:``, ``:id:``,
+    ``:customs:``): it held "heading", "id" and "customization" and was the one chunk
+    holding every word, shown first at a score of 1.1 above the page on heading ids
+    (7.1). A chunk holding every word that scores less than ``cutoff_ratio`` times the
+    best partial answer is cut, as the elbow cuts, and the topic's note says so."""
+    codes = " ".join(f"`:{w}_{i}:`" for i in range(400) for w in ("arrow", "smile", "cat"))
+    docs = {"emoji.md": f"# Emoji\n\n{codes} `:arrow_heading_down:` `:id:` `:customs:`\n",
+            "helpers.md": "# Helpers\n\n## Heading ids\n\nGive a heading the id you want "
+                          "with `:id=my-id` after its title.\n",
+            "other.md": "# Other\n\nA page about something else entirely.\n"}
+    docs.update({f"note{i}.md": f"# Note {i}\n\nA short note on topic {i}.\n"
+                 for i in range(30)})
+    with kb_searcher(tmp_path_factory, "fill-cut", docs) as s:
+        t = topic(s, "heading id customization", SearchOptions(limit=5))
+        kept = topic(s, "heading id customization", SearchOptions(limit=5, cutoff_ratio=0))
+        response = s.search(["heading id customization"], SearchOptions(limit=5))
+    assert t.match == "all" and t.total_matches == 1
+    assert [(r.id, r.partial) for r in t.results] == [("kb:helpers.md#heading-ids", True)]
+    assert t.note == ("1 chunk holding every word scores less than 0.5 times the best of "
+                      "those holding some of them: not shown")
+    assert ("(only 1 chunk holds every word, not shown (see the note); the results below "
+            "hold some of them)") in render_search(response, "list")
+    assert response.to_dict()["queries"][0]["note"] == t.note  # JSON and MCP too
+    assert kept.results[0].id == "kb:emoji.md#emoji" and kept.note is None  # ratio 0

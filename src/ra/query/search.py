@@ -134,6 +134,7 @@ class Topic:
     needs: int | None = None  # tokens the smallest of them needs (as id and title)
     note: str | None = None  # how the query was read: not as written (syntax), a -flag
     meaning_note: str | None = None  # why meaning was not used (``ra.query.semantic``)
+    outranked: int = 0  # chunks holding every word cut below the partial answers
 
     def to_dict(self, list_only: bool = False) -> dict:
         out = {"query": self.query, "match": self.match,
@@ -277,9 +278,13 @@ class Searcher:
         ranked, stats = self._rank(rows, metas, o, reweigh)
         limit = self.default_limit(o)
         some: frozenset[str] = frozenset()
+        outranked = 0
         if rankable and not (side is not None and side.used) and self._fills(plan, rows,
                                                                              o, limit):
-            ranked, some = self._filled(plan, rows, ranked, o, reweigh)
+            ranked, some, outranked = self._filled(plan, rows, ranked, o, reweigh)
+            if outranked:
+                note = _joined(note, _outranked_note(outranked, self._opt(
+                    o.cutoff_ratio, self.config.search.cutoff_ratio)))
         texts = Contents(self.reader)
         ranked, copies, near = self._without_copies(
             ranked, o.offset + limit if o.sort == "score" else None, texts)
@@ -295,7 +300,8 @@ class Searcher:
         if side is not None and side.used and not any(r[1] for r in rows):
             match = "semantic" if rows else "none"  # no chunk has any of the words
         topic = Topic(typed, match, total, results, terms=plan.terms(), note=note,
-                      meaning_note=side.note if side is not None else None)
+                      meaning_note=side.note if side is not None else None,
+                      outranked=outranked)
         if o.explain:
             topic.explain = _explain(node, plan, sql, stats, _filters_shown(o), {
                 "parse": t_parse - t0, "plan": t_plan - t_parse, "sql": t_sql - t_plan,
@@ -477,14 +483,17 @@ class Searcher:
                 and int(rows[0][3]) < o.offset + limit)
 
     def _filled(self, plan: Plan, rows, ranked: list, o: SearchOptions, reweigh
-                ) -> tuple[list, frozenset[str]]:
+                ) -> tuple[list, frozenset[str], int]:
         """``ranked`` (the chunks holding every word) followed by the best chunks holding
         some of them, scored as a long query's (BM25F × coordination) and ranked apart,
-        and the ids of those: none overlaps a result above it (the same chunk, a
-        section of it, a page holding it), and they follow only while relevance does
-        not drop (the elbow, across the join too)."""
+        the ids of those, and how many of ``ranked`` were left out: none overlaps a result
+        above it (the same chunk, a section of it, a page holding it), and they follow
+        only while relevance does not drop (the elbow, across the join too); a chunk
+        holding every word that scores less than ``cutoff_ratio`` times the best of them
+        is cut, as the elbow cuts (docsify's emoji list, 1,800 shortcodes, held
+        "heading", "id" and "custom" and scored 1.1, the page on heading ids 7.1)."""
         if not ranked:
-            return ranked, frozenset()
+            return ranked, frozenset(), 0
         complete = {r[5] for r in rows}
         ratio = self._opt(o.cutoff_ratio, self.config.search.cutoff_ratio)
         least = ratio * ranked[-1].score  # what the first of them must score
@@ -497,7 +506,7 @@ class Searcher:
         wide, metas_of, _ = self._score(replace(plan, ranked=True), o, worth)
         keep = [i for i, r in enumerate(wide) if r[5] not in complete]
         if not keep:
-            return ranked, frozenset()
+            return ranked, frozenset(), 0
         more, _ = self._rank([wide[i] for i in keep], [metas_of[i] for i in keep], o,
                              reweigh)
         spans = [(m.ord, m.ord + m.descendants)
@@ -511,7 +520,12 @@ class Searcher:
             if cand.score <= 0 or (not added and cand.score < least):
                 break
             added.append(cand)
-        return ranked + added, frozenset(c.id for c in added)
+        some = frozenset(c.id for c in added)
+        if added:  # relevance drops before the partial answers do: the elbow cuts those
+            bar = ratio * added[0].score  # holding every word that score less than this
+            strong = [c for c in ranked if c.score >= bar]
+            return strong + added, some, len(ranked) - len(strong)
+        return ranked + added, some, 0
 
     @staticmethod
     def _candidate(meta, score: float) -> ranking.Candidate:
@@ -663,6 +677,13 @@ def _compared(ranked: list, metas: list, upto: int | None) -> list:
 def _family(meta) -> tuple:
     """What a copy shares with its original besides its score: title, subsections."""
     return (meta.title, meta.descendants)
+
+
+def _outranked_note(n: int, ratio: float) -> str:
+    """What a topic says when the chunks holding every word scored too low to show."""
+    chunks = "1 chunk" if n == 1 else f"{n} chunks"
+    return (f"{chunks} holding every word {'scores' if n == 1 else 'score'} less than "
+            f"{ratio:g} times the best of those holding some of them: not shown")
 
 
 def _section(meta) -> tuple:
