@@ -163,3 +163,20 @@ def test_a_chunk_holding_every_word_far_below_the_partial_answers_is_cut(tmp_pat
             "hold some of them)") in render_search(response, "list")
     assert response.to_dict()["queries"][0]["note"] == t.note  # JSON and MCP too
     assert kept.results[0].id == "kb:emoji.md#emoji" and kept.note is None  # ratio 0
+
+
+def test_the_text_counts_the_chunks_holding_every_word_that_were_cut():
+    """Where some chunks holding every word stay and others were cut, the line before the
+    partial answers says how many are not shown."""
+    from ra.query.search import Result, SearchResponse, Topic
+
+    def result(name: str, score: float, partial: bool) -> Result:
+        return Result(f"kb:{name}.md", "kb", f"{name}.md", name, name, score, f"about {name}",
+                      partial=partial)
+
+    topic = Topic("q", "all", 2, [result("kept", 12.0, False), result("some", 16.0, True)],
+                  note="1 chunk holding every word scores less than 0.5 times the best of "
+                       "those holding some of them: not shown", outranked=1)
+    text = render_search(SearchResponse([topic], 0, None, list_only=True), "list")
+    assert ("(only 2 chunks hold every word, 1 not shown (see the note); the results below "
+            "hold some of them)") in text
