@@ -130,7 +130,7 @@ def init(
     translated = translations(Path.cwd() / folder) if found else []
     away = [pattern for pattern, _ in translated]
     found -= sum(n for _, n in translated)
-    ignored = git_ignored(Path.cwd() / folder) if found else []
+    ignored = ignored_by_git(Path.cwd() / folder) if found else []
     found -= sum(1 for p in ignored if p.endswith("**")
                  for _ in _markdown_files(Path.cwd() / folder / p.removesuffix("**")))
     found -= sum(1 for p in ignored if is_markdown(p))
@@ -305,7 +305,7 @@ def translations(folder: Path) -> list[tuple[str, int]]:
                     for f in _markdown_files(folder, NOT_NOTES))
 
 
-def git_ignored(folder: Path) -> list[str]:
+def ignored_by_git(folder: Path) -> list[str]:
     """Exclude patterns, relative to ``folder``, of what git ignores there that a tree
     would index (``ra.pipeline.discover.git_ignored``): folders holding markdown or text
     files (``src/pkg.egg-info/**``: its ``SOURCES.txt`` and ``requires.txt``; a site's
@@ -313,10 +313,10 @@ def git_ignored(folder: Path) -> list[str]:
     Hidden folders, and dependencies and build output by name (``NOT_NOTES``), are left
     out otherwise. Empty outside a git repository, or without git."""
     from ra.config.settings import NOT_NOTES
-    from ra.pipeline.discover import git_ignored as ignored
+    from ra.pipeline.discover import git_ignored
 
     out = []
-    for entry in ignored(folder) or ():
+    for entry in git_ignored(folder) or ():
         if any(p.startswith(".") or p in NOT_NOTES for p in entry.rstrip("/").split("/")):
             continue
         if entry.endswith("/"):

@@ -42,7 +42,7 @@ the top level), which the coordination factor counts. A query of at least
 every word, and the chunk holding most of them is not always the best. So is a shorter
 one that holds the word "or" ("sqlite or postgres database"). A question's frame (``how
 to``, ``what is a``) and the words of a comparison (``vs``, ``versus``) are score-only in
-a query with no OR or AND typed (``Planner._without_frame``, ``_without_comparison``).
+a query with no OR or AND typed (``Planner._needed``).
 """
 
 from __future__ import annotations
@@ -161,11 +161,11 @@ class Plan:
                        if a.term_id is not None and not self.clauses[i].feedback})
 
 
-#: The first words of a question, and the words of its frame (``Planner._without_frame``).
+#: The first words of a question, and the words of its frame (``Planner._needed``).
 QUESTION_WORDS = frozenset("how what whats why when where which who can could should would "
                            "do does did is are".split())
 FRAME_WORDS = QUESTION_WORDS | frozenset("to i we you a an the my our".split())
-#: The words of a comparison, score-only as the frame is (``Planner._without_comparison``).
+#: The words of a comparison, score-only as the frame is (``Planner._needed``).
 COMPARISON_WORDS = frozenset({"vs", "versus"})
 
 
@@ -198,7 +198,7 @@ class Planner:
             raise QueryError("the query has no searchable words", query=query,
                              syntax=False, hint="use letters or digits, e.g. 'error handling'")
         if rankable:
-            expr = self._without_comparison(self._without_frame(expr))
+            expr = self._without_score_only(expr)
         self.plan.expr = expr
         neg = _negated(expr)
         self.plan.negative = tuple(sorted(neg))
@@ -213,35 +213,34 @@ class Planner:
             len(self.plan.groups) >= self.options.long_query_words or self._says_or())
         return self.plan
 
-    def _without_frame(self, expr: Expr) -> Expr:
-        """A question's frame (``how to``, ``what is a``, ``how do I``) adds score but is
-        neither required nor counted: the page on a thing rarely asks about it."""
+    def _without_score_only(self, expr: Expr) -> Expr:
+        """``expr`` but the words of a top-level AND that only add score
+        (``_needed``)."""
         if type(expr) is not AllOf:
             return expr
-        n = 0
-        for item in expr.items:
-            clause = self.plan.clauses[item.index] if isinstance(item, Ref) else None
-            if clause is None or clause.kind != "term" or (
-                    clause.text.lower() not in (QUESTION_WORDS if n == 0 else FRAME_WORDS)):
-                break
-            n += 1
-        rest = expr.items[n:]
-        if n == 0 or not rest:
+        rest = self._needed(expr.items)
+        if rest == expr.items:
             return expr
         return rest[0] if len(rest) == 1 else AllOf(rest)
 
-    def _without_comparison(self, expr: Expr) -> Expr:
-        """``vs`` and ``versus`` ("Box vs Rc") add score but are neither required nor
-        counted: a page that compares two things rarely writes "vs", and as a word to
-        AND it kept, on the Rust book, the table of contents alone (its one "vs")."""
-        if type(expr) is not AllOf:
-            return expr
-        rest = tuple(i for i in expr.items if not (
-            isinstance(i, Ref) and self.plan.clauses[i.index].kind == "term"
-            and self.plan.clauses[i.index].text.lower().rstrip(".") in COMPARISON_WORDS))
-        if not rest or len(rest) == len(expr.items):
-            return expr
-        return rest[0] if len(rest) == 1 else AllOf(rest)
+    def _needed(self, items: tuple) -> tuple:
+        """``items`` but those that add score and are neither required nor counted: a
+        question's frame (``how to``, ``what is a``, ``how do I``: the page on a thing
+        rarely asks about it) and the words of a comparison (``vs``, ``versus``, "Box vs
+        Rc": a page that compares two things rarely writes "vs", and as a word to AND it
+        kept, on the Rust book, the table of contents alone). Each is dropped only when
+        something is left. Of a query's words, and of a slug's parts (``_compound``)."""
+        def word(item) -> str | None:
+            clause = self.plan.clauses[item.index] if isinstance(item, Ref) else None
+            return clause.text.lower() if clause is not None and clause.kind == "term" else None
+
+        n = 0
+        while n < len(items) and word(items[n]) in (QUESTION_WORDS if n == 0 else FRAME_WORDS):
+            n += 1
+        rest = items[n:] or items
+        kept = tuple(i for i in rest if (w := word(i)) is None
+                     or w.rstrip(".") not in COMPARISON_WORDS)
+        return kept or rest
 
     def _says_or(self) -> bool:
         """Whether the query holds the word "or" (not the operator ``OR``): "sqlite or
@@ -365,7 +364,10 @@ class Planner:
     def _compound(self, text: str, words: list[str], fld: str | None, boost: float) -> Expr:
         """``tldr-pages``: its parts (each fuzzy) or its joined word, plus its phrase for
         score only (see the module docstring)."""
-        parts = Parts(self._needed_parts(tuple(self._term(w, fld, boost) for w in words)))
+        parts = tuple(self._term(w, fld, boost) for w in words)
+        # a slug's frame and comparison word add score, as typed apart: a page's address
+        # writes its title so ("strict-mode-vs-lax-mode", "how-to-write-custom-validators")
+        parts = Parts(self._needed(parts) if self._rankable and len(parts) > 2 else parts)
         self._bonus_phrase(text, words, fld, boost)
         joined = "".join(words)
         alt = self._exact(self.analyzer.stem(joined), joined)
@@ -378,22 +380,6 @@ class Planner:
         whole = self._add(kind="term", text=joined, fields=self._fields(fld), alts=(alt,),
                           boost=boost)
         return AnyOf((whole, parts))
-
-    def _needed_parts(self, items: tuple) -> tuple:
-        """A compound's parts but a slug's frame and comparison word, which add score
-        as they do typed apart (``_without_frame``, ``_without_comparison``): a page's
-        address or file name writes its title so ("strict-mode-vs-lax-mode",
-        "how-to-write-custom-validators"), and the page rarely says "vs" or "how to"."""
-        if not self._rankable or len(items) < 3:
-            return items
-        texts = [self.plan.clauses[i.index].text.lower() if isinstance(i, Ref) else ""
-                 for i in items]
-        n = 0
-        while n < len(items) - 1 and texts[n] in (QUESTION_WORDS if n == 0 else FRAME_WORDS):
-            n += 1
-        rest = tuple(i for i, t in zip(items[n:], texts[n:], strict=True)
-                     if t not in COMPARISON_WORDS)
-        return rest or items
 
     def _cjk(self, text: str, words: list[str], fld: str | None, boost: float) -> Expr:
         """A run of CJK text, which the analyzer reads as overlapping bigrams (and any

@@ -57,9 +57,10 @@ def render_search(response, mode: str, *, color: bool = False, analyzer=None,
             out.append(_nothing_shown(topic, response.max_tokens))
         for i, r in enumerate(topic.results):
             if i == some:  # first on the page: those holding every word are not on it
-                elsewhere = (", not shown (see the note)" if topic.outranked and i == 0
-                             else f", {topic.outranked} not shown (see the note)"
-                             if topic.outranked else ", not on this page" if i == 0 else "")
+                elsewhere = ", not on this page" if i == 0 else ""
+                if topic.outranked:  # cut below the partial answers (the note says why)
+                    cut = "" if i == 0 else f" {topic.outranked}"
+                    elsewhere = f",{cut} not shown (see the note)"
                 out.append(f"(only {plural(topic.total_matches, 'chunk')} {holds} every "
                            f"word{elsewhere}; the results below hold some of them)")
             out.append(_render_result(r, mode, color, analyzer, set(topic.terms)))
