@@ -14,12 +14,12 @@ def doc(first: int, name: str, sections: int, mtime: int = 7) -> list[tuple]:
     """Rows (``STORE_COLUMNS``) of a document node and ``sections`` children."""
     doc_id = f"kb:{name}.md"
     rows = [(first, doc_id, doc_id, None, "kb", f"{name}.md", 0, 0, sections, name.title(),
-             name.title(), False, 10, 1, mtime, None, [], first, None, f"# {name}\n")]
+             name.title(), False, 10, 1, mtime, None, [], first, None, f"# {name}\n", name)]
     for i in range(1, sections + 1):
         rows.append((first + i, f"{doc_id}#s{i}", doc_id, doc_id, "kb", f"{name}.md", 1,
                      sections, 0, f"S{i}", f"{name.title()} › S{i}", i == 3,
                      None if i == 2 else 3 * i, 1 + 2 * i, mtime, "draft", ["t"], first,
-                     first, f"## S{i} é\n"))
+                     first, f"## S{i} é\n", f"S{i} é"))
     return rows
 
 
@@ -40,7 +40,7 @@ def test_every_chunk_reads_back_as_added():
     for row in rows:
         assert store.meta(row[0]) == meta_of(row)
         assert store.ord_of(row[1]) == row[0]
-        assert store.text(row[0]) == row[-1]
+        assert store.text(row[0]) == row[-2] and store.plain(row[0]) == row[-1]
     assert store.meta(2).tokens is None  # unknown token count survives
     assert store.meta(3).is_global and not store.meta(1).is_global
     assert store.ancestors(3) == [0] and store.ancestors(0) == [] and store.ancestors(5) == [4]
@@ -75,7 +75,8 @@ def test_slicing_around_dropped_chunks_keeps_every_other_chunk_readable(gone):
     kept = [r for r in rows if r[0] not in {*gone, 4}]
     assert len(store) == len(kept)
     for row in kept:
-        assert store.meta(row[0]) == meta_of(row) and store.text(row[0]) == row[-1]
+        assert store.meta(row[0]) == meta_of(row) and store.text(row[0]) == row[-2]
+        assert store.plain(row[0]) == row[-1]
         assert store.ord_of(row[1]) == row[0]
     for o in {*gone, 4}:
         assert not store.has(o) and store.ord_of(rows[o][1]) is None

@@ -343,6 +343,21 @@ def test_title_tags_path_and_body_fields():
     assert {"lengthi", "summari"} <= fields[(0, "body")]  # description on the document node
 
 
+def test_each_chunk_stores_what_a_reader_sees_of_it_on_one_line():
+    """``chunks.plain``, which snippets are cut from: a heading's title, then its body as
+    a reader sees it (markup, link targets, fences, bullets gone; code kept); a text
+    file's words as written."""
+    texts = {"a.md": "Intro with <!-- a comment --> **bold**.\n\n## Set up { #setup }\n\n"
+                     "- Run `ra init` in [the root](https://x.org).\n\n```sh\nra index\n```\n",
+             "notes.txt": "  plain   *text*\nfile\n"}
+    docs = [SourceDoc("docs", p, t, 1, False) for p, t in texts.items()]
+    chunks, _ = chunk(docs_table(docs))
+    assert dict(zip(chunks["id"].to_pylist(), chunks["plain"].to_pylist(), strict=True)) == {
+        "docs:a.md": "Intro with bold.",
+        "docs:a.md#setup": "Set up Run ra init in the root. ra index",
+        "docs:notes.txt": "plain *text* file"}
+
+
 def test_a_chunk_with_sections_and_no_words_of_its_own_is_not_indexed():
     """The document node of a file that starts with its h1, and a heading followed at once
     by subheadings, hold nothing their sections do not (breadcrumbs carry their titles):

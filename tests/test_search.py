@@ -685,8 +685,8 @@ def test_a_short_lived_reader_fetches_the_texts_it_compares_at_once(versions, mo
     reader = versions.reader
     assert not reader.resident
     asked = []
-    real = reader.contents
-    monkeypatch.setattr(reader, "contents", lambda ords: asked.append(ords) or real(ords))
+    real = reader.texts  # each chunk's markdown and what a reader sees of it
+    monkeypatch.setattr(reader, "texts", lambda ords: asked.append(ords) or real(ords))
     for sort in ("score", "path"):
         options = SearchOptions(limit=limit, cutoff_ratio=0, sort=sort)
         asked.clear()
@@ -713,8 +713,8 @@ def test_context_on_a_short_lived_reader_reads_the_texts_once(versions, monkeypa
                       "def sign_release(tarball, key):\n    return sign(tarball, key)\n")
     reader = versions.reader
     asked = []
-    real = reader.contents
-    monkeypatch.setattr(reader, "contents", lambda ords: asked.append(ords) or real(ords))
+    real = reader.texts  # each chunk's markdown and what a reader sees of it
+    monkeypatch.setattr(reader, "texts", lambda ords: asked.append(ords) or real(ords))
     cold = context_search(reader, versions.config, [source]).to_dict()
     assert len(asked) == 1, asked
     assert cold["queries"][0]["results"][0]["copies"]  # the versions' copies were compared

@@ -20,10 +20,12 @@ from ra.query.snippets import (
     matching_lines,
     merge_ranges,
     snippet,
+    snippet_of,
     strip_markdown,
     strip_syntax,
 )
 from ra.text.analysis import Analyzer
+from ra.text.markup import plain_text, reader_line
 
 PLAIN = Analyzer("none")  # terms are the lowercased words: expectations stay readable
 ENGLISH = Analyzer("english")
@@ -146,28 +148,32 @@ def test_snippet_stays_within_width_and_keeps_text(words, width):
     assert out.count("**") % 2 == 0
 
 
-def test_a_long_text_is_snippeted_from_its_first_block_with_a_match():
+@pytest.mark.parametrize("cut, end", [(snippet, "\n"), (snippet_of, " ")])
+def test_a_long_text_is_snippeted_from_its_first_block_with_a_match(cut, end):
     """Beyond ``SCAN_CHARS`` the first matching block wins, even over a denser cluster
-    further on; a match deep in the text is still found when no earlier block has one."""
-    filler = "lorem ipsum dolor sit amet\n" * (SCAN_CHARS // 27 + 10)
-    sparse_then_dense = "alpha is here\n" + filler + "alpha beta gamma alpha beta\n"
-    out = snippet(sparse_then_dense, {"alpha", "beta"}, PLAIN)
+    further on; a match deep in the text is still found when no earlier block has one.
+    Markdown (``snippet``) or the line stored for it (``snippet_of``); blocks end
+    between words."""
+    filler = f"lorem ipsum dolor sit amet{end}" * (SCAN_CHARS // 27 + 10)
+    sparse_then_dense = f"alpha is here{end}{filler}alpha beta gamma alpha beta{end}"
+    out = cut(sparse_then_dense, {"alpha", "beta"}, PLAIN)
     assert out.startswith("**alpha** is here") and out.endswith("…") and "beta" not in out
-    deep = filler + "the beta word\n" + filler
-    out = snippet(deep, {"beta"}, PLAIN, width=40)
+    deep = f"{filler}the beta word{end}{filler}"
+    out = cut(deep, {"beta"}, PLAIN, width=40)
     assert out.startswith("…") and "**beta**" in out and out.endswith("…")
-    assert snippet(filler, {"zzz"}, PLAIN, width=20) == "lorem ipsum dolor…"
+    assert cut(filler, {"zzz"}, PLAIN, width=20) == "lorem ipsum dolor…"
+    assert cut("", {"zzz"}, PLAIN) == ""
 
 
-@given(st.lists(st.sampled_from(["ab", "c", "\n", " ", "\n\n", "x" * 7]), max_size=300),
+@given(st.lists(st.sampled_from(["ab", "c", " ", "  ", "x" * 7]), max_size=300),
        st.integers(1, 40))
-def test_blocks_cover_the_text_and_end_at_line_ends(parts, size):
+def test_blocks_cover_the_text_and_end_after_a_space(parts, size):
     text = "".join(parts)
     blocks = list(_blocks(text, size))
     assert "".join(text[a:b] for a, b in blocks) == text
     assert all(b - a <= size for a, b in blocks)
     for a, b in blocks[:-1]:
-        assert text[b - 1] == "\n" or "\n" not in text[a:b]
+        assert text[b - 1] == " " or " " not in text[a:b]
 
 
 _WORDS = ["Foo", "foo", "bar_foo", "foobar", "ÄRGER", "ärger", "İstanbul", "東京都", "x" * 41,
@@ -285,3 +291,45 @@ def test_matches_only_in_markup_near_there_fall_back_to_the_whole_block():
 def test_a_text_without_matches_opens_with_its_text():
     text = "<!-- a long comment -->\n" * 30 + "Opening words of the text."
     assert snippet(text, {"absent"}, PLAIN) == "Opening words of the text."
+
+
+# --- snippets of the text a reader sees, stored when indexed (chunks.plain) ---------------
+
+
+def test_a_chunks_reader_line_is_its_headings_title_and_its_bodys_text():
+    body = plain_text("Run `pip install ra`, see [the docs](https://x.org/i).\n\n"
+                      "- **one**\n- two\n\n```sh\nra search\n```\n")
+    assert reader_line("Setup", body) == (
+        "Setup Run pip install ra, see the docs. one two ra search")
+    assert reader_line(None, body).startswith("Run pip install ra")  # a document's node
+    assert reader_line(None, "a  text\n\n file *as* it is", markdown=False) == (
+        "a text file *as* it is")
+
+
+@given(st.lists(st.sampled_from(["alpha", "beta", "gamma", "x", "**", "`", "\n", "- ", "# ",
+                                 "[a](b)", "é", "xalpha"]), max_size=80),
+       st.integers(40, 200))
+def test_a_snippet_of_the_stored_text_quotes_it_around_a_match(words, width):
+    """A snippet of a stored line is a piece of that line, within ``width``, whole words
+    at its ends, with a match marked wherever the line holds one."""
+    line = reader_line(None, plain_text(" ".join(words)))
+    out = snippet_of(line, {"alpha", "beta"}, PLAIN, width=width)
+    bare = _MARKS.sub("", out)
+    assert len(bare) <= width and bare in line and out.count("**") % 2 == 0
+    at = line.find(bare) if bare else 0
+    assert at == 0 or not (line[at - 1].isalnum() and line[at].isalnum())
+    if re.search(r"(?<!\w)(?:alpha|beta)(?!\w)", line):
+        assert "**" in out
+
+
+def test_a_window_filled_by_its_matches_is_narrowed_rather_than_cut_a_word():
+    """The window centred on a cluster nearly as wide as itself began inside
+    "explicit" ("…it hash_multiset(…"): it now begins at a word."""
+    text = ("hash_multiset(); explicit hash_multiset(key_compare^ pred); "
+            "hash_multiset(key_compare^ pred, hasher^ hashfn); hash_multiset(hash_multiset"
+            "<Key>% right); hash_multiset(hash_multiset<Key>^ right); template<typename "
+            "InIter> hash_multiset(InIter first, InIter last);")
+    out = snippet_of(text, {"hash", "multiset"}, PLAIN)
+    bare = _MARKS.sub("", out)
+    start = text.index(bare)
+    assert start == 0 or not text[start - 1].isalnum(), out

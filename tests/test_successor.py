@@ -70,6 +70,7 @@ def memory(reader: IndexReader) -> dict:
         "field_lengths": q("SELECT * FROM field_lengths ORDER BY ord").fetchall(),
         "tf_postings": q("SELECT * FROM tf_postings ORDER BY term_id, ord, field").fetchall(),
         "texts": {o: reader._store.text(o) for o in live},
+        "plains": {o: reader._store.plain(o) for o in live},
         "held chunks": reader._store.table().column("ord").to_pylist(),
         "chunks": {o: reader._store.meta(o) for o in live},
         "ids": {m.id: reader._store.ord_of(m.id) for o in live if (m := reader._store.meta(o))},

@@ -56,16 +56,17 @@ class ChunkMeta(NamedTuple):
 META_COLUMNS = ChunkMeta._fields
 
 #: The columns of the store's table: those of the reader's ``meta`` relation
-#: (``RELATION_COLUMNS``), then the ord of the chunk's parent and its own markdown.
-STORE_COLUMNS = (*META_COLUMNS, "status", "tags", "doc_ord", "parent_ord", "text")
-RELATION_COLUMNS = STORE_COLUMNS[:-2]
+#: (``RELATION_COLUMNS``), then the ord of the chunk's parent, its own markdown and what a
+#: reader sees of it (``chunks.plain``).
+STORE_COLUMNS = (*META_COLUMNS, "status", "tags", "doc_ord", "parent_ord", "text", "plain")
+RELATION_COLUMNS = STORE_COLUMNS[:-3]
 
 TAKE_ROWS = 48  # rows of a part ``_Part.metas`` reads by Arrow ``take`` rather than one by one
 
 #: The fixed-width columns read by ``memoryview``, with their ``struct`` codes.
 _NUMBERS = {"ord": "i", "depth": "b", "sibling_count": "i", "descendants": "i",
             "tokens": "i", "line": "i", "mtime_ns": "q", "doc_ord": "i", "parent_ord": "i"}
-_STRINGS = ("id", "title", "breadcrumb", "text", "doc_id", "parent_id")
+_STRINGS = ("id", "title", "breadcrumb", "text", "doc_id", "parent_id", "plain")
 #: The columns of ``ChunkMeta`` a part reads as they are. The others follow from ids: a
 #: chunk's ``doc_id`` and ``parent_id`` are the ids of its document's and parent's rows
 #: (``doc_ord``, ``parent_ord``: the same batch, mostly the same page), and ``tree`` and
@@ -228,6 +229,11 @@ class ChunkStore:
         """The markdown of chunk ``o`` (its heading and body), None when not held."""
         found = self._find(o)
         return None if found is None else found[0].string("text", found[1])
+
+    def plain(self, o: int) -> str | None:
+        """What a reader sees of chunk ``o`` (``chunks.plain``), None when not held."""
+        found = self._find(o)
+        return None if found is None else found[0].string("plain", found[1])
 
     def ancestors(self, o: int) -> list[int]:
         """The proper ancestors of chunk ``o``, nearest first."""

@@ -665,13 +665,28 @@ class IndexReader:
         ord range ``ord .. ord + descendants``, read with one list of ords so DuckDB skips
         the row groups that hold none of them.
         """
+        return {o: markdown for o, (markdown, _) in self._texts(ords, False).items()}
+
+    def texts(self, ords: list[tuple[int, int]]) -> dict[int, tuple[str, str]]:
+        """``contents`` of each chunk and what a reader sees of it, as one line (the
+        ``chunks.plain`` of the subtree's chunks joined by spaces), keyed by ``ord``."""
+        return self._texts(ords, True)
+
+    def _texts(self, ords: list[tuple[int, int]], plain: bool
+               ) -> dict[int, tuple[str, str]]:
         wanted = sorted({o for start, d in ords for o in range(start, start + d + 1)})
         if not wanted:
             return {}
         if (store := self._chunks()) is not None:
-            text = {o: t for o in wanted if (t := store.text(o)) is not None}
+            rows = {o: (t, store.plain(o) if plain else "") for o in wanted
+                    if (t := store.text(o)) is not None}
         else:
-            text = dict(self.query("SELECT ord, text FROM texts "
-                                   "WHERE ord = ANY($ords::INTEGER[])", {"ords": wanted}))
-        return {start: "".join(text.get(o, "") for o in range(start, start + d + 1))
+            column = "plain" if plain else "''"
+            rows = {o: (t, p) for o, t, p in self.query(
+                f"SELECT ord, text, {column} FROM texts WHERE ord = ANY($ords::INTEGER[])",
+                {"ords": wanted})}
+        none = ("", "")
+        return {start: ("".join(rows.get(o, none)[0] for o in range(start, start + d + 1)),
+                        " ".join(p for o in range(start, start + d + 1)
+                                 if (p := rows.get(o, none)[1])))
                 for start, d in ords}

@@ -19,11 +19,14 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import pyarrow as pa
 
 from ra.store.artifacts import CHUNKS, DOCS
+from ra.text import is_markdown
 from ra.text.document import Document, parse_document
+from ra.text.markup import plain_text_aside, reader_line, set_code_aside
 from ra.text.tokens import count_many
 
 _NEWLINE = re.compile(b"\n")
@@ -60,17 +63,37 @@ def docs_table(docs: Sequence[SourceDoc]) -> pa.Table:
 def chunk(docs: pa.Table, *, chunk_at_headings: bool = True,
           first_ord: int = 0) -> tuple[pa.Table, list[Document]]:
     """The chunk rows of ``docs`` (schema ``ra.store.artifacts.CHUNKS``) and the parsed docs."""
-    return chunk_docs([SourceDoc(**{**row, "problems": tuple(row["problems"] or ())})
+    done = chunk_docs([SourceDoc(**{**row, "problems": tuple(row["problems"] or ())})
                        for row in docs.to_pylist()],
                       chunk_at_headings=chunk_at_headings, first_ord=first_ord)
+    return done.chunks, done.parsed
+
+
+class Chunked(NamedTuple):
+    """What ``chunk_docs`` makes of a batch of documents, per chunk in ``ord`` order
+    where it is a list."""
+
+    chunks: pa.Table  # the rows, ``CHUNKS``
+    parsed: list[Document]
+    #: ``set_code_aside`` of each markdown chunk's body (None for a plain text file's):
+    #: the links stage reads the same code set aside
+    asides: list[tuple[str, list[str]] | None]
+    bodies: list[str]  # what a reader sees of each body (``ra.pipeline.analyze.body_text``)
 
 
 def chunk_docs(docs: Sequence[SourceDoc], *, chunk_at_headings: bool = True,
-               first_ord: int = 0) -> tuple[pa.Table, list[Document]]:
+               first_ord: int = 0) -> Chunked:
     """``chunk`` of the rows of ``docs_table(docs)``, for a caller that holds the decoded
-    documents (a build's worker): their texts are not turned into Arrow and back."""
+    documents (a build's worker): their texts are not turned into Arrow and back. The
+    plain text of each body, which ``plain`` is made of, is the analyser's body too."""
     parsed = parse_all(docs, chunk_at_headings)
-    own = [n.heading + n.body for doc in parsed for n in doc.nodes]
+    nodes = [(doc, n) for doc in parsed for n in doc.nodes]
+    asides = [set_code_aside(n.body) if is_markdown(doc.path) else None for doc, n in nodes]
+    bodies = [n.body if aside is None else plain_text_aside(*aside)
+              for (_, n), aside in zip(nodes, asides, strict=True)]
+    plains = [reader_line(n.title if n.heading else None, body, aside is not None)
+              for (_, n), body, aside in zip(nodes, bodies, asides, strict=True)]
+    own = [n.heading + n.body for _, n in nodes]
     own_tokens = count_many(own)
     rows: list[tuple] = []
     ord_, offset = first_ord, 0
@@ -83,10 +106,12 @@ def chunk_docs(docs: Sequence[SourceDoc], *, chunk_at_headings: bool = True,
         for node in doc.nodes:
             span = slice(node.position, node.position + node.descendants + 1)
             rows.append(_row(ord_, src, doc, node, tags, sum(lengths[span]),
-                             sum(counts[span]), lines(node.heading_start)))
+                             sum(counts[span]), lines(node.heading_start),
+                             plains[ord_ - first_ord]))
             ord_ += 1
     columns = zip(*rows, strict=True) if rows else ([] for _ in _ROW)
-    return pa.table(dict(zip(_ROW, map(list, columns), strict=True)), schema=CHUNKS), parsed
+    table = pa.table(dict(zip(_ROW, map(list, columns), strict=True)), schema=CHUNKS)
+    return Chunked(table, parsed, asides, bodies)
 
 
 def line_finder(text: str):
@@ -98,12 +123,12 @@ def line_finder(text: str):
 #: The columns of a chunk row (``_row``), in ``CHUNKS`` order.
 _ROW = ("ord", "id", "doc_id", "parent_id", "tree", "path", "depth", "position",
         "sibling_count", "descendants", "title", "doc_title", "breadcrumb", "tags", "status",
-        "description", "applies_to", "is_global", "mtime_ns", "heading", "body", "line",
+        "description", "applies_to", "is_global", "mtime_ns", "heading", "body", "plain", "line",
         "byte_start", "byte_end", "chars", "tokens")
 
 
 def _row(ord_: int, src: SourceDoc, doc: Document, node, tags: list[str], chars: int,
-         tokens: int, line: int) -> tuple:
+         tokens: int, line: int, plain: str) -> tuple:
     """One chunk row, a tuple (the columns ``_ROW``): a dict per row was most of the
     stage's own time."""
     return (ord_, node.id, node.doc_id, node.parent_id, doc.tree, doc.path, node.depth,
@@ -112,4 +137,4 @@ def _row(ord_: int, src: SourceDoc, doc: Document, node, tags: list[str], chars:
             doc.description if node.depth == 0 else None,
             list(doc.applies_to) if node.depth == 0 and doc.applies_to else None,
             src.is_global, src.mtime_ns,
-            node.heading, node.body, line, node.byte_start, node.byte_end, chars, tokens)
+            node.heading, node.body, plain, line, node.byte_start, node.byte_end, chars, tokens)

@@ -53,7 +53,7 @@ ROW_GROUP = 16_384
 CHUNK_ROW_GROUP = 4_096
 #: The chunk columns the compact chunk table leaves out: the texts, which search reads
 #: for a page of results only.
-TEXTS = ("heading", "body", "description")
+TEXTS = ("heading", "body", "plain", "description")
 
 
 def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: dict
@@ -172,8 +172,9 @@ def write_store(out: Path, parts: list) -> None:
             pq.ParquetWriter(out / artifact_path("hot_chunks"), hot,
                              compression="zstd") as hot_chunks:
         for group in _store_groups(parts):
-            texts = _Texts(sum(p.chunks.num_rows for p in group),
-                           sum(_text_bytes(p) for p in group))
+            n = sum(p.chunks.num_rows for p in group)
+            sizes = [_text_bytes(p) for p in group]
+            texts = (_Texts(n, sum(m for m, _ in sizes)), _Texts(n, sum(t for _, t in sizes)))
             rows = []
             for part in group:
                 chunks = _chunks_of(out, part)
@@ -181,8 +182,8 @@ def write_store(out: Path, parts: list) -> None:
                                        row_group_size=CHUNK_ROW_GROUP)
                 rows.append(_store_rows(chunks, part.id, schema, texts))
                 del chunks
-            if texts.row:
-                writer.write_batch(_store_batch(rows, texts.array(), schema))
+            if texts[0].row:
+                writer.write_batch(_store_batch(rows, texts, schema))
 
 
 #: Rows per record batch of ``hot_store`` at most (unless one partition has more).
@@ -203,15 +204,18 @@ def _store_groups(parts: list) -> list[list]:
     return groups
 
 
-def _text_bytes(part) -> int:
-    """The bytes of a partition's texts (heading and body): counted by ``Spill`` when
-    it dropped them, else counted now."""
+def _text_bytes(part) -> tuple[int, int]:
+    """The bytes of a partition's texts (``text_bytes``): counted by ``Spill`` when it
+    dropped them, else counted now."""
     return part.text_bytes if part.text_bytes is not None else text_bytes(part.chunks)
 
 
-def text_bytes(chunks: pa.Table) -> int:
-    """UTF-8 bytes of the ``heading`` and ``body`` columns of ``chunks``."""
-    return sum(pc.sum(pc.binary_length(chunks[c])).as_py() or 0 for c in ("heading", "body"))
+def text_bytes(chunks: pa.Table) -> tuple[int, int]:
+    """UTF-8 bytes of the ``heading`` and ``body`` columns of ``chunks``, and of their
+    ``plain`` column."""
+    def size(c: str) -> int:
+        return pc.sum(pc.binary_length(chunks[c])).as_py() or 0
+    return size("heading") + size("body"), size("plain")
 
 
 def _chunks_of(out: Path, part) -> pa.Table:
@@ -266,29 +270,30 @@ class _Texts:
                                            pa.py_buffer(self.data))
 
 
-def _store_rows(chunks: pa.Table, pid: int, schema: pa.Schema, texts: _Texts
-                ) -> pa.Table:
-    """The rows of ``hot_store`` of one partition's ``chunks`` but their text, which goes
-    to ``texts``, and their ``id_order``."""
-    texts.add(pc.binary_join_element_wise(chunks["heading"], chunks["body"], ""))
+def _store_rows(chunks: pa.Table, pid: int, schema: pa.Schema,
+                texts: tuple[_Texts, _Texts]) -> pa.Table:
+    """The rows of ``hot_store`` of one partition's ``chunks`` but their text and plain
+    text, which go to ``texts``, and their ``id_order``."""
+    texts[0].add(pc.binary_join_element_wise(chunks["heading"], chunks["body"], ""))
+    texts[1].add(chunks["plain"])
     parent = pc.index_in(chunks["parent_id"], value_set=chunks["id"])
     columns = {name: chunks[name] for name in schema.names if name in chunks.column_names}
     columns.update(
         doc_ord=pc.subtract(chunks["ord"], chunks["position"]),
         parent_ord=pc.take(chunks["ord"], parent),
         part=pa.repeat(pa.scalar(pid, pa.int32()), chunks.num_rows))
-    names = [n for n in schema.names if n not in ("text", "id_order")]
+    names = [n for n in schema.names if n not in ("text", "plain", "id_order")]
     return pa.table([columns[n] for n in names], names=names)
 
 
-def _store_batch(tables: list[pa.Table], text: pa.Array, schema: pa.Schema
+def _store_batch(tables: list[pa.Table], texts: tuple[_Texts, _Texts], schema: pa.Schema
                  ) -> pa.RecordBatch:
-    """One record batch of the rows ``tables`` and their ``text``, with the sort order
+    """One record batch of the rows ``tables`` and their ``texts``, with the sort order
     of their ids."""
     table = pa.concat_tables(tables).combine_chunks()
     order = pc.sort_indices(table["id"]).cast(pa.int32())
-    columns = {**{n: table[n] for n in table.column_names}, "text": text,
-               "id_order": order}
+    columns = {**{n: table[n] for n in table.column_names}, "text": texts[0].array(),
+               "plain": texts[1].array(), "id_order": order}
     return pa.table([columns[n] for n in schema.names], names=schema.names).cast(
         schema).combine_chunks().to_batches()[0]
 

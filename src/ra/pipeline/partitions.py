@@ -55,7 +55,7 @@ class Part:
     surface: pa.Table
     postings: pa.Table | None = None
     links: pa.Table = field(default_factory=lambda: SCHEMAS["links"].empty_table())
-    text_bytes: int | None = None  # of its chunks' texts, when a build dropped them
+    text_bytes: tuple[int, int] | None = None  # of its texts and plain texts (dropped)
     term_counts: pa.Table | None = None  # ``ra.pipeline.postings.term_counts`` of analyzed
 
     def keys(self) -> list[str]:

@@ -61,8 +61,6 @@ from ra.pipeline.postings import (
 from ra.pipeline.typed import int64
 from ra.store import generations
 from ra.store.layout import PARTITIONED, config_hash, part_name
-from ra.text import is_markdown
-from ra.text.markup import plain_text_aside, set_code_aside
 
 Progress = Callable[[int, int], None]
 
@@ -112,19 +110,15 @@ def process_files(files: Sequence[FoundFile], settings: dict, first_ord: int = 0
     the chunk stage's parse also gives the links, and the code of each markdown body,
     set aside once, serves its links and its plain text."""
     docs, problems = read_sources(files)
-    chunks, parsed = chunk_docs(docs, chunk_at_headings=settings["chunk_at_headings"],
-                                first_ord=first_ord)
+    chunks, parsed, asides, bodies = chunk_docs(
+        docs, chunk_at_headings=settings["chunk_at_headings"], first_ord=first_ord)
     for doc in parsed:
         problems += [f"{doc.tree}:{doc.path}: {p}" for p in doc.problems]
+    links = links_table(parsed, first_ord, asides)
     if not settings.get("analyze", True):
         empty = Part.empty(-1)
         return Part(-1, files_rows(files), chunks, empty.analyzed, empty.lengths,
-                    empty.surface, links=links_table(parsed, first_ord)), problems
-    nodes = [(doc, n) for doc in parsed for n in doc.nodes]
-    asides = [set_code_aside(n.body) if is_markdown(doc.path) else None for doc, n in nodes]
-    links = links_table(parsed, first_ord, asides)
-    bodies = [n.body if aside is None else plain_text_aside(*aside)
-              for (_, n), aside in zip(nodes, asides, strict=True)]
+                    empty.surface, links=links), problems
     analyzed, lengths, surface = analyze(chunks, settings["language"], bodies)
     return Part(-1, files_rows(files), chunks, analyzed, lengths, surface,
                 links=links), problems

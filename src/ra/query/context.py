@@ -377,8 +377,7 @@ def _included(searcher: Searcher, includes: list[str], terms: _Terms, warnings: 
     if not includes:
         return []
     from ra.query.get import get_chunk
-    from ra.query.snippets import snippet
-    from ra.text import is_markdown
+    from ra.query.snippets import snippet_of
 
     top = max((r.score for r in results), default=1.0)
     out = []
@@ -389,9 +388,9 @@ def _included(searcher: Searcher, includes: list[str], terms: _Terms, warnings: 
             warnings.append(f"context rule include {chunk_id!r} is not in the index; skipped")
             continue
         meta = searcher.reader.meta(chunk.id)
+        _, plain = searcher.reader.texts([(meta.ord, meta.descendants)])[meta.ord]
         out.append(Result(chunk.id, chunk.tree, chunk.path, chunk.title, chunk.breadcrumb,
-                          top, snippet(chunk.content, set(terms.items), searcher.analyzer,
-                                       markdown=is_markdown(chunk.path)),
+                          top, snippet_of(plain, set(terms.items), searcher.analyzer),
                           chunk.content, chunk.tokens, line=meta.line, ord=meta.ord,
                           descendants=meta.descendants))
     return out

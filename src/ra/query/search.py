@@ -32,11 +32,8 @@ from ra.query.named import boost_named
 from ra.query.parser import dash_negations, parse, parse_lenient, typed_operators
 from ra.query.phrases import PhraseScorer
 from ra.query.plan import Plan, PlanOptions, plan_query, shortened
-from ra.query.snippets import matcher
-from ra.query.snippets import snippet as make_snippet
-from ra.text import is_markdown
+from ra.query.snippets import matcher, snippet_of
 from ra.text.analysis import analyzer_for, split_words
-from ra.text.markup import plain_text
 
 
 @dataclass(frozen=True)
@@ -562,9 +559,8 @@ class Searcher:
 
         def vocabulary(meta) -> frozenset[str]:  # compared with each kept near title
             if meta.ord not in distinct:  # the words a reader sees, not the markup's
-                body = content(meta)
-                distinct[meta.ord] = frozenset(split_words(
-                    plain_text(body) if is_markdown(meta.path) else body))
+                content(meta)
+                distinct[meta.ord] = frozenset(split_words(texts.plain(meta)))
             return distinct[meta.ord]
 
         def same_text(a, b) -> bool:  # as written first: most copies are byte for byte,
@@ -611,7 +607,7 @@ class Searcher:
             content = texts(meta)
             out.append(Result(
                 meta.id, meta.tree, meta.path, meta.title, meta.breadcrumb, cand.score,
-                make_snippet(content, terms, self.analyzer, markdown=is_markdown(meta.path)),
+                snippet_of(texts.plain(meta), terms),
                 content,
                 meta.tokens or estimate_tokens(content),
                 constituents=tuple(c for c in cand.constituents if c != meta.id),
@@ -626,23 +622,29 @@ SORTS = ("score", "date", "path")
 
 
 class Contents:
-    """The markdown of chunks with their subsections (``IndexReader.contents``), fetched
-    for one topic: the copies compared and the results shown read each once."""
+    """The markdown of chunks with their subsections (``IndexReader.texts``), and what a
+    reader sees of it as one line, fetched for one topic: the copies compared and the
+    results shown read each once."""
 
     def __init__(self, reader) -> None:
         self.reader = reader
-        self.known: dict[int, str] = {}  # by ord
+        self.known: dict[int, tuple[str, str]] = {}  # by ord
 
     def fetch(self, metas) -> None:
         """Fetch the contents of those of ``metas`` not fetched yet, in one lookup."""
         missing = {m.ord: m.descendants for m in metas if m.ord not in self.known}
         if missing:
-            found = self.reader.contents(list(missing.items()))
-            self.known.update((o, found.get(o, "")) for o in missing)
+            found = self.reader.texts(list(missing.items()))
+            self.known.update((o, found.get(o, ("", ""))) for o in missing)
 
     def __call__(self, meta) -> str:
         self.fetch([meta])
-        return self.known[meta.ord]
+        return self.known[meta.ord][0]
+
+    def plain(self, meta) -> str:
+        """What a reader sees of ``meta``'s chunk and its subsections, as one line."""
+        self.fetch([meta])
+        return self.known[meta.ord][1]
 
 
 def _compared(ranked: list, metas: list, upto: int | None) -> list:

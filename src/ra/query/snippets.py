@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 
 from ra.text.analysis import MAX_TOKEN_BYTES, Analyzer, analyzer_for, split_words
-from ra.text.markup import plain_text
+from ra.text.markup import plain_text, strip_syntax
 
 #: Which words match: a set of index terms (or its ``TermKey``, made once for several
 #: texts), or a predicate on a lowercased surface word.
@@ -41,23 +41,6 @@ SCAN_CHARS = 8_000
 ELLIPSIS = "…"
 
 _WORD = re.compile(r"[^\W_]+")  # the analyser's word pattern (ra.text.analysis.split_words)
-#: (pattern, replacement), applied in order to the text after a newline. Line patterns
-#: match from the newline before the line, not ``^`` in multiline mode: a literal first
-#: character lets the regex engine skip to the next newline (3x faster, same result).
-_MARKDOWN = [
-    (re.compile(r"\n[ \t]*(?:```|~~~)[^\n]*"), "\n"),  # code fence lines
-    (re.compile(r"\n[ \t]{0,3}#{1,6}[ \t]+"), "\n"),  # heading hashes
-    (re.compile(r"\n[ \t]*(?:>[ \t]?)+"), "\n"),  # blockquote markers, nested too
-    (re.compile(r"\n[ \t]*(?:[-+*]|\d{1,9}[.)])[ \t]+"), "\n"),  # list bullets
-    # link targets; emphasis and inline code. Every alternative begins with a literal
-    # (``\*\**``, not ``\*+``), so the regex engine skips to the next of those characters
-    # at C speed (``!?\[`` and a lookahead first made it try each one: 2.2x and 2.8x
-    # slower on the text of cpp-docs' snippets)
-    (re.compile(r"(?:!\[|\[)([^\[\]\n]*)\](?:\([^)\n]*\)|\[[^\[\]\n]*\])"), r"\1"),
-    (re.compile(r"\*\**|~~|``*|_(?<![^\W_]_)_*|__*(?![^\W_])"), ""),
-]
-
-
 def merge_ranges(a: Sequence[Sequence[int]],
                  b: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
     """The union of two lists of ``[start, end)`` ranges: sorted, overlapping or touching
@@ -78,14 +61,6 @@ def strip_markdown(text: str, markdown: bool = True) -> str:
     markers removed; whitespace collapsed. ``markdown=False`` (a plain text file) only
     collapses whitespace."""
     return strip_syntax(plain_text(text)) if markdown else " ".join(text.split())
-
-
-def strip_syntax(text: str) -> str:
-    """``text`` with CommonMark's own syntax stripped (``_MARKDOWN``), as one line."""
-    text = "\n" + text
-    for pattern, replacement in _MARKDOWN:
-        text = pattern.sub(replacement, text)
-    return " ".join(text.split())  # whitespace collapsed (str.split: re's \s, 4x faster)
 
 
 #: Stemmers that never change the first character of an ASCII word (or leave nothing of
@@ -243,15 +218,18 @@ def _between_words(text: str, p: int) -> bool:
     return p == 0 or p == len(text) or not (_joined(text[p - 1]) and _joined(text[p]))
 
 
-def _cut(text: str, pos: int, limit: int, slack: int) -> int:
+def _cut(text: str, pos: int, limit: int, slack: int, inner: int) -> int:
     """The nearest cut from ``pos`` towards ``limit`` (inclusive): at a space within
-    ``slack`` characters, else between words, else ``pos`` itself."""
+    ``slack`` characters, else between words; else the nearest between words from
+    ``pos`` towards ``inner`` (the matches' side: the window shrinks rather than cut a
+    word, as "…it hash_multiset(" cut "explicit"), else ``pos`` itself."""
     step = 1 if limit >= pos else -1
     near = pos + step * min(slack, abs(limit - pos))
-    for clean, stop in ((_at_space, near), (_between_words, limit)):
+    for clean, stop, way in ((_at_space, near, step), (_between_words, limit, step),
+                             (_between_words, inner, -step)):
         p = pos
         while p != stop and not clean(text, p):
-            p += step
+            p += way
         if clean(text, p):
             return p
     return pos
@@ -261,9 +239,10 @@ def _window(text: str, start: int, end: int, width: int) -> tuple[int, int]:
     """About ``width`` characters around ``[start, end)``, centred, not cutting words."""
     n, slack = len(text), max(1, width // 5)
     left = max(0, min(start - (width - (end - start)) // 2, n - width))
-    left = _cut(text, left, min(left, max(0, end - width)), slack)  # back, keeping the span
+    # back, keeping the span
+    left = _cut(text, left, min(left, max(0, end - width)), slack, max(left, start))
     right = min(n, left + width)
-    right = _cut(text, right, min(right, max(end, left + 1)), slack)
+    right = _cut(text, right, min(right, max(end, left + 1)), slack, min(right, end))
     while left < right and text[left] == " ":
         left += 1
     while right > left and text[right - 1] == " ":
@@ -286,62 +265,29 @@ def _marked(text: str, spans: Sequence[Span], left: int, right: int,
 def snippet(text: str, matches: Matches, analyzer: Analyzer | None = None, width: int = 150,
             mark: tuple[str, str] = DEFAULT_MARK, markdown: bool = True) -> str:
     """About ``width`` characters of plain text around the densest cluster of matches,
-    matches wrapped in ``mark``, ``…`` where the text was cut.
+    matches wrapped in ``mark``, ``…`` where the text was cut: ``snippet_of`` the text a
+    reader sees of ``text`` (``strip_markdown``). A search cuts its snippets from the
+    text the index stored instead."""
+    return snippet_of(strip_markdown(text, markdown), matches, analyzer, width, mark)
 
-    A text longer than ``SCAN_CHARS`` is read in blocks of about that size (cut at line
-    ends), and the snippet comes from the first block holding a match (the first block
-    when none does): a result of 150,000 characters cost 40 ms to scan in full, and its
-    first matching block is where a reader looks first anyway. Matches are looked for in
-    the markdown as written, and only the lines around the densest cluster are turned
-    into plain text (``strip_markdown``): reading a whole block for its text doubled
-    the cost of a snippet. When the markup held the matches there, the whole block is
-    read for its text."""
+
+def snippet_of(plain: str, matches: Matches, analyzer: Analyzer | None = None,
+               width: int = 150, mark: tuple[str, str] = DEFAULT_MARK) -> str:
+    """``snippet`` of a text as a reader sees it already, on one line (a chunk's
+    ``plain``, made when it was indexed: ``ra.text.markup.reader_line``): nothing is
+    stripped at query time, which was half of a snippet's cost (on cpp-docs, a query's
+    snippets 0.71 → 0.31 ms). A text longer than ``SCAN_CHARS`` is read in blocks of
+    about that size, cut at spaces, and the snippet comes from the first block holding
+    a match (a result of 150,000 characters cost 40 ms to scan in full, and its first
+    matching block is where a reader looks first anyway); without one, the text's
+    opening."""
     key = matcher(matches, analyzer)
-    if not markdown:
-        plain = " ".join(text[:SCAN_CHARS].split())
-        return _render(plain, match_spans(plain, key), width, mark, False,
-                       len(text) > SCAN_CHARS)
-    for start, end in _blocks(text, SCAN_CHARS):
-        raw = text[start:end]
-        spans = match_spans(raw, key)
-        if not spans:
-            continue
-        a, b = _region(raw, *_densest(spans, width), 2 * width)
-        plain = strip_markdown(raw[a:b])
-        found = match_spans(plain, key)
-        if found:
-            return _render(plain, found, width, mark, start + a > 0, start + b < len(text))
-        plain = strip_markdown(raw)  # the matches near there were markup
-        found = match_spans(plain, key)
-        if found:
-            return _render(plain, found, width, mark, start > 0, end < len(text))
-    return _opening(text, key, width, mark)
-
-
-def _region(text: str, lo: int, hi: int, margin: int) -> tuple[int, int]:
-    """``[lo, hi)`` widened by ``margin`` on each side, to the ends of its lines when they
-    are near (markdown syntax rarely spans lines), else to a space."""
-    a, b = max(0, lo - margin), min(len(text), hi + margin)
-    line = text.rfind("\n", 0, a) + 1
-    a = line if a - line <= 2 * margin else max(text.rfind(" ", 0, a) + 1, line)
-    end = text.find("\n", b)
-    end = len(text) if end < 0 else end
-    space = text.find(" ", b, end)
-    b = end if end - b <= 2 * margin or space < 0 else space
-    return a, b
-
-
-def _opening(text: str, key, width: int, mark: tuple[str, str]) -> str:
-    """The snippet of a text without matches: its first ``width`` characters of text,
-    reading as much of its opening as that takes."""
-    size, plain = 4 * width, ""
-    while True:
-        cut = text.find("\n", min(size, len(text)))
-        cut = len(text) if cut < 0 else cut
-        plain = strip_markdown(text[:cut])
-        if len(plain) >= width or cut >= len(text) or size >= SCAN_CHARS:
-            return _render(plain, match_spans(plain, key), width, mark, False, cut < len(text))
-        size *= 2
+    for start, end in _blocks(plain, SCAN_CHARS):
+        block = plain[start:end]
+        spans = match_spans(block, key)
+        if spans:
+            return _render(block, spans, width, mark, start > 0, end < len(plain))
+    return _render(plain, [], width, mark, False, False)
 
 
 def _render(plain: str, spans: list[Span], width: int, mark: tuple[str, str],
@@ -355,11 +301,11 @@ def _render(plain: str, spans: list[Span], width: int, mark: tuple[str, str],
 
 def _blocks(text: str, size: int) -> Iterator[tuple[int, int]]:
     """``text`` as consecutive ``[start, end)`` ranges of about ``size`` characters, each
-    ending at a line end where there is one (markdown syntax never spans lines here)."""
+    ending after a space where there is one (no word is cut in two)."""
     start = 0
     while True:
         end = len(text) if len(text) - start <= size else (
-            text.rfind("\n", start, start + size) + 1 or start + size)
+            text.rfind(" ", start, start + size) + 1 or start + size)
         yield start, end
         if end >= len(text):
             return

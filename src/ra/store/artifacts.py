@@ -82,6 +82,8 @@ CHUNKS = pa.schema([
     _f("mtime_ns", pa.int64(), "modification time of the file", False),
     _f("heading", pa.string(), "the heading line as written; empty for documents", False),
     _f("body", pa.string(), "the chunk's own text up to the next heading", False),
+    _f("plain", pa.string(), "what a reader sees of heading and body, as one line: "
+       "markup stripped (snippets are cut from it)", False),
     _f("line", pa.int32(), "line number (from 1) where the chunk's content starts", False),
     _f("byte_start", pa.int64(), "span start: byte after the heading line", False),
     _f("byte_end", pa.int64(), "span end: next heading of equal or higher level, or EOF",
@@ -177,6 +179,7 @@ HOT_STORE = pa.schema([
     _f("doc_ord", pa.int32(), "ord of the chunk's document node (ord - position)"),
     _f("parent_ord", pa.int32(), "ord of the parent chunk; null for documents"),
     _f("text", pa.string(), "the chunk's own markdown: heading || body"),
+    _f("plain", pa.string(), "the chunk's own text as a reader sees it (chunks.plain)"),
     _f("part", pa.int32(), "the partition the chunk's file is in"),
     _f("id_order", pa.int32(), "per record batch: the row holding its k-th smallest id"),
 ])

@@ -9,9 +9,10 @@ from __future__ import annotations
 import hashlib
 import json
 
-SCHEMA_VERSION = 11  # 5: declared heading ids, markup read for its text, #tags; 6: links/;
+SCHEMA_VERSION = 12  # 5: declared heading ids, markup read for its text, #tags; 6: links/;
 #  7: ctime_ns in fingerprints and files; 8: hot_store.arrow or hot_impacts (two branches);
-#  9: both; 10: chunks.applies_to; 11: hot_postings.positions
+#  9: both; 10: chunks.applies_to; 11: hot_postings.positions;
+#  12: chunks.plain, hot_store.plain
 
 #: BM25F fields, in the order of their numeric codes in ``postings.field``.
 FIELDS = ("title", "tags", "path", "body")
