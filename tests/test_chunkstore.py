@@ -40,7 +40,8 @@ def test_every_chunk_reads_back_as_added():
     for row in rows:
         assert store.meta(row[0]) == meta_of(row)
         assert store.ord_of(row[1]) == row[0]
-        assert store.text(row[0]) == row[-2] and store.plain(row[0]) == row[-1]
+        assert store.strings(row[0], True, True) == (row[-2], row[-1])
+        assert store.strings(row[0], False, True) == ("", row[-1])
     assert store.meta(2).tokens is None  # unknown token count survives
     assert store.meta(3).is_global and not store.meta(1).is_global
     assert store.ancestors(3) == [0] and store.ancestors(0) == [] and store.ancestors(5) == [4]
@@ -53,7 +54,7 @@ def test_a_changed_document_comes_back_under_new_ords_with_its_ids():
     store.add(table(doc(0, "alpha", 2) + doc(3, "beta", 1)))
     store.drop([0, 1, 2])
     assert not store.has(1) and store.ord_of("kb:alpha.md#s1") is None
-    assert store.text(1) is None and len(store) == 2
+    assert store.strings(1, True, True) is None and len(store) == 2
     changed = doc(9, "alpha", 3, mtime=8)  # numbered after every earlier chunk
     store.add(table(changed))
     assert [store.has(o) for o in range(13)] == [False] * 3 + [True] * 2 + [False] * 4 + [True] * 4
@@ -75,8 +76,8 @@ def test_slicing_around_dropped_chunks_keeps_every_other_chunk_readable(gone):
     kept = [r for r in rows if r[0] not in {*gone, 4}]
     assert len(store) == len(kept)
     for row in kept:
-        assert store.meta(row[0]) == meta_of(row) and store.text(row[0]) == row[-2]
-        assert store.plain(row[0]) == row[-1]
+        assert store.meta(row[0]) == meta_of(row)
+        assert store.strings(row[0], True, True) == (row[-2], row[-1])
         assert store.ord_of(row[1]) == row[0]
     for o in {*gone, 4}:
         assert not store.has(o) and store.ord_of(rows[o][1]) is None

@@ -217,8 +217,7 @@ def assert_store_is_the_partitions(reader: IndexReader) -> None:
     for row in want.to_pylist()[::7]:
         meta = ChunkMeta(*(row[c] for c in ChunkMeta._fields))
         assert store.meta(row["ord"]) == meta and store.meta_by_id(row["id"]) == meta
-        assert store.text(row["ord"]) == row["text"]
-        assert store.plain(row["ord"]) == row["plain"]
+        assert store.strings(row["ord"], True, True) == (row["text"], row["plain"])
     assert store.lineage([r["ord"] for r in want.to_pylist()]) == {
         r["ord"]: ChunkMeta(*(r[c] for c in ChunkMeta._fields)) for r in want.to_pylist()}
 

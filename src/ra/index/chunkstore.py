@@ -225,15 +225,14 @@ class ChunkStore:
         self._recent = {m.id: m for m in metas}
         return {m.ord: m for m in metas}
 
-    def text(self, o: int) -> str | None:
-        """The markdown of chunk ``o`` (its heading and body), None when not held."""
-        found = self._find(o)
-        return None if found is None else found[0].string("text", found[1])
-
-    def plain(self, o: int) -> str | None:
-        """What a reader sees of chunk ``o`` (``chunks.plain``), None when not held."""
-        found = self._find(o)
-        return None if found is None else found[0].string("plain", found[1])
+    def strings(self, o: int, markdown: bool, plain: bool) -> tuple[str, str] | None:
+        """The markdown of chunk ``o`` (its heading and body) and what a reader sees of
+        it (``chunks.plain``), each empty unless asked for; None when not held."""
+        if (found := self._find(o)) is None:
+            return None
+        part, r = found
+        return (part.string("text", r) if markdown else "",
+                part.string("plain", r) if plain else "")
 
     def ancestors(self, o: int) -> list[int]:
         """The proper ancestors of chunk ``o``, nearest first."""

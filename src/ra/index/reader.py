@@ -665,28 +665,35 @@ class IndexReader:
         ord range ``ord .. ord + descendants``, read with one list of ords so DuckDB skips
         the row groups that hold none of them.
         """
-        return {o: markdown for o, (markdown, _) in self._texts(ords, False).items()}
+        return {o: markdown for o, (markdown, _) in self._subtrees(ords, "text").items()}
+
+    def plains(self, ords: list[tuple[int, int]]) -> dict[int, str]:
+        """What a reader sees of each chunk incl. its subsections, as one line (the
+        ``chunks.plain`` of the subtree's chunks joined by spaces), keyed by ``ord``."""
+        return {o: plain for o, (_, plain) in self._subtrees(ords, "plain").items()}
 
     def texts(self, ords: list[tuple[int, int]]) -> dict[int, tuple[str, str]]:
-        """``contents`` of each chunk and what a reader sees of it, as one line (the
-        ``chunks.plain`` of the subtree's chunks joined by spaces), keyed by ``ord``."""
-        return self._texts(ords, True)
+        """``contents`` and ``plains`` of each chunk, read at once."""
+        return self._subtrees(ords, "text", "plain")
 
-    def _texts(self, ords: list[tuple[int, int]], plain: bool
-               ) -> dict[int, tuple[str, str]]:
+    def _subtrees(self, ords: list[tuple[int, int]], *columns: str
+                  ) -> dict[int, tuple[str, str]]:
+        """``(markdown, plain)`` of each subtree, of the ``columns`` of ``texts`` asked
+        for (the other empty)."""
         wanted = sorted({o for start, d in ords for o in range(start, start + d + 1)})
         if not wanted:
             return {}
+        markdown, plain = "text" in columns, "plain" in columns
         if (store := self._chunks()) is not None:
-            rows = {o: (t, store.plain(o) if plain else "") for o in wanted
-                    if (t := store.text(o)) is not None}
+            rows = {o: t for o in wanted if (t := store.strings(o, markdown, plain))}
         else:
-            column = "plain" if plain else "''"
+            select = ", ".join(c if c in columns else "''" for c in ("text", "plain"))
             rows = {o: (t, p) for o, t, p in self.query(
-                f"SELECT ord, text, {column} FROM texts WHERE ord = ANY($ords::INTEGER[])",
+                f"SELECT ord, {select} FROM texts WHERE ord = ANY($ords::INTEGER[])",
                 {"ords": wanted})}
         none = ("", "")
-        return {start: ("".join(rows.get(o, none)[0] for o in range(start, start + d + 1)),
+        return {start: ("".join(rows.get(o, none)[0] for o in range(start, start + d + 1))
+                        if markdown else "",
                         " ".join(p for o in range(start, start + d + 1)
-                                 if (p := rows.get(o, none)[1])))
+                                 if (p := rows.get(o, none)[1])) if plain else "")
                 for start, d in ords}
