@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import doc_ids, kb_searcher
-from ra.query.search import SearchOptions
+from ra.query.search import SearchOptions, in_files
 
 DOCS = {
     "adjacent.md": "# Adjacent\n\nThe tldr-pages project collects command examples.\n",
@@ -126,6 +126,8 @@ PATHS = {  # a project whose tree is its docs/ folder, as mkdocs sites are laid 
     "notes.md": "# Notes\n\nWrite the pages as .md files, one per concept.\n",
     "custom_types.md": "# Custom types\n\nTypes of your own.\n",
     "modes.md": "# Strict and lax\n\nStrict mode refuses what lax mode converts.\n",
+    "SUMMARY.md": "# Contents\n\n- [Validators](concepts/validators.md)\n- [Modes](modes.md)\n",
+    "chapter.md": "# Chapter\n\nText.\n\n## Summary\n\nIn summary: a summary of the summary.\n",
 }
 
 
@@ -151,6 +153,31 @@ def test_a_path_to_a_page_finds_the_page_first(paths, query, first):
     folders rank the page in them first. Before, "concepts/validators.md" required the
     word "md", which no path holds, and found nothing."""
     assert doc_ids(paths, query)[0] == first
+
+
+def test_a_typed_file_ranks_first_where_its_name_is_a_sections_title(paths):
+    """A file name that is a common title ("SUMMARY.md", "CONTRIBUTING.md") found the
+    sections titled so first (the Rust book's SUMMARY.md was 13th, behind its chapters'
+    "Summary" sections); a file the query typed now ranks first. The word alone still
+    finds the section."""
+    assert doc_ids(paths, "SUMMARY.md")[0] == "kb:SUMMARY.md"
+    assert doc_ids(paths, "src/summary.md")[0] == "kb:SUMMARY.md"  # any case, its folder
+    assert doc_ids(paths, "summary")[0] == "kb:chapter.md"
+
+
+@pytest.mark.parametrize(("path", "files", "inside"), [
+    ("src/SUMMARY.md", ("summary.md",), True),
+    ("concepts/validators.md", ("docs/concepts/validators.md",), True),
+    ("concepts/validators.md", ("validators.md", "x.md"), True),
+    ("api/validators.md", ("concepts/validators.md",), False),
+    ("myvalidators.md", ("validators.md",), False),
+    # a path typed from the project's root ends with the tree's path: the tree's own
+    # index is in "docs/index.md", and so in any "x/index.md" (the folders' words, which
+    # add score, then put x/index.md first: "guide/index.md" above)
+    ("index.md", ("guide/index.md",), True),
+])
+def test_a_file_the_query_typed(path, files, inside):
+    assert in_files(path, files) is inside
 
 
 def test_a_path_needs_the_files_name(paths):

@@ -144,6 +144,9 @@ class Plan:
     negative: tuple[int, ...] = ()  # clauses under a NOT
     groups: tuple = ()  # the expressions the coordination factor counts (module docstring)
     ranked: bool = False  # ranked by BM25F and coordination, not filtered
+    #: the paths to files the query typed (``SUMMARY.md``, ``docs/concepts/validators.md``),
+    #: lowercased: what is in such a file ranks first (``ra.query.search.in_files``)
+    files: tuple[str, ...] = ()
 
     def counted(self) -> tuple:
         """The groups coordination counts (for a plan built by hand without groups: each
@@ -414,11 +417,15 @@ class Planner:
         without it, and a chunk that writes ".md" is no better for it. Not the folders:
         a path typed from the project's root names folders above the tree's, which no
         path field holds (``docs/`` for a tree at ``./docs``, ``docs/index.md`` for the
-        tree's own index). None when ``text`` is not such a path."""
+        tree's own index). The path is one of the plan's ``files``: a word of a file's
+        name is also a section's title ("SUMMARY.md", "CONTRIBUTING.md"), and the file
+        ranks first. None when ``text`` is not such a path."""
         found = _DOCUMENT.fullmatch(text)
         if found is None or not (named := split_words(found["name"])):
             return None
         required = self._term(found["name"], fld, boost)
+        if not self._negations and fld in (None, "path"):
+            self.plan.files += (text.lower().removeprefix("./"),)
         for word in dict.fromkeys(split_words(found["folders"])):
             self._term(word, fld, boost)  # score only: in no expression
         path = text[:found.end("name")]

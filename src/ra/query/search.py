@@ -272,7 +272,7 @@ class Searcher:
         t_sql = time.perf_counter()
         side, rows, metas = self._meaning(node, plan, o, rows, metas, pending)
         reweigh = None if o.raw else boost_named(plan, self.analyzer, self.reader.meta)
-        ranked, stats = self._rank(rows, metas, o, reweigh)
+        ranked, stats = self._rank(rows, metas, o, reweigh, plan.files)
         limit = self.default_limit(o)
         some: frozenset[str] = frozenset()
         outranked = 0
@@ -454,10 +454,17 @@ class Searcher:
         return rerank(rows, metas, plan, self.reader, self.analyzer, self.weights().k1,
                       scale)
 
-    def _rank(self, rows, metas: list[ChunkMeta], o: SearchOptions, reweigh=None):
+    def _rank(self, rows, metas: list[ChunkMeta], o: SearchOptions, reweigh=None,
+              files: tuple[str, ...] = ()):
+        """Rank the scored chunks ``rows`` (``metas``: theirs). A chunk of a file the
+        query typed (``files``) scores the best score more: the file ranks first."""
         s = self.config.search
         tainted = sorted(rows[0][4] or ()) if rows else []
         cands = [self._candidate(m, r[0]) for m, r in zip(metas, rows, strict=True)]
+        if files and cands:
+            best = max(c.score for c in cands)
+            cands = [c._replace(score=c.score + best) if in_files(m.path, files) else c
+                     for c, m in zip(cands, metas, strict=True)]
 
         def lookup(chunk_id: str):
             meta = self.reader.meta(chunk_id)
@@ -505,7 +512,7 @@ class Searcher:
         if not keep:
             return ranked, frozenset(), 0
         more, _ = self._rank([wide[i] for i in keep], [metas_of[i] for i in keep], o,
-                             reweigh)
+                             reweigh, plan.files)
         spans = [(m.ord, m.ord + m.descendants)
                  for m in (self.reader.meta(c.id) for c in ranked)]
         added: list = []
@@ -664,6 +671,15 @@ class Contents:
         """What a reader sees of ``meta``'s chunk and its subsections, as one line."""
         self.fetch_plain([meta])
         return self.lines[meta.ord]
+
+
+def in_files(path: str, files: tuple[str, ...]) -> bool:
+    """Whether the tree-relative ``path`` is one of the ``files`` a query typed: the same
+    path in any case, or one ends the other at a folder (``SUMMARY.md`` is
+    ``src/SUMMARY.md``; ``docs/concepts/validators.md``, typed from the project's root,
+    is the tree ``docs``' ``concepts/validators.md``)."""
+    path = path.lower()
+    return any(path == f or path.endswith("/" + f) or f.endswith("/" + path) for f in files)
 
 
 def _compared(ranked: list, metas: list, upto: int | None) -> list:
