@@ -180,6 +180,15 @@ def test_a_file_the_query_typed(path, files, inside):
     assert in_files(path, files) is inside
 
 
+def test_not_a_path_excludes_the_files_named_so(paths):
+    """``NOT CHANGELOG.md`` leaves the pages of that name out, not the chunks that say
+    its name; as a phrase ("summary md", no path holds "md") it excluded nothing."""
+    assert "kb:SUMMARY.md" in doc_ids(paths, "validators")
+    assert "kb:SUMMARY.md" not in doc_ids(paths, "validators NOT SUMMARY.md")
+    assert doc_ids(paths, "summary NOT SUMMARY.md") == ["kb:chapter.md"]
+    assert doc_ids(paths, "validators -api/validators.md")[:1] == ["kb:concepts/validators.md"]
+
+
 def test_a_path_needs_the_files_name(paths):
     """The folders only add score: a page in that folder with another name is no match."""
     assert "kb:concepts/models.md" not in doc_ids(paths, "concepts/nothing.md")

@@ -567,7 +567,8 @@ def test_a_dash_negation_that_took_matches_out_says_so(env):
     rest, quoted = search(env, "lock").queries[0], search(env, 'lock "-thread"').queries[0]
     assert 0 < topic.total_matches < rest.total_matches
     taken = rest.total_matches - topic.total_matches
-    assert topic.note == (f"-thread excluded {taken} matching chunks; "
+    chunks = "1 matching chunk" if taken == 1 else f"{taken} matching chunks"
+    assert topic.note == (f"-thread excluded {chunks}; "
                           'to search for -thread itself, quote it: "-thread"')
     assert topic.to_dict()["note"] == topic.note
     assert ids(env, "lock -thread") == ids(env, "lock NOT thread")  # still an exclusion
@@ -582,7 +583,9 @@ def test_a_dash_negation_that_left_no_full_match_says_so(env, query, rest):
     topic, before = search(env, query).queries[0], search(env, rest).queries[0]
     assert before.match == "all" and topic.match != "all"
     flag = query.split()[-1]
-    assert topic.note == (f"{flag} excluded {before.total_matches} matching chunks; "
+    taken = before.total_matches
+    chunks = "1 matching chunk" if taken == 1 else f"{taken} matching chunks"
+    assert topic.note == (f"{flag} excluded {chunks}; "
                           f'to search for {flag} itself, quote it: "{flag}"')
 
 

@@ -346,6 +346,12 @@ class Planner:
         if fld == "tree":
             return self._add(kind="tree", text=text, tree=text)
         words = split_words(text)
+        if len(words) > 1 and self._negations and fld in (None, "path") and (
+                found := _DOCUMENT.fullmatch(text)) and split_words(found["name"]):
+            # NOT CHANGELOG.md, -api/validators.md: the pages at that path (its words in
+            # the path field, as a phrase), not the chunks holding "changelog md"
+            # together (none: no path holds "md"), which excluded nothing
+            return self._term(text[:found.end("name")], "path", boost)
         if len(words) > 1 and fuzzy and not self._negations:
             if has_cjk(text):
                 return self._cjk(text, words, fld, boost)

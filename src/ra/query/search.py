@@ -338,7 +338,8 @@ class Searcher:
         if taken <= 0:
             return None
         flags = [query[start:end] for start, end in spans]
-        return (f"{' and '.join(flags)} excluded {taken} matching chunks; to search for "
+        chunks = "1 matching chunk" if taken == 1 else f"{taken} matching chunks"
+        return (f"{' and '.join(flags)} excluded {chunks}; to search for "
                 f"{flags[0]} itself, quote it: \"{flags[0]}\"")
 
     def _meaning_on(self, o: SearchOptions) -> bool:
