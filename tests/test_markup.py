@@ -172,6 +172,11 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ("A &amp; B &lt;tag&gt;", "A & B <tag>"),
     ('<a id="old-heading-name"></a>Text', "old-heading-name Text"),  # a renamed section
     ("{* ../../docs_src/cors/tutorial001.py hl[2] *}\nText.", "Text."),
+    # markdown-include (FastAPI's older pages): a file pulled in, in prose or code
+    ("{!../../docs_src/templates/templates/item.html!}\nText.", "Text."),
+    ('```Python hl_lines="1"\n{!> ../../docs_src/python_types/tutorial009_py310.py!}\nx = 1\n```',
+     "x = 1"),
+    ("Text with {!inline!} stays.", "Text with {!inline!} stays."),  # not on a line of its own
     # mdBook: a file pulled in, in code or prose, is not its path; a <title> is not shown
     ("```rust\n{{#rustdoc_include ../listings/ch15-smart-pointers/listing-15-01/src/main.rs:here}}"
      "\n```\nText.", "Text."),

@@ -71,8 +71,9 @@ MAX_TOKEN_BYTES = 40
 #: link whose text is [x], no wiki link (its URL was read as text). 20: a link to a page
 #: whose name holds a dot that is no file kind's suffix (/Servers-.Net, v1.2) may name
 #: its markdown file (Servers-.Net.md). 21: a heading's emoji and icon shortcodes
-#: (``:material-transit-detour: Flexible Services``) are no words of its title.
-ANALYZER_VERSION = 21
+#: (``:material-transit-detour: Flexible Services``) are no words of its title. 22:
+#: markdown-include's ``{!file.py!}`` and ``{!> file.py!}`` lines are markup.
+ANALYZER_VERSION = 22
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -179,10 +179,11 @@ _MARKDOWN_FENCE = re.compile(r"\{(?!(?:code|code-block|code-cell|sourcecode|lite
 _COMMENT_END = {"%%": "%%", "<!--": "-->", "{/*": "*/}", "{::comment}": "{:/"}
 #: a line of a code block that pulls a file in when the site is built: mdBook's
 #: ``{{#include file.rs:2:10}}``, ``{{#rustdoc_include …}}`` and ``{{#playground …}}``,
-#: pymdownx snippets' ``--8<-- "file.py"``. The reader sees the file; the line itself,
-#: a path, is not text (``\{{#include …}}``, escaped, is shown without its backslash)
+#: pymdownx snippets' ``--8<-- "file.py"``, markdown-include's ``{!file.py!}`` (and
+#: ``{!> file.py!}``: FastAPI's docs). The reader sees the file; the line itself, a
+#: path, is not text (``\{{#include …}}``, escaped, is shown without its backslash)
 _INCLUDE_LINE = re.compile(r"^[ \t]*(?:\{\{#(?:include|rustdoc_include|playground)\b[^}\n]*\}\}"
-                           r"|-{2}8<-{2}(?:[ \t]+[^\n]*)?)[ \t]*$", re.M)
+                           r"|-{2}8<-{2}(?:[ \t]+[^\n]*)?|\{!>?[^!{}\n]+!\})[ \t]*$", re.M)
 _ROLE_TARGET = re.compile(r"\s*<[^<>]*>\s*$")  # {ref}`Text <label>` shows Text
 
 
@@ -280,7 +281,7 @@ def _code(block: str, info: str = "") -> str:
     if info.startswith("{") and (options := _CELL_OPTIONS.match(block)):
         shown = [v.strip("'\"") for v in _SHOWN_OPTION.findall(options.group())]
         block = "".join(f"{v}\n" for v in shown if v) + block[options.end():]
-    if "{{#" in block or "8<-" in block:
+    if "{{#" in block or "8<-" in block or "{!" in block:
         return _unescaped(_INCLUDE_LINE.sub("", block))
     return block
 
@@ -758,6 +759,7 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     (("///",), re.compile(rf"\n{_WS}*/{{3,}}{_WS}*{_EOL}"), "\n"),
     # includes of mkdocs snippets and FastAPI's docs: markup that pulls a file in
     (("{*",), re.compile(rf"\n{_WS}*\{{\*[^\n]*\*\}}{_WS}*{_EOL}"), "\n"),
+    (("{!",), re.compile(rf"\n{_WS}*\{{!>?[^!{{}}\n]+!\}}{_WS}*{_EOL}"), "\n"),  # markdown-include
     (("--8<--",), re.compile(rf"\n{_WS}*-{{2}}8<-{{2}}[^\n]*{_EOL}"), "\n"),
     (("<<<",), re.compile(rf"\n{_WS}*<<<{_WS}+@[^\n]*{_EOL}"), "\n"),  # VitePress `<<< @/x.js{2}`
     # a table of contents the generator fills in: `[[toc]]` (markdown-it), `[TOC]`
