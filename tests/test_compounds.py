@@ -163,6 +163,8 @@ def test_a_typed_file_ranks_first_where_its_name_is_a_sections_title(paths):
     assert doc_ids(paths, "SUMMARY.md")[0] == "kb:SUMMARY.md"
     assert doc_ids(paths, "src/summary.md")[0] == "kb:SUMMARY.md"  # any case, its folder
     assert doc_ids(paths, "summary")[0] == "kb:chapter.md"
+    raw = paths.search(["SUMMARY.md"], SearchOptions(raw=True)).queries[0].results
+    assert raw[0].path == "chapter.md"  # raw: BM25F alone
 
 
 @pytest.mark.parametrize(("path", "files", "inside"), [

@@ -272,13 +272,14 @@ class Searcher:
         t_sql = time.perf_counter()
         side, rows, metas = self._meaning(node, plan, o, rows, metas, pending)
         reweigh = None if o.raw else boost_named(plan, self.analyzer, self.reader.meta)
-        ranked, stats = self._rank(rows, metas, o, reweigh, plan.files)
+        files = () if o.raw else plan.files  # raw: BM25F alone, as for named pages
+        ranked, stats = self._rank(rows, metas, o, reweigh, files)
         limit = self.default_limit(o)
         some: frozenset[str] = frozenset()
         outranked = 0
         if rankable and not (side is not None and side.used) and self._fills(plan, rows,
                                                                              o, limit):
-            ranked, some, outranked = self._filled(plan, rows, ranked, o, reweigh)
+            ranked, some, outranked = self._filled(plan, rows, ranked, o, reweigh, files)
             if outranked:
                 note = _joined(note, _outranked_note(outranked, self._opt(
                     o.cutoff_ratio, self.config.search.cutoff_ratio)))
@@ -487,8 +488,8 @@ class Searcher:
                 and o.sort == "score" and bool(rows) and bool(rows[0][2])
                 and int(rows[0][3]) < o.offset + limit)
 
-    def _filled(self, plan: Plan, rows, ranked: list, o: SearchOptions, reweigh
-                ) -> tuple[list, frozenset[str], int]:
+    def _filled(self, plan: Plan, rows, ranked: list, o: SearchOptions, reweigh,
+                files: tuple[str, ...] = ()) -> tuple[list, frozenset[str], int]:
         """``ranked`` (the chunks holding every word) followed by the best chunks holding
         some of them, scored as a long query's (BM25F × coordination) and ranked apart,
         the ids of those, and how many of ``ranked`` were left out: none overlaps a result
@@ -513,7 +514,7 @@ class Searcher:
         if not keep:
             return ranked, frozenset(), 0
         more, _ = self._rank([wide[i] for i in keep], [metas_of[i] for i in keep], o,
-                             reweigh, plan.files)
+                             reweigh, files)
         spans = [(m.ord, m.ord + m.descendants)
                  for m in (self.reader.meta(c.id) for c in ranked)]
         added: list = []
@@ -567,7 +568,7 @@ class Searcher:
 
         def vocabulary(meta) -> frozenset[str]:  # compared with each kept near title
             if meta.ord not in distinct:  # the words a reader sees, not the markup's
-                content(meta)
+                content(meta)  # a short-lived reader's one lookup of the compared texts
                 distinct[meta.ord] = frozenset(split_words(texts.plain(meta)))
             return distinct[meta.ord]
 
