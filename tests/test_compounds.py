@@ -128,6 +128,8 @@ PATHS = {  # a project whose tree is its docs/ folder, as mkdocs sites are laid 
     "modes.md": "# Strict and lax\n\nStrict mode refuses what lax mode converts.\n",
     "SUMMARY.md": "# Contents\n\n- [Validators](concepts/validators.md)\n- [Modes](modes.md)\n",
     "chapter.md": "# Chapter\n\nText.\n\n## Summary\n\nIn summary: a summary of the summary.\n",
+    "README.md": "# Site README\n\nThe site README: the site, the site README, the site.\n",
+    "site/README.md": "# Building\n\nHow the pages are built.\n",
 }
 
 
@@ -167,19 +169,25 @@ def test_a_typed_file_ranks_first_where_its_name_is_a_sections_title(paths):
     assert raw[0].path == "chapter.md"  # raw: BM25F alone
 
 
-@pytest.mark.parametrize(("path", "files", "inside"), [
-    ("src/SUMMARY.md", ("summary.md",), True),
-    ("concepts/validators.md", ("docs/concepts/validators.md",), True),
-    ("concepts/validators.md", ("validators.md", "x.md"), True),
-    ("api/validators.md", ("concepts/validators.md",), False),
-    ("myvalidators.md", ("validators.md",), False),
-    # a path typed from the project's root ends with the tree's path: the tree's own
-    # index is in "docs/index.md", and so in any "x/index.md" (the folders' words, which
-    # add score, then put x/index.md first: "guide/index.md" above)
-    ("index.md", ("guide/index.md",), True),
+@pytest.mark.parametrize(("path", "files", "level"), [
+    ("src/SUMMARY.md", ("summary.md",), 2),
+    ("concepts/validators.md", ("validators.md", "x.md"), 2),
+    ("concepts/validators.md", ("docs/concepts/validators.md",), 1),  # from the root
+    ("index.md", ("guide/index.md",), 1),  # as "docs/index.md" is: guide/index.md is 2
+    ("api/validators.md", ("concepts/validators.md",), 0),
+    ("myvalidators.md", ("validators.md",), 0),
 ])
-def test_a_file_the_query_typed(path, files, inside):
-    assert in_files(path, files) is inside
+def test_a_file_the_query_typed(path, files, level):
+    assert in_files(path, files) == level
+
+
+def test_a_typed_path_prefers_the_page_at_it_to_one_it_ends_with(paths):
+    """"site/README.md" is the tree's site/README.md, not its root README.md as typed
+    from the project's root, though the root's words match better (kind's docs, whose
+    tree is the project: the root README came first)."""
+    assert doc_ids(paths, "site/README.md")[:1] == ["kb:site/README.md"]
+    assert doc_ids(paths, "docs/README.md")[:1] == ["kb:README.md"]
+    assert doc_ids(paths, "guide/index.md")[:1] == ["kb:guide/index.md"]
 
 
 def test_not_a_path_excludes_the_files_named_so(paths):

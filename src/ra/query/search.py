@@ -465,8 +465,10 @@ class Searcher:
         cands = [self._candidate(m, r[0]) for m, r in zip(metas, rows, strict=True)]
         if files and cands:
             best = max(c.score for c in cands)
-            cands = [c._replace(score=c.score + best) if in_files(m.path, files) else c
-                     for c, m in zip(cands, metas, strict=True)]
+            levels = [in_files(m.path, files) for m in metas]
+            top = max(levels)  # the closest the chunks come to a typed file
+            cands = [c._replace(score=c.score + best) if top and level == top else c
+                     for c, level in zip(cands, levels, strict=True)]
 
         def lookup(chunk_id: str):
             meta = self.reader.meta(chunk_id)
@@ -675,13 +677,17 @@ class Contents:
         return self.lines[meta.ord]
 
 
-def in_files(path: str, files: tuple[str, ...]) -> bool:
-    """Whether the tree-relative ``path`` is one of the ``files`` a query typed: the same
-    path in any case, or one ends the other at a folder (``SUMMARY.md`` is
-    ``src/SUMMARY.md``; ``docs/concepts/validators.md``, typed from the project's root,
-    is the tree ``docs``' ``concepts/validators.md``)."""
+def in_files(path: str, files: tuple[str, ...]) -> int:
+    """Whether the tree-relative ``path`` is one of the ``files`` a query typed: 2 for the
+    same path in any case, or one that ends with it at a folder (``SUMMARY.md`` is
+    ``src/SUMMARY.md``); 1 for a path the typed one ends with, as a path typed from the
+    project's root does (``docs/concepts/validators.md`` is the tree ``docs``'
+    ``concepts/validators.md``, but ``site/README.md`` is not the root's ``README.md``
+    where ``site/README.md`` itself is indexed: ranking prefers the closest); 0 else."""
     path = path.lower()
-    return any(path == f or path.endswith("/" + f) or f.endswith("/" + path) for f in files)
+    if any(path == f or path.endswith("/" + f) for f in files):
+        return 2
+    return int(any(f.endswith("/" + path) for f in files))
 
 
 def _compared(ranked: list, metas: list, upto: int | None) -> list:
