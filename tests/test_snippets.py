@@ -22,10 +22,9 @@ from ra.query.snippets import (
     snippet,
     snippet_of,
     strip_markdown,
-    strip_syntax,
 )
 from ra.text.analysis import Analyzer
-from ra.text.markup import plain_text, reader_line
+from ra.text.markup import plain_text, reader_line, strip_syntax
 
 PLAIN = Analyzer("none")  # terms are the lowercased words: expectations stay readable
 ENGLISH = Analyzer("english")

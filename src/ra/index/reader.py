@@ -665,31 +665,29 @@ class IndexReader:
         ord range ``ord .. ord + descendants``, read with one list of ords so DuckDB skips
         the row groups that hold none of them.
         """
-        return {o: markdown for o, (markdown, _) in self._subtrees(ords, "text").items()}
+        return {o: markdown for o, (markdown, _) in self._subtrees(ords, True, False).items()}
 
     def plains(self, ords: list[tuple[int, int]]) -> dict[int, str]:
         """What a reader sees of each chunk incl. its subsections, as one line (the
         ``chunks.plain`` of the subtree's chunks joined by spaces), keyed by ``ord``."""
-        return {o: plain for o, (_, plain) in self._subtrees(ords, "plain").items()}
+        return {o: plain for o, (_, plain) in self._subtrees(ords, False, True).items()}
 
     def texts(self, ords: list[tuple[int, int]]) -> dict[int, tuple[str, str]]:
         """``contents`` and ``plains`` of each chunk, read at once."""
-        return self._subtrees(ords, "text", "plain")
+        return self._subtrees(ords, True, True)
 
-    def _subtrees(self, ords: list[tuple[int, int]], *columns: str
+    def _subtrees(self, ords: list[tuple[int, int]], markdown: bool, plain: bool
                   ) -> dict[int, tuple[str, str]]:
-        """``(markdown, plain)`` of each subtree, of the ``columns`` of ``texts`` asked
-        for (the other empty)."""
+        """``(markdown, plain)`` of each subtree, each empty unless asked for."""
         wanted = sorted({o for start, d in ords for o in range(start, start + d + 1)})
         if not wanted:
             return {}
-        markdown, plain = "text" in columns, "plain" in columns
         if (store := self._chunks()) is not None:
             rows = {o: t for o in wanted if (t := store.strings(o, markdown, plain))}
         else:
-            select = ", ".join(c if c in columns else "''" for c in ("text", "plain"))
+            text, line = "text" if markdown else "''", "plain" if plain else "''"
             rows = {o: (t, p) for o, t, p in self.query(
-                f"SELECT ord, {select} FROM texts WHERE ord = ANY($ords::INTEGER[])",
+                f"SELECT ord, {text}, {line} FROM texts WHERE ord = ANY($ords::INTEGER[])",
                 {"ords": wanted})}
         none = ("", "")
         return {start: ("".join(rows.get(o, none)[0] for o in range(start, start + d + 1))

@@ -346,12 +346,9 @@ class Planner:
         if fld == "tree":
             return self._add(kind="tree", text=text, tree=text)
         words = split_words(text)
-        if len(words) > 1 and self._negations and fld in (None, "path") and (
-                found := _DOCUMENT.fullmatch(text)) and split_words(found["name"]):
-            # NOT CHANGELOG.md, -api/validators.md: the pages at that path (its words in
-            # the path field, as a phrase), not the chunks holding "changelog md"
-            # together (none: no path holds "md"), which excluded nothing
-            return self._term(text[:found.end("name")], "path", boost)
+        if len(words) > 1 and self._negations and (
+                document := self._document(text, fld, boost)) is not None:
+            return document
         if len(words) > 1 and fuzzy and not self._negations:
             if has_cjk(text):
                 return self._cjk(text, words, fld, boost)
@@ -425,12 +422,17 @@ class Planner:
         path field holds (``docs/`` for a tree at ``./docs``, ``docs/index.md`` for the
         tree's own index). The path is one of the plan's ``files``: a word of a file's
         name is also a section's title ("SUMMARY.md", "CONTRIBUTING.md"), and the file
-        ranks first. None when ``text`` is not such a path."""
+        ranks first. Negated (``NOT CHANGELOG.md``, ``-api/validators.md``), the pages
+        at that path: its words in the path field, as a phrase (the words with "md",
+        which no path holds, excluded nothing). None when ``text`` is not such a path."""
         found = _DOCUMENT.fullmatch(text)
         if found is None or not (named := split_words(found["name"])):
             return None
+        if self._negations:
+            return self._term(text[:found.end("name")], "path", boost) if fld in (
+                None, "path") else None
         required = self._term(found["name"], fld, boost)
-        if not self._negations and fld in (None, "path"):
+        if fld in (None, "path"):
             self.plan.files += (text.lower().removeprefix("./"),)
         for word in dict.fromkeys(split_words(found["folders"])):
             self._term(word, fld, boost)  # score only: in no expression

@@ -32,6 +32,7 @@ from ra.query.named import boost_named
 from ra.query.parser import dash_negations, parse, parse_lenient, typed_operators
 from ra.query.phrases import PhraseScorer
 from ra.query.plan import Plan, PlanOptions, plan_query, shortened
+from ra.query.render import plural
 from ra.query.snippets import matcher, snippet_of
 from ra.text.analysis import analyzer_for, split_words
 
@@ -339,8 +340,8 @@ class Searcher:
         if taken <= 0:
             return None
         flags = [query[start:end] for start, end in spans]
-        chunks = "1 matching chunk" if taken == 1 else f"{taken} matching chunks"
-        return (f"{' and '.join(flags)} excluded {chunks}; to search for "
+        return (f"{' and '.join(flags)} excluded {plural(taken, 'matching chunk')}; "
+                f"to search for "
                 f"{flags[0]} itself, quote it: \"{flags[0]}\"")
 
     def _meaning_on(self, o: SearchOptions) -> bool:
@@ -726,8 +727,7 @@ def _family(meta) -> tuple:
 
 def _outranked_note(n: int, ratio: float) -> str:
     """What a topic says when the chunks holding every word scored too low to show."""
-    chunks = "1 chunk" if n == 1 else f"{n} chunks"
-    return (f"{chunks} holding every word {'scores' if n == 1 else 'score'} less than "
+    return (f"{plural(n, 'chunk')} holding every word {'scores' if n == 1 else 'score'} less than "
             f"{ratio:g} times the best of those holding some of them: not shown")
 
 
