@@ -23,6 +23,9 @@ DOCS = {
     "canbus.md": "# CAN bus\n\nThe CAN bus links the controllers of a car.\n",
     "rc.md": "# Rc\n\nRc counts references: where a Box has one owner, an Rc has many.\n",
     "contents.md": "# Contents\n\nSmart pointers: Box vs Rc.\n",
+    "fonts.md": "# Changing the fonts\n\n## Additional fonts\n\nUse an extra style sheet to "
+                "add the corresponding font face for a custom font.\n",
+    "logo.md": "# Logo\n\nAdd a custom logo; the font of the header is set apart.\n",
 }
 
 
@@ -70,3 +73,20 @@ def test_the_words_of_a_comparison_add_score_only(searcher, query):
     explain = searcher.search([query], SearchOptions(explain=True)).queries[0].explain
     assert [c["score_only"] for c in explain["clauses"]] == [False, True, False]
     assert ids(searcher, "Box AND vs AND Rc") == ["kb:contents.md"]  # typed: as written
+
+
+def test_articles_add_score_only_in_a_filtered_query(searcher):
+    """On Material for MkDocs' docs "how do I add a custom font" required "a", and the
+    section on custom fonts says "an" and "the": it was not found."""
+    assert ids(searcher, "add an custom font")[:1] == ["kb:fonts.md"]
+    explain = searcher.search(["how do I add a custom font"], SearchOptions(explain=True)
+                              ).queries[0].explain
+    assert [(c["text"], c["score_only"]) for c in explain["clauses"]][3:] == [
+        ("add", False), ("a", True), ("custom", False), ("font", False)]
+    assert "kb:fonts.md" in ids(searcher, "how do I add a custom font")
+
+
+def test_an_article_stays_required_where_fewer_than_two_words_are_left(searcher):
+    for query in ("a lambda", "the CAN", "a AND lambda"):
+        explain = searcher.search([query], SearchOptions(explain=True)).queries[0].explain
+        assert not any(c["score_only"] for c in explain["clauses"]), query

@@ -90,9 +90,9 @@ def _is_option(arg: str, takes_value: dict[str, bool]) -> bool:
 SEARCH_HELP = """Search the knowledge base; every argument is its own topic.
 
 Words are AND'd and typo-tolerant, but for a question's opening words ("how to", "what
-is a") and "vs", which only add score; an abbreviation defined in parentheses ("generic
-associated types (GATs)") may stand for its words; a long query (six words or more) or
-one that says "or" is ranked instead, chunks with more of its words first. When fewer
+is a"), articles and "vs", which only add score; an abbreviation defined in parentheses
+("generic associated types (GATs)") may stand for its words; a long query (six words or
+more) or one that says "or" is ranked instead, chunks with more of its words first. When fewer
 chunks than asked for hold every word, the chunks holding most of them follow, marked.
 "quoted phrases", OR, -term / NOT term, (groups), field:term (title, tags, path, body,
 tree), term^2 boosts and prefix* work too; only capital AND/OR/NOT are operators. A

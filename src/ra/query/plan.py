@@ -170,6 +170,9 @@ QUESTION_WORDS = frozenset("how what whats why when where which who can could sh
 FRAME_WORDS = QUESTION_WORDS | frozenset("to i we you a an the my our".split())
 #: The words of a comparison, score-only as the frame is (``Planner._needed``).
 COMPARISON_WORDS = frozenset({"vs", "versus"})
+#: Articles: score-only in a query that is filtered, not ranked, where two other words are
+#: left (``Planner._without_articles``).
+ARTICLES = frozenset({"a", "an", "the"})
 
 
 @dataclass
@@ -214,6 +217,9 @@ class Planner:
         self.plan.groups = self._groups(expr)
         self.plan.ranked = rankable and (
             len(self.plan.groups) >= self.options.long_query_words or self._says_or())
+        if rankable and not self.plan.ranked and expr is not (
+                expr := self._without_articles(expr)):
+            self.plan.expr, self.plan.groups = expr, self._groups(expr)
         return self.plan
 
     def _without_score_only(self, expr: Expr) -> Expr:
@@ -226,6 +232,18 @@ class Planner:
             return expr
         return rest[0] if len(rest) == 1 else AllOf(rest)
 
+    def _without_articles(self, expr: Expr) -> Expr:
+        """``expr`` but the articles of a top-level AND, when two other words are left:
+        they add score, and as words to AND they kept out the answer that says "an" or
+        nothing where the query says "a" ("how do I add a custom font" on Material for
+        MkDocs' docs: "Additional fonts" says "to add the corresponding @font-face")."""
+        if type(expr) is not AllOf:
+            return expr
+        word = self._word
+        rest = tuple(i for i in expr.items if word(i) not in ARTICLES)
+        left = [i for i in self._groups(AllOf(rest)) if word(i) not in FRAME_WORDS]
+        return expr if len(rest) == len(expr.items) or len(left) < 2 else AllOf(rest)
+
     def _needed(self, items: tuple) -> tuple:
         """``items`` but those that add score and are neither required nor counted: a
         question's frame (``how to``, ``what is a``, ``how do I``: the page on a thing
@@ -233,10 +251,7 @@ class Planner:
         Rc": a page that compares two things rarely writes "vs", and as a word to AND it
         kept, on the Rust book, the table of contents alone). Each is dropped only when
         something is left. Of a query's words, and of a slug's parts (``_compound``)."""
-        def word(item) -> str | None:
-            clause = self.plan.clauses[item.index] if isinstance(item, Ref) else None
-            return clause.text.lower() if clause is not None and clause.kind == "term" else None
-
+        word = self._word
         n = 0
         while n < len(items) and word(items[n]) in (QUESTION_WORDS if n == 0 else FRAME_WORDS):
             n += 1
@@ -244,6 +259,11 @@ class Planner:
         kept = tuple(i for i in rest if (w := word(i)) is None
                      or w.rstrip(".") not in COMPARISON_WORDS)
         return kept or rest
+
+    def _word(self, item) -> str | None:
+        """The word of a term clause ``item``, lowercased; None for anything else."""
+        clause = self.plan.clauses[item.index] if isinstance(item, Ref) else None
+        return clause.text.lower() if clause is not None and clause.kind == "term" else None
 
     def _says_or(self) -> bool:
         """Whether the query holds the word "or" (not the operator ``OR``): "sqlite or

@@ -235,10 +235,10 @@ Queries = Annotated[Query | Annotated[list[Query], Field(max_length=MAX_TOPICS)]
     validation_alias=AliasChoices("queries", "query"),
     description="Search terms: one string for one topic, or an array of strings to research "
     "several topics in one call (each answered separately). Words are AND'd and "
-    "typo-tolerant (a question's opening words, \"how to\", \"what is a\", and \"vs\" "
-    "only add score; \"words (ABBR)\" matches either); a question or sentence of six "
-    "words or more, or one that says \"or\", is ranked, chunks with more of its words "
-    "first; results holding only some words are marked partial; \"quote\" an exact "
+    "typo-tolerant (a question's opening words, \"how to\", \"what is a\", articles "
+    "and \"vs\" only add score; \"words (ABBR)\" matches either); a question or sentence "
+    "of six words or more, or one that says \"or\", is ranked, chunks with more of its "
+    "words first; results holding only some words are marked partial; \"quote\" an exact "
     "phrase; -word excludes; a OR b.")]
 Limit = Annotated[int | None, Field(ge=1, le=1000, description="Results per topic (default 5).")]
 MaxTokens = Annotated[int | None, Field(ge=1, le=MAX_TOKENS, description=(
