@@ -30,6 +30,13 @@ from ra.text.markup import (
     ("Version {#v1.2/beta}", ("Version", "v1-2-beta")),  # what an id cannot hold becomes -
     ("Use {braces} in text", ("Use {braces} in text", None)),
     ("Set {key}", ("Set {key}", None)),
+    # Python-Markdown's attr_list (Material for MkDocs): bare keys in a list set off by
+    # blanks, an id as a key
+    ("Changes to `*.html` files { data-search-exclude }", ("Changes to `*.html` files", None)),
+    ("4.6.1 { id=\"4.6.1\" }", ("4.6.1", "4-6-1")),
+    ("Table {: id='tab' .wide }", ("Table", "tab")),
+    ("Set {key }", ("Set {key }", None)),
+    ("Set { a, b }", ("Set { a, b }", None)),
     # docsify's heading options
     ("themeColor ⚠️ :id=themecolor", ("themeColor ⚠️", "themecolor")),
     ("Both :id=both :docsify-ignore", ("Both", "both")),

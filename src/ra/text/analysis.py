@@ -72,8 +72,10 @@ MAX_TOKEN_BYTES = 40
 #: whose name holds a dot that is no file kind's suffix (/Servers-.Net, v1.2) may name
 #: its markdown file (Servers-.Net.md). 21: a heading's emoji and icon shortcodes
 #: (``:material-transit-detour: Flexible Services``) are no words of its title. 22:
-#: markdown-include's ``{!file.py!}`` and ``{!> file.py!}`` lines are markup.
-ANALYZER_VERSION = 22
+#: markdown-include's ``{!file.py!}`` and ``{!> file.py!}`` lines are markup. 23: a
+#: heading's attribute list may hold bare keys (``{ data-search-exclude }``) and declare its
+#: id as a key (``{ id="4.6.1" }``), as Python-Markdown's attr_list reads them.
+ANALYZER_VERSION = 23
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

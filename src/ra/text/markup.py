@@ -53,8 +53,17 @@ _ATTR = r"(?:#[^\s{}#]+|\.[\w-][\w:/()-]*|[\w-]+=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s{
 #: colon split a run between them every way, and "{" before 50 KB of spaces took a second)
 _ATTRS = rf"\{{[ \t]*(?::[ \t]*)?{_ATTR}(?:[ \t]+{_ATTR})*[ \t]*\}}"
 _ANY_ATTRS = re.compile(_ATTRS)
-_TRAILING_ATTRS = re.compile(rf"[ \t]*{_ATTRS}[ \t]*$")
-_ID = re.compile(r"(?:^|[\s{:])#([^\s{}#]+)")
+#: at a heading's end, a list set off by blanks inside its braces may hold bare keys too, as
+#: Python-Markdown's attr_list reads them (``{ data-search-exclude }``, Material for MkDocs);
+#: "Set {key}" stays text
+_LOOSE_ATTR = rf"(?:{_ATTR}|[A-Za-z][\w-]*)"
+#: (no blanks before the list: tried from every blank of a run, they made a run of 50 KB
+#: take a second and a half)
+_TRAILING_ATTRS = re.compile(
+    rf"(?:{_ATTRS}|\{{[ \t]+(?::[ \t]*)?{_LOOSE_ATTR}(?:[ \t]+{_LOOSE_ATTR})*[ \t]+\}})"
+    r"[ \t]*$")
+#: ``#id``, or ``id="…"`` (attr_list, Material for MkDocs' changelog: ``{ id="4.6.1" }``)
+_ID = re.compile(r"(?:^|[\s{:])(?:#([^\s{}#]+)|id=(?:\"([^\"\n]*)\"|'([^'\n]*)'|([^\s{}\"']+)))")
 _ID_UNSAFE = re.compile(r"[\s/.#]+")  # an id may not hold what splits a chunk id
 
 
@@ -67,7 +76,7 @@ def _safe_id(declared: str | None) -> str | None:
 def _declared_id(attributes: str) -> str | None:
     """The ``#id`` of an attribute list (``{ #id .class }``, ``{: #id}``), made safe."""
     declared = _ID.search(attributes)
-    return _safe_id(declared.group(1)) if declared else None
+    return _safe_id(next(filter(None, declared.groups()), None)) if declared else None
 
 
 #: docsify's heading options: ``## Title :id=custom``, ``:docsify-ignore``, ``{docsify-ignore}``
@@ -91,7 +100,8 @@ def docsify_options(line: str) -> tuple[str, str | None] | None:
 
 def heading_anchor(title: str) -> tuple[str, str | None]:
     """``(title, declared id or None)``: a trailing attribute list (``{#id}``,
-    ``{ #id .class key=val }``, kramdown's ``{: #id}``) or docsify's options
+    ``{ #id .class key=val }``, kramdown's ``{: #id}``, attr_list's ``{ id="x" bare-key }``)
+    or docsify's options
     (``:id=custom``, ``:docsify-ignore``) leave the title, and the id is returned.
     Characters a chunk id cannot hold (``/``, ``.``, ``#``, spaces) become ``-``; an
     attribute list without an id yields None."""
