@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import doc_ids, kb_searcher
-from ra.query.search import SearchOptions, in_files
+from ra.query.search import SearchOptions, in_files, numbered
 
 DOCS = {
     "adjacent.md": "# Adjacent\n\nThe tldr-pages project collects command examples.\n",
@@ -241,3 +241,68 @@ def test_typed_operators_keep_a_slugs_words_required(paths):
     assert ("vs", False) in [(c["text"], c["score_only"]) for c in topic.explain["clauses"]]
     assert topic.match == "partial"
     assert paths.search(["strict-mode-vs-lax-mode"]).queries[0].match == "all"
+
+
+# A page numbered as the query says (a project's design records: Rust's RFCs, Kubernetes'
+# KEPs, architecture decision records). Written for this test: no third-party text.
+NUMBERED = {
+    "sig-node/1287-in-place-resize/README.md": "# In-place Update of Pod Resources\n\n"
+        "Resize a pod's containers in place.\n\n## Proposal\n\nThe kubelet resizes the "
+        "containers of a running pod, one by one, as the pod's spec asks.\n\n"
+        "## Release Signoff Checklist\n\nThe approvers of this KEP approve it when the "
+        "tests pass, the docs are written and the graduation criteria are met.\n",
+    "sig-node/5419-pod-level-resize/README.md": "# KEP-5419: Pod-Level Resize\n\n"
+        "Builds on KEP-1287.\n",
+    "sig-node/5554-cpu-manager/README.md": "# KEP-5554: CPU Manager Resize\n\n"
+        "Extends KEP-1287.\n",
+    "adr/0005-use-postgres.md": "# 5. Use Postgres\n\nWe store records in Postgres.\n",
+    "adr/0012-queue.md": "# 12. Queue\n\nADR 5 chose Postgres; this ADR adds a queue.\n",
+    "notes.md": "# Notes\n\nUTF-8 text everywhere; issue 1287 was closed.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def numbered_pages(tmp_path_factory):
+    with kb_searcher(tmp_path_factory, "numbered", NUMBERED) as searcher:
+        yield searcher
+
+
+@pytest.mark.parametrize(("query", "first"), [
+    ("KEP-1287", "kb:sig-node/1287-in-place-resize/README.md"),
+    ("kep 1287", "kb:sig-node/1287-in-place-resize/README.md"),
+    ("1287", "kb:sig-node/1287-in-place-resize/README.md"),
+    ("ADR 5", "kb:adr/0005-use-postgres.md"),
+    ("ADR-0005", "kb:adr/0005-use-postgres.md"),
+    ("KEP-5419", "kb:sig-node/5419-pod-level-resize/README.md"),
+])
+def test_a_number_names_the_page_numbered_so(numbered_pages, query, first):
+    """The page whose file or folder name starts with the number ranks first, as the
+    page (its title need not say "KEP"), before the pages that cite it by that name."""
+    top = numbered_pages.search([query], SearchOptions()).queries[0].results[0]
+    assert top.id.split("#")[0] == first
+    assert top.breadcrumb == top.title  # the page, not one of its sections
+    assert doc_ids(numbered_pages, query)[:1] == [first]
+
+
+@pytest.mark.parametrize(("path", "numbers", "named"), [
+    ("keps/1287-in-place-resize/README.md", ("1287",), True),
+    ("text/0243-trait-based-exception-handling.md", ("243",), True),
+    ("adr/0005-use-postgres.md", ("5",), True),
+    ("adr/0005-use-postgres.md", ("0",), False),
+    ("adr/0000-template.md", ("0",), True),
+    ("ch05-01-structs.md", ("5",), False),  # "ch05" is no number
+    ("posts/2024-01-05-release.md", ("2024",), True),
+    ("keps/12870-other/README.md", ("1287",), False),
+    ("notes.md", (), False),
+])
+def test_numbered(path, numbers, named):
+    assert numbered(path, numbers) is named
+
+
+def test_a_compound_of_a_word_and_a_number_stays_a_compound_elsewhere(numbered_pages):
+    """No page is numbered 8: "UTF-8" finds the page that writes it, as before; with
+    another word, the page's sections that hold it, not the whole page."""
+    assert doc_ids(numbered_pages, "UTF-8") == ["kb:notes.md"]
+    top = numbered_pages.search(["KEP-1287 approvers"], SearchOptions()).queries[0].results
+    assert [r.id for r in top] == [
+        "kb:sig-node/1287-in-place-resize/README.md#release-signoff-checklist"]

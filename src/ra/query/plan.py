@@ -147,6 +147,10 @@ class Plan:
     #: the paths to files the query typed (``SUMMARY.md``, ``docs/concepts/validators.md``),
     #: lowercased: what is in such a file ranks first (``ra.query.search.in_files``)
     files: tuple[str, ...] = ()
+    #: the numbers the query names documents by (``KEP-1287``, ``RFC 243``, ``ADR-0005``),
+    #: without leading zeros: a page whose file or folder name starts with one ranks
+    #: first (``ra.query.search.numbered``)
+    numbers: tuple[str, ...] = ()
 
     def counted(self) -> tuple:
         """The groups coordination counts (for a plan built by hand without groups: each
@@ -192,6 +196,8 @@ class Planner:
         self._fuzzy_cache: dict[str, list] = {}
         self._negations = 0  # how many NOTs enclose the node being planned
         self._rankable = False
+        self._numbers: list[str] = []  # numbers that may name pages, as typed (``_number``)
+        self._joined_number = False  # a word and a number joined by a dash (``_compound``)
 
     def build(self, node: ast.Node, query: str = "", rankable: bool = False) -> Plan:
         """The plan of ``node``; ``rankable``: a long query may be ranked (no OR or AND
@@ -220,7 +226,35 @@ class Planner:
         if rankable and not self.plan.ranked and expr is not (
                 expr := self._without_articles(expr)):
             self.plan.expr, self.plan.groups = expr, self._groups(expr)
+        if rankable and len(self.plan.groups) <= 2:  # "1287", "RFC 243", "KEP-1287 x": a
+            for item in self.plan.groups:  # number names a numbered page; in a longer
+                if (word := self._word(item)) is not None and word.isdigit():  # query
+                    self._number(word)  # ("IL-6 levels in serum"), a word's part
+            self.plan.numbers = tuple(dict.fromkeys(n.lstrip("0") or "0" for n in self._numbers))
+            if self._numbers and not self.plan.negative and self._name_only():
+                self._page_by_number()
         return self.plan
+
+    def _name_only(self) -> bool:
+        """Whether the query is a page's name and nothing else: a number and at most one
+        word (``1287``, ``RFC 243``), or a word and a number joined (``KEP-1287``)."""
+        words = [self._word(g) for g in self.plan.groups]
+        digits = sum(1 for w in words if w is not None and w.isdigit())
+        plain = sum(1 for w in words if w is not None and not w.isdigit())
+        if len(words) == digits + plain:
+            return digits == 1 and plain <= 1
+        return len(words) == 1 and self._joined_number
+
+    def _page_by_number(self) -> None:
+        """A query that is a page's name (``_name_only``: "KEP-1287", "RFC 243") also
+        matches the pages whose path holds the number: every section of the page
+        numbered so, which ranks first (``Plan.numbers``), not only those that say
+        "KEP" (its title, "In-place Update of Pod Resources", does not)."""
+        paths = tuple(filter(None, (self._term(digits, "path", 1.0, fuzzy=False)
+                                    for digits in self._numbers)))
+        self.plan.expr = AnyOf((self.plan.expr, *paths))
+        self.plan.groups = self._groups(self.plan.expr)
+        self.plan.positive += tuple(r.index for r in paths)
 
     def _without_score_only(self, expr: Expr) -> Expr:
         """``expr`` but the words of a top-level AND that only add score
@@ -259,6 +293,11 @@ class Planner:
         kept = tuple(i for i in rest if (w := word(i)) is None
                      or w.rstrip(".") not in COMPARISON_WORDS)
         return kept or rest
+
+    def _number(self, digits: str) -> None:
+        """``digits`` may name a numbered page (``Plan.numbers``), if the query is short."""
+        if digits not in self._numbers:
+            self._numbers.append(digits)
 
     def _word(self, item) -> str | None:
         """The word of a term clause ``item``, lowercased; None for anything else."""
@@ -394,6 +433,10 @@ class Planner:
         # a slug's frame and comparison word add score, as typed apart: a page's address
         # writes its title so ("strict-mode-vs-lax-mode", "how-to-write-custom-validators")
         parts = Parts(self._needed(parts) if self._rankable and len(parts) > 2 else parts)
+        if (len(words) == 2 and words[0].isalpha() and words[1].isdigit()
+                and not self._negations and fld in (None, "path")):
+            self._number(words[1])  # KEP-1287, ADR-0005: the page numbered so
+            self._joined_number = True
         self._bonus_phrase(text, words, fld, boost)
         joined = "".join(words)
         alt = self._exact(self.analyzer.stem(joined), joined)

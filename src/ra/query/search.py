@@ -17,10 +17,12 @@ or by ``tree:`` in a query, is an error that lists the trees (``Config.require_t
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from ra.errors import QueryError
 from ra.index.reader import ChunkMeta
@@ -273,14 +275,14 @@ class Searcher:
         t_sql = time.perf_counter()
         side, rows, metas = self._meaning(node, plan, o, rows, metas, pending)
         reweigh = None if o.raw else boost_named(plan, self.analyzer, self.reader.meta)
-        files = () if o.raw else plan.files  # raw: BM25F alone, as for named pages
-        ranked, stats = self._rank(rows, metas, o, reweigh, files)
+        named = Named() if o.raw else Named(plan.files, plan.numbers)  # raw: BM25F alone
+        ranked, stats = self._rank(rows, metas, o, reweigh, named)
         limit = self.default_limit(o)
         some: frozenset[str] = frozenset()
         outranked = 0
         if rankable and not (side is not None and side.used) and self._fills(plan, rows,
                                                                              o, limit):
-            ranked, some, outranked = self._filled(plan, rows, ranked, o, reweigh, files)
+            ranked, some, outranked = self._filled(plan, rows, ranked, o, reweigh, named)
             if outranked:
                 note = _joined(note, _outranked_note(outranked, self._opt(
                     o.cutoff_ratio, self.config.search.cutoff_ratio)))
@@ -458,15 +460,16 @@ class Searcher:
                       scale)
 
     def _rank(self, rows, metas: list[ChunkMeta], o: SearchOptions, reweigh=None,
-              files: tuple[str, ...] = ()):
+              named: Named | None = None):
         """Rank the scored chunks ``rows`` (``metas``: theirs). A chunk of a file the
-        query typed (``files``) scores the best score more: the file ranks first."""
+        query typed, or numbered as it says (``named``), scores the best score more: the
+        file ranks first."""
         s = self.config.search
         tainted = sorted(rows[0][4] or ()) if rows else []
         cands = [self._candidate(m, r[0]) for m, r in zip(metas, rows, strict=True)]
-        if files and cands:
+        if named and any(named) and cands:
             best = max(c.score for c in cands)
-            levels = [in_files(m.path, files) for m in metas]
+            levels = [named.level(m.path) for m in metas]
             top = max(levels)  # the closest the chunks come to a typed file
             cands = [c._replace(score=c.score + best) if top and level == top else c
                      for c, level in zip(cands, levels, strict=True)]
@@ -492,7 +495,7 @@ class Searcher:
                 and int(rows[0][3]) < o.offset + limit)
 
     def _filled(self, plan: Plan, rows, ranked: list, o: SearchOptions, reweigh,
-                files: tuple[str, ...] = ()) -> tuple[list, frozenset[str], int]:
+                named: Named | None = None) -> tuple[list, frozenset[str], int]:
         """``ranked`` (the chunks holding every word) followed by the best chunks holding
         some of them, scored as a long query's (BM25F × coordination) and ranked apart,
         the ids of those, and how many of ``ranked`` were left out: none overlaps a result
@@ -517,7 +520,7 @@ class Searcher:
         if not keep:
             return ranked, frozenset(), 0
         more, _ = self._rank([wide[i] for i in keep], [metas_of[i] for i in keep], o,
-                             reweigh, files)
+                             reweigh, named)
         spans = [(m.ord, m.ord + m.descendants)
                  for m in (self.reader.meta(c.id) for c in ranked)]
         added: list = []
@@ -676,6 +679,31 @@ class Contents:
         """What a reader sees of ``meta``'s chunk and its subsections, as one line."""
         self.fetch_plain([meta])
         return self.lines[meta.ord]
+
+
+class Named(NamedTuple):
+    """What a query names pages by: the paths of files it typed (``Plan.files``) and the
+    numbers of numbered pages (``Plan.numbers``)."""
+
+    files: tuple[str, ...] = ()
+    numbers: tuple[str, ...] = ()
+
+    def level(self, path: str) -> int:
+        """How closely the tree-relative ``path`` is named: ``in_files``, and 2 for a
+        page numbered as the query says."""
+        return in_files(path, self.files) or 2 * numbered(path, self.numbers)
+
+
+#: a file's or folder's leading number, without its zeros: ``0243-trait-based-….md``
+_NUMBERED = re.compile(r"(?:^|/)0*(\d+)(?=[-_.]|/|$)")
+
+
+def numbered(path: str, numbers: tuple[str, ...]) -> bool:
+    """Whether a file or folder of ``path`` is numbered as one of ``numbers`` (without
+    leading zeros) says: the design records of a project name their pages so (Rust's
+    RFCs ``text/0243-trait-based-exception-handling.md``, Kubernetes' KEPs
+    ``sig-node/1287-in-place-update-pod-resources/README.md``, ``adr/0005-….md``)."""
+    return bool(numbers) and any(n in numbers for n in _NUMBERED.findall(path))
 
 
 def in_files(path: str, files: tuple[str, ...]) -> int:
