@@ -250,6 +250,35 @@ def test_a_github_wiki_s_page_links_resolve(tmp_path):
     assert rows["Getting Started"] == "docs:Getting-Started.md"
 
 
+def test_a_dendron_vault_s_links_resolve(tmp_path):
+    """Dendron names notes by their hierarchy (``dendron.topic.lookup.md``), writes the
+    label first (``[[Details|dendron.topic.lookup#details]]``) and refers to a note of a
+    vault by the vault's name (``[[Lookup|dendron://site/dendron.topic.lookup]]``,
+    ``![[dendron://site/tips]]``); the reader sees the label."""
+    text = ("# Home\n\nSee [[Details|dendron.topic.lookup#details]], "
+            "[[Lookup|dendron://site/dendron.topic.lookup]], "
+            "[[Find|dendron://site/dendron.topic.lookup#finding-notes]] and "
+            "[[dendron.topic.lookup]].\n\n![[dendron://site/tips]]\n")
+    assert links_of(text) == [
+        # without the vault, the label-first order is Gollum's, which Obsidian reads the
+        # other way: shown as written; it resolves as a GitHub wiki's does
+        ("wiki", "dendron.topic.lookup#details", "Details"),
+        ("wiki", "Lookup", "dendron.topic.lookup"),
+        ("wiki", "Find", "dendron.topic.lookup#finding-notes"),
+        ("wiki", "dendron.topic.lookup", "dendron.topic.lookup"), ("embed", "tips", "tips")]
+    config = kb(tmp_path, {
+        "root.md": text,
+        "dendron.topic.lookup.md": "# Lookup\n\n## Details\n\nFuzzy.\n\n"
+                                   "## Finding notes\n\nType.\n",
+        "tips.md": "# Tips\n\nSome.\n"})
+    rows = {r[2]: r[5] for r in resolved(config) if r[0] == "docs:root.md#home"}
+    assert rows == {"dendron.topic.lookup#details": "docs:dendron.topic.lookup.md#details",
+                    "Lookup": "docs:dendron.topic.lookup.md",
+                    "Find": "docs:dendron.topic.lookup.md#finding-notes",
+                    "dendron.topic.lookup": "docs:dendron.topic.lookup.md",
+                    "tips": "docs:tips.md"}
+
+
 def test_an_azure_devops_wiki_s_page_links_resolve(tmp_path):
     """An Azure DevOps wiki names a page from its root without a suffix, dashes for
     spaces, and writes a page's parentheses with backslashes and its own dashes as

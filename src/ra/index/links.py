@@ -37,7 +37,8 @@ def links_sql(where: str = "") -> str:
     spaces and dashes alike (``[[Getting Started]]`` is ``Getting-Started.md`` in a GitHub
     wiki, ``Getting Started.md`` in an Obsidian vault, which is preferred when both are
     there); ``[[a|b]]`` names page ``a`` (Obsidian, MediaWiki), else page ``b`` (GitHub's
-    wikis, Gollum: ``[[Link text|Page-Name]]``)."""
+    wikis, Gollum: ``[[Link text|Page-Name]]``; Dendron: ``[[Details|note.name#details]]``,
+    its heading among the link's anchors)."""
     return f"""\
 WITH l AS (SELECT * FROM {RAW} {where}),
 named AS (
@@ -60,8 +61,8 @@ by_name AS (
 by_text AS (
   SELECT l.ord, l.seq, arg_min(d.id, length(d.path)) AS doc_id
   FROM l JOIN docs d ON d.tree = l.tree
-   AND d.name = replace(regexp_replace(lower(trim(l.text)), '\\.(?:{_SUFFIXES})$', ''),
-                        ' ', '-')
+   AND d.name = replace(regexp_replace(lower(trim(split_part(l.text, '#', 1))),
+                                       '\\.(?:{_SUFFIXES})$', ''), ' ', '-')
   WHERE l.kind = 'wiki' AND l.target_name IS NOT NULL AND l.text <> l.target
   GROUP BY l.ord, l.seq),
 resolved AS (

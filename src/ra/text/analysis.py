@@ -74,8 +74,10 @@ MAX_TOKEN_BYTES = 40
 #: (``:material-transit-detour: Flexible Services``) are no words of its title. 22:
 #: markdown-include's ``{!file.py!}`` and ``{!> file.py!}`` lines are markup. 23: a
 #: heading's attribute list may hold bare keys (``{ data-search-exclude }``) and declare its
-#: id as a key (``{ id="4.6.1" }``), as Python-Markdown's attr_list reads them.
-ANALYZER_VERSION = 23
+#: id as a key (``{ id="4.6.1" }``), as Python-Markdown's attr_list reads them. 24:
+#: Dendron's wiki links: ``[[Label|dendron://vault/note#h]]`` names ``note``, shown as
+#: "Label"; an alias's heading is an anchor (``[[Details|note#details]]``).
+ANALYZER_VERSION = 24
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -169,8 +169,16 @@ def _inside(at: int, spans: list[tuple[int, int]]) -> bool:
 _TABLES = ("_toc_", "_tosp_")
 
 
+#: Dendron's reference to a note of a vault, by the vault's name: ``dendron://vault/``
+_DENDRON = re.compile(r"dendron://[^/\s]*/")
+
+
 def _wiki(m: re.Match, codes: list[str]) -> Link | None:
     embed, target, alias = m.group(1), m.group(2).strip(), m.group(3)
+    if alias and _DENDRON.match(alias.strip()):  # Dendron: [[Label|dendron://vault/note]]
+        target, alias = _DENDRON.sub("", alias.strip(), count=1), target
+    elif _DENDRON.match(target):
+        target = _DENDRON.sub("", target, count=1)
     if target.lower() in _TABLES:
         return None  # where the wiki shows a table of contents, no page
     if embed and _MEDIA.search(target.split("#")[0]):
@@ -203,7 +211,7 @@ _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 def target_of(source_path: str, link: Link) -> Target:
     """Where ``link``, written in the document at ``source_path``, may point."""
     if link.kind in ("wiki", "embed"):
-        return _wiki_target(source_path, link.target)
+        return _wiki_target(source_path, link.target, link.text)
     target = link.target
     if target.startswith(_CURSOR):
         return _project_target(target[len(_CURSOR):])
@@ -275,10 +283,16 @@ def _project_target(target: str) -> Target:
     return Target(False, (path,) if path else (), stem, anchors)
 
 
-def _wiki_target(source_path: str, target: str) -> Target:
+def _wiki_target(source_path: str, target: str, shown: str = "") -> Target:
+    """A wiki link's target. Where it names no page and its alias does (Dendron writes
+    ``[[Details|dendron.topic.lookup#details]]``, label first, as GitHub's wikis do), the
+    resolver takes the page the alias names (``ra.index.links``), and its heading is an
+    anchor here after the target's own."""
     name, _, heading = target.replace("#^", "#").partition("#")
     name = name.strip()
     anchors = (slugify(heading.strip()),) if heading.strip() and "^" not in target else ()
+    if "#" in shown and shown != target and (tail := shown.partition("#")[2].strip()):
+        anchors = tuple(dict.fromkeys((*anchors, slugify(tail))))
     if not name:
         return Target(False, (source_path,), None, anchors)
     if "/" in name:  # a path from the vault's root
