@@ -406,6 +406,47 @@ def test_init_leaves_out_the_translations_of_the_notes(tmp_path, monkeypatch, ca
     assert "(5 markdown files; translations left out: i18n/{fr,ja}/ (6 files))" in err
 
 
+def test_init_leaves_out_the_older_versions_of_the_docs(tmp_path, monkeypatch, capsys,
+                                                        isolated_home):
+    """Docusaurus keeps each released version of the docs in ``versioned_docs/`` beside
+    the current ``docs/`` (Jest keeps three): searched with them, a page answers once per
+    version. ``ra init`` leaves them out, and ``ra check`` names them in a configuration
+    that indexes them; a site whose only docs are versioned keeps them."""
+    pages = ["Getting-Started.md", "Mocks.md", "Timers.md"]
+    site = tmp_path / "jest"
+    _files(site, [f"docs/{p}" for p in pages] + ["website/blog/2024-01-01-v30.md"] + [
+        f"website/{kind}/version-{v}/{p}" for v in ("29.7", "30.0") for p in pages
+        for kind in ("versioned_docs",)] + [
+        f"website/community_versioned_docs/version-1.0/{p}" for p in pages[:1]])
+    (site / "docs/Timers.md").write_text("# Timer Mocks\n\nFake timers replace setTimeout.\n")
+    for v in ("29.7", "30.0"):
+        (site / f"website/versioned_docs/version-{v}/Timers.md").write_text(
+            f"# Timer Mocks\n\nFake timers ({v}) replace setTimeout.\n")
+    monkeypatch.chdir(site)
+    code, _, err = run(capsys, "init")
+    config = (site / ".ra.toml").read_text()
+    assert code == 0 and "# older versions of these pages" in config
+    assert load_config(site).trees[0].exclude == ("website/community_versioned_docs/**",
+                                                  "website/versioned_docs/**")
+    assert ("tree docs is . (4 markdown files; older versions left out: "
+            "website/community_versioned_docs/, website/versioned_docs/ (7 files))") in err
+    code, out, _ = run(capsys, "search", "fake timers", "--list")
+    assert code == 0 and "docs/Timers.md" in out and "versioned" not in out
+    (site / ".ra.toml").write_text('[tree.docs]\npath = "."\n')
+    assert run(capsys, "update")[0] == 0
+    code, _, err = run(capsys, "check")
+    assert code == 0 and (
+        "tree docs: 7 files in older versions of its pages (website/community_versioned_docs/, "
+        'website/versioned_docs/) are indexed with them; exclude = ["website/community_'
+        'versioned_docs/**", "website/versioned_docs/**"] leaves them out') in err
+    only = tmp_path / "only"  # no current docs beside them: they are the docs
+    _files(only, [f"versioned_docs/version-1.0/{p}" for p in pages])
+    monkeypatch.chdir(only)
+    code, _, err = run(capsys, "init")
+    assert code == 0 and "older versions" not in err
+    assert load_config(only).trees[0].exclude == ()
+
+
 def test_init_stems_the_notes_in_their_language(tmp_path, monkeypatch, capsys,
                                                isolated_home):
     """Notes in Portuguese get Portuguese's stemmer: "aplicação" then finds the notes that

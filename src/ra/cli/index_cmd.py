@@ -36,7 +36,8 @@ check it, or add trees of your own. Coding agents' rule and skill folders
 (.cursor/rules, .claude/rules, .claude/skills, .github/instructions, .roo/rules, ...)
 that hold markdown become trees of their own. Notes written in another language than
 English get its stemmer ([search] stemmer); a site's translations (de/, pt-br/, ...
-mirroring its pages) and what git ignores (*.egg-info/, build output) are excluded.
+mirroring its pages), its docs' older versions (versioned_docs/) and what git ignores
+(*.egg-info/, build output) are excluded.
 
 Examples:
 
@@ -130,14 +131,16 @@ def init(
     translated = translations(Path.cwd() / folder) if found else []
     away = [pattern for pattern, _ in translated]
     found -= sum(n for _, n in translated)
+    older = older_versions(Path.cwd() / folder, away) if found else []
+    found -= sum(n for _, n in older)
     ignored = ignored_by_git(Path.cwd() / folder) if found else []
     found -= sum(1 for p in ignored if p.endswith("**")
                  for _ in _markdown_files(Path.cwd() / folder / p.removesuffix("**")))
     found -= sum(1 for p in ignored if is_markdown(p))
     starter = STARTER.replace('path = "./docs"', f"path = {json.dumps(folder)}")
-    if left_out or translated or ignored:
-        starter = starter.replace('# exclude = ["**/drafts/**"]\n',
-                                  _excludes(left_out, away, ignored))
+    if left_out or translated or ignored or older:
+        starter = starter.replace('# exclude = ["**/drafts/**"]\n', _excludes(
+            left_out, away, ignored, [pattern for pattern, _ in older]))
     language = notes_language(Path.cwd() / folder, away) if found else None
     if language not in (None, "english"):
         starter = starter.replace("\n# [search]\n", "\n[search]\n", 1).replace(
@@ -155,6 +158,10 @@ def init(
         if translated:
             skipped += (f"; translations left out: {said(away)} "
                         f"({render.plural(sum(n for _, n in translated), 'file')})")
+        if older:
+            skipped += (f"; older versions left out: "
+                        f"{', '.join(p.removesuffix('**') for p, _ in older)} "
+                        f"({render.plural(sum(n for _, n in older), 'file')})")
         if ignored:
             skipped += "; ignored by git: " + ", ".join(
                 p.removesuffix("**") for p in ignored)
@@ -175,14 +182,16 @@ def init(
         output.note(f"added .ra/ to {gitignore}")
 
 
-def _excludes(left_out: list[str], translated: list[str], ignored: list[str] = ()) -> str:
+def _excludes(left_out: list[str], translated: list[str], ignored: list[str] = (),
+              older: list[str] = ()) -> str:
     """The starter's ``exclude``: dependency and build folders by name anywhere (one line
-    when they are all), the translations by their path in the tree, and what git ignores
-    there."""
-    patterns = ([f"**/{name}/**" for name in left_out], translated, list(ignored))
+    when they are all), the translations and older versions by their path in the tree,
+    and what git ignores there."""
+    patterns = ([f"**/{name}/**" for name in left_out], translated, list(older),
+                list(ignored))
     whys = ("dependencies, build output and test data: not notes", "translations of these pages",
-            "ignored by git: generated, not written")
-    if not translated and not ignored:
+            "older versions of these pages", "ignored by git: generated, not written")
+    if not translated and not ignored and not older:
         return f"exclude = [{', '.join(map(json.dumps, patterns[0]))}]  # {whys[0]}\n"
     lines: list[str] = []
     for group, why in zip(patterns, whys, strict=True):
@@ -303,6 +312,18 @@ def translations(folder: Path) -> list[tuple[str, int]]:
 
     return mirrored(Path(f).relative_to(folder).as_posix()
                     for f in _markdown_files(folder, NOT_NOTES))
+
+
+def older_versions(folder: Path, translated: Iterable[str] = ()) -> list[tuple[str, int]]:
+    """``ra.pipeline.discover.older_versions`` of the markdown under ``folder`` as a tree's
+    walk finds it, the files the ``translated`` patterns match left out."""
+    from ra.config.globs import glob_set
+    from ra.config.settings import NOT_NOTES
+    from ra.pipeline.discover import older_versions as versioned
+
+    away = glob_set(tuple(translated)).matches
+    rels = (Path(f).relative_to(folder).as_posix() for f in _markdown_files(folder, NOT_NOTES))
+    return versioned(rel for rel in rels if not away(rel))
 
 
 def ignored_by_git(folder: Path) -> list[str]:

@@ -7,6 +7,7 @@ current generation's manifest and chunks.
 from __future__ import annotations
 
 import contextlib
+import json
 from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
@@ -85,6 +86,7 @@ def run_checks(config) -> list[tuple[str, str]]:
     findings += _check_chunks(config)
     findings += _language(config, found.files)
     findings += _translations(found.files)
+    findings += _versions(found.files)
     findings += _ignored(config.trees, found.files)
     seen = {message for _, message in findings}
     findings += [("warning", p) for p in _index_problems(config) if p not in seen]
@@ -158,12 +160,27 @@ def _translations(files) -> list[tuple[str, str]]:
         if found:
             n = sum(k for _, k in found)
             patterns = [t for t, _ in found]
-            out.append(("ok", f"tree {tree}: {n:,} {'files' if n != 1 else 'file'} in "
-                              f"translations of its pages ({said(patterns)}) "
-                              f"{'are' if n != 1 else 'is'} indexed "
-                              "with them; exclude = ["
-                              + ", ".join(f'"{t}"' for t in patterns)
-                              + f"] leaves {'them' if n != 1 else 'it'} out"))
+            out.append(_excludable(tree, n, f"in translations of its pages ({said(patterns)})",
+                                   "with them", patterns))
+    return out
+
+
+def _versions(files) -> list[tuple[str, str]]:
+    """A note for each tree that indexes older versions of its docs with them
+    (``ra.pipeline.discover.older_versions``: ``ra init`` excludes them), with the
+    ``exclude`` that leaves them out."""
+    from ra.pipeline.discover import older_versions
+
+    by_tree: dict[str, list[str]] = {}
+    for f in files:
+        by_tree.setdefault(f.tree, []).append(f.path)
+    out = []
+    for tree, paths in sorted(by_tree.items()):
+        if found := older_versions(paths):
+            n = sum(k for _, k in found)
+            shown = ", ".join(p.removesuffix("**") for p, _ in found)
+            out.append(_excludable(tree, n, f"in older versions of its pages ({shown})",
+                                   "with them", [p for p, _ in found]))
     return out
 
 
@@ -189,12 +206,20 @@ def _ignored(trees, files) -> list[tuple[str, str]]:
                 n += hit
                 patterns.append(f"{entry}**" if folder else entry)
         if n:
-            out.append(("ok", f"tree {tree.name}: {n:,} {'files' if n != 1 else 'file'} "
-                              "git ignores (generated, not written) "
-                              f"{'are' if n != 1 else 'is'} indexed; exclude = ["
-                              + ", ".join(f'"{p}"' for p in patterns)
-                              + f"] leaves {'them' if n != 1 else 'it'} out"))
+            out.append(_excludable(tree.name, n, "git ignores (generated, not written)", "",
+                                   patterns))
     return out
+
+
+def _excludable(tree: str, n: int, what: str, beside: str, patterns: list[str]
+                ) -> tuple[str, str]:
+    """A note that ``n`` files of ``tree`` (``what`` they are) are indexed (``beside``
+    its pages), with the ``exclude`` of ``patterns`` that leaves them out."""
+    many = n != 1
+    return ("ok", f"tree {tree}: {n:,} {'files' if many else 'file'} {what} "
+                  f"{'are' if many else 'is'} indexed{' ' + beside if beside else ''}; "
+                  f"exclude = [{', '.join(json.dumps(p) for p in patterns)}] leaves "
+                  f"{'them' if many else 'it'} out")
 
 
 def _unreadable(files) -> list[tuple]:

@@ -20,7 +20,9 @@ from __future__ import annotations
 import codecs
 import hashlib
 import os
+import re
 import struct
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, islice
@@ -351,6 +353,25 @@ def read_document(abspath: str) -> tuple[str, list[str]]:
     """The text of a file for chunking, plus decoding problems (``decode_text``)."""
     with open(abspath, "rb") as fh:
         return decode_text(fh.read())
+
+
+#: Docusaurus keeps each released version of its docs in ``versioned_docs/version-X/``
+#: (``<id>_versioned_docs/`` for another docs instance), beside the current ``docs/``
+_VERSIONED = re.compile(r"(?:\w+_)?versioned_docs")
+
+
+def older_versions(paths: Iterable[str]) -> list[tuple[str, int]]:
+    """``(exclude pattern, files)`` of the folders among the tree-relative ``paths`` that
+    keep released versions of the docs (Docusaurus' ``versioned_docs``), when some paths
+    are outside them: searched with the current pages, the same page answers once per
+    version (Jest's docs keep three). Sorted by pattern."""
+    kept: Counter[str] = Counter()
+    for rel in paths:
+        parts = rel.split("/")[:-1]
+        at = next((i for i, p in enumerate(parts) if _VERSIONED.fullmatch(p)), None)
+        kept["" if at is None else "/".join(parts[:at + 1]) + "/**"] += 1
+    current = kept.pop("", 0)
+    return sorted(kept.items()) if current else []
 
 
 def git_ignored(folder) -> list[str] | None:
