@@ -24,7 +24,7 @@ from ra.query.snippets import (
     strip_markdown,
 )
 from ra.text.analysis import Analyzer
-from ra.text.markup import plain_text, reader_line, strip_syntax
+from ra.text.markup import plain_held, plain_text, reader_line, set_code_aside, strip_syntax
 
 PLAIN = Analyzer("none")  # terms are the lowercased words: expectations stay readable
 ENGLISH = Analyzer("english")
@@ -303,6 +303,21 @@ def test_a_chunks_reader_line_is_its_headings_title_and_its_bodys_text():
     assert reader_line(None, body).startswith("Run pip install ra")  # a document's node
     assert reader_line(None, "a  text\n\n file *as* it is", markdown=False) == (
         "a text file *as* it is")
+
+
+def test_a_reader_line_reads_backslash_escapes_and_keeps_code_as_written():
+    """GitBook writes "NT hash \\(or AES key\\)": the page shows "(", and so does the
+    line now; an escaped bracket is no link; code is as written, its ``*``, ``_`` and
+    backslashes no syntax ("const char*", "__declspec", "s/\\./,/" lost them)."""
+    text = ("NT hash \\(or AES key\\) of my\\_var and \\*args, see \\[1\\](note).\n\n"
+            "Call `__declspec(dllexport)` on `const char* p` with `s/\\./,/`:\n\n"
+            "```py\ndef f(*args, **kwargs): pass\n```\n")
+    assert strip_markdown(text) == (
+        "NT hash (or AES key) of my_var and *args, see [1](note). Call "
+        "__declspec(dllexport) on const char* p with s/\\./,/: def f(*args, **kwargs): pass")
+    prepared, codes = set_code_aside(text)  # as the chunk stage stores it
+    assert reader_line("Tickets \\(AES\\)", plain_held(prepared), codes=codes).startswith(
+        "Tickets (AES) NT hash (or AES key)")
 
 
 @given(st.lists(st.sampled_from(["alpha", "beta", "gamma", "x", "**", "`", "\n", "- ", "# ",

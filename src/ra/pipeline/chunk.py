@@ -26,7 +26,7 @@ import pyarrow as pa
 from ra.store.artifacts import CHUNKS, DOCS
 from ra.text import is_markdown
 from ra.text.document import Document, parse_document
-from ra.text.markup import plain_text_aside, reader_line, set_code_aside
+from ra.text.markup import plain_held, reader_line, restore, set_code_aside
 from ra.text.tokens import count_many
 
 _NEWLINE = re.compile(b"\n")
@@ -89,10 +89,13 @@ def chunk_docs(docs: Sequence[SourceDoc], *, chunk_at_headings: bool = True,
     parsed = parse_all(docs, chunk_at_headings)
     nodes = [(doc, n) for doc in parsed for n in doc.nodes]
     asides = [set_code_aside(n.body) if is_markdown(doc.path) else None for doc, n in nodes]
-    bodies = [n.body if aside is None else plain_text_aside(*aside)
-              for (_, n), aside in zip(nodes, asides, strict=True)]
-    plains = [reader_line(n.title if n.heading else None, body, aside is not None)
-              for (_, n), body, aside in zip(nodes, bodies, asides, strict=True)]
+    held = [n.body if aside is None else plain_held(aside[0])  # code still aside
+            for (_, n), aside in zip(nodes, asides, strict=True)]
+    bodies = [text if aside is None else restore(text, aside[1])
+              for text, aside in zip(held, asides, strict=True)]
+    plains = [reader_line(n.title if n.heading else None, text, aside is not None,
+                          None if aside is None else aside[1])
+              for (_, n), text, aside in zip(nodes, held, asides, strict=True)]
     own = [n.heading + n.body for _, n in nodes]
     own_tokens = count_many(own)
     rows: list[tuple] = []

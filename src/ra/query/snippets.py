@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 
 from ra.text.analysis import MAX_TOKEN_BYTES, Analyzer, analyzer_for, split_words
-from ra.text.markup import plain_text, reader_line
+from ra.text.markup import plain_held, reader_line, set_code_aside
 
 #: Which words match: a set of index terms (or its ``TermKey``, made once for several
 #: texts), or a predicate on a lowercased surface word.
@@ -60,7 +60,10 @@ def strip_markdown(text: str, markdown: bool = True) -> str:
     removed), then heading hashes, emphasis, link targets, code fences, quote and list
     markers removed; whitespace collapsed. ``markdown=False`` (a plain text file) only
     collapses whitespace."""
-    return reader_line(None, plain_text(text) if markdown else text, markdown)
+    if not markdown:
+        return reader_line(None, text, markdown)
+    prepared, codes = set_code_aside(text)
+    return reader_line(None, plain_held(prepared), markdown, codes)
 
 
 #: Stemmers that never change the first character of an ASCII word (or leave nothing of

@@ -76,8 +76,10 @@ MAX_TOKEN_BYTES = 40
 #: heading's attribute list may hold bare keys (``{ data-search-exclude }``) and declare its
 #: id as a key (``{ id="4.6.1" }``), as Python-Markdown's attr_list reads them. 24:
 #: Dendron's wiki links: ``[[Label|dendron://vault/note#h]]`` names ``note``, shown as
-#: "Label"; an alias's heading is an anchor (``[[Details|note#details]]``).
-ANALYZER_VERSION = 24
+#: "Label"; an alias's heading is an anchor (``[[Details|note#details]]``). 25: what a
+#: reader sees of a chunk (``chunks.plain``) reads backslash escapes (``\(`` is "("; escaped
+#: brackets are no link) and keeps code as written (its ``*``, ``_`` and backslashes).
+ANALYZER_VERSION = 25
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster
