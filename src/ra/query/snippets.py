@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 
 from ra.text.analysis import MAX_TOKEN_BYTES, Analyzer, analyzer_for, split_words
-from ra.text.markup import plain_held, reader_line, set_code_aside
 
 #: Which words match: a set of index terms (or its ``TermKey``, made once for several
 #: texts), or a predicate on a lowercased surface word.
@@ -60,6 +59,8 @@ def strip_markdown(text: str, markdown: bool = True) -> str:
     removed), then heading hashes, emphasis, link targets, code fences, quote and list
     markers removed; whitespace collapsed. ``markdown=False`` (a plain text file) only
     collapses whitespace."""
+    from ra.text.markup import plain_held, reader_line, set_code_aside  # 15 ms to import:
+    # a search cuts its snippets from the stored lines and never pays for it
     if not markdown:
         return reader_line(None, text, markdown)
     prepared, codes = set_code_aside(text)
