@@ -879,6 +879,34 @@ def test_a_rule_comes_for_a_file_none_of_whose_words_is_indexed(rules_project, c
     assert code == 1 and "no word of lib/qq/Wq.zzz occurs in the index" in err
 
 
+def test_the_instruction_files_of_the_folders_above_a_file_come_first(tmp_path, monkeypatch,
+                                                                      capsys):
+    """An agent reads the ``AGENTS.md`` or ``CLAUDE.md`` of the package it works in (Jest
+    keeps a ``CLAUDE.md`` per package): for a file below one, it comes as a whole, nearest
+    first; the root's, which the agent reads at every start, and another package's do
+    not come for it."""
+    files = {"AGENTS.md": "# Repository\n\nSnapshot tests run in CI.\n",
+             "packages/snap/CLAUDE.md": "# snap notes\n\n## Layout\n\nState lives in "
+                                        "state.ts.\n\n## CI\n\nNo writes in CI.\n",
+             "packages/snap/src/AGENTS.md": "# sources\n\nKeep state pure.\n",
+             "packages/mock/CLAUDE.md": "# mock notes\n\nState of mocks.\n",
+             "docs/state.md": "# State\n\nThe snapshot state is saved at teardown.\n",
+             "packages/snap/src/state.ts": "export class SnapshotState { save() {} }\n"}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / ".ra.toml").write_text('[tree.all]\npath = "."\n')
+    monkeypatch.chdir(tmp_path)
+    found, data = context_ids(capsys, "packages/snap/src/state.ts")
+    assert found[:2] == ["all:packages/snap/src/AGENTS.md", "all:packages/snap/CLAUDE.md"]
+    assert data["queries"][0]["explain"]["included"] == found[:2]
+    assert "all:AGENTS.md" not in found[:2] and "all:packages/mock/CLAUDE.md" not in found[:2]
+    assert not any(i.startswith("all:packages/snap/CLAUDE.md#") for i in found)  # whole
+    found, _ = context_ids(capsys, "docs/state.md")
+    assert not {"all:packages/snap/CLAUDE.md", "all:packages/snap/src/AGENTS.md"} & set(
+        found[:1])
+
+
 def test_rule_files_stay_within_the_trees_asked_for(rules_project, capsys):
     found, _ = context_ids(capsys, "src/api/handlers.ts", "--tree", "docs")
     assert found and all(i.startswith("docs:") for i in found)

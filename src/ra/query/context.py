@@ -19,7 +19,8 @@ the metadata of the candidates' ancestors arrives with them. Ranking is
 chunk; results, snippets and token packing are ``Searcher``'s. Documents named by a
 rule's ``include`` are prepended, then those whose front matter says the files are
 theirs (agent rule files: a Cursor rule's ``globs``, Claude Code's ``paths``, Copilot's
-``applyTo``; ``chunks.applies_to``).
+``applyTo``; ``chunks.applies_to``), then the agent instruction files of the folders
+above them (``AGENTS.md``, ``CLAUDE.md``: ``_instructing``).
 
 ``likethis`` does the same for an indexed chunk (its markdown as the "file"), excluding the
 chunk, its ancestors and its descendants.
@@ -103,6 +104,7 @@ def context_search(reader, config, files: list[str | Path],
     inputs = {s.doc_id for s in signals if s.doc_id}
     includes = [i for s in signals for i in s.rules.include if i.split("#")[0] not in inputs]
     includes += _applying(reader, signals, options.trees, warnings)
+    includes += _instructing(reader, config, signals, options.trees)
     return _search(searcher, signals, options, _input_chunks(reader, sorted(inputs)),
                    list(dict.fromkeys(includes)), warnings, t0)
 
@@ -141,6 +143,38 @@ def _applying(reader, signals: list[FileSignals], trees, warnings: list[str]) ->
         if best >= 0:
             found.append((-best, n, doc_id))
     return [doc_id for _, _, doc_id in sorted(found)]
+
+
+#: The files coding agents read for the folder they are in and those below it
+#: (agents.md's ``AGENTS.md``, Claude Code's ``CLAUDE.md``, Gemini CLI's ``GEMINI.md``)
+INSTRUCTIONS = ("AGENTS.md", "AGENT.md", "CLAUDE.md", "GEMINI.md")
+_INSTRUCTIONS_SQL = (
+    "SELECT id, tree, path FROM chunks WHERE depth = 0 AND coalesce(status, '') <> "
+    "'archived' AND regexp_extract(path, '[^/]*$') IN ("
+    + ", ".join(f"'{name}'" for name in INSTRUCTIONS) + ") ORDER BY tree, path")
+
+
+def _instructing(reader, config, signals: list[FileSignals], trees) -> list[str]:
+    """Ids of the agent instruction files (``INSTRUCTIONS``) in a folder above one of the
+    files, below the project root, nearest first: an agent reads the one of a package when
+    it works there (``packages/jest-snapshot/CLAUDE.md`` for
+    ``packages/jest-snapshot/src/State.ts``), and the root's at every start, as it loads a
+    rule for every file (``_applying``)."""
+    if config.root is None:
+        return []
+    root = Path(config.root).resolve()
+    places = {t.name: Path(t.path).resolve() for t in config.trees}
+    files = [Path(s.file).resolve() for s in signals]
+    inputs = {s.doc_id for s in signals}
+    found = []
+    for doc_id, tree, path in reader.memo("instructing", lambda: reader.query(_INSTRUCTIONS_SQL)):
+        if (trees and tree not in trees) or doc_id in inputs or tree not in places:
+            continue
+        folder = (places[tree] / path).parent
+        if folder != root and folder.is_relative_to(root) and any(
+                f.is_relative_to(folder) for f in files):
+            found.append((-len(folder.parts), doc_id))
+    return [doc_id for _, doc_id in sorted(found)]
 
 
 def _rule_documents(reader) -> tuple[list[tuple[str, str, list]], list[str]]:
