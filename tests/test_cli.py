@@ -267,6 +267,11 @@ def _files(root: Path, names: list[str]) -> None:
                                                         for n in "abcdefgh"),
       *(f"spec/fixtures/{n}.md" for n in "abcdefgh")], "./docs"),
     (["tests/a.md", "tests/b.md", "tests/c/d.md"], "./tests"),  # notes there alone
+    # Zola: sites to build in test_site/ and test_site_i18n/ beside docs/content/
+    (["README.md", *(f"docs/content/{n}.md" for n in "abcd"), *(f"test_site/content/{n}.md"
+                                                              for n in "abcdef"),
+      *(f"test_site_i18n/content/{n}.md" for n in "ab")], "./docs/content"),
+    (["contest/a.md", "contest/b.md", "latest/c.md", "latest/d.md"], "."),  # no tests
 ])
 def test_init_names_the_folder_that_holds_the_notes(tmp_path, monkeypatch, capsys, names,
                                                     folder):

@@ -219,11 +219,11 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str]]:
     ``src/content/docs/en`` in an Astro site); ``.`` when they are spread out, and
     ``("./docs", 0, [])`` when there are none. Hidden folders, dependencies, build
     output and test data (``ra.config.settings.NOT_NOTES``) are not counted, nor are
-    folders of tests (``TESTS``) when the folder is chosen; those of the former under
+    folders of tests (``is_tests``) when the folder is chosen; those of the former under
     the folder named are looked into until their first markdown file, since a tree there
     would index them (a JavaScript project's ``node_modules`` holds a README and a
     CHANGELOG per package), so ``ra init`` excludes them."""
-    from ra.config.settings import NOT_NOTES, TESTS
+    from ra.config.settings import NOT_NOTES, is_tests
 
     within: Counter[Path] = Counter()  # markdown files in each folder and below it
     own: Counter[Path] = Counter()
@@ -237,7 +237,7 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str]]:
         n = sum(1 for f in files if is_markdown(f) and not f.startswith("."))
         if n:
             own[rel] = n
-            in_tests = not TESTS.isdisjoint(rel.parts)
+            in_tests = any(map(is_tests, rel.parts))
             for folder in (rel, *rel.parents):
                 within[folder] += n
                 tested[folder] += n if in_tests else 0

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -37,6 +38,7 @@ from ra.config.toml import ConfigWarning, format_key, parse_config_file, parse_c
 
 __all__ = [
     "CONFIG_NAME", "DEFAULT_INCLUDE", "DEPENDENCIES", "NOT_NOTES", "TESTS", "Config",
+    "is_tests",
     "ConfigWarning",
     "ContextRule", "ContextSettings", "DaemonSettings", "FieldBoosts", "MatchedRules",
     "McpSettings", "SearchSettings", "Settings", "Tree", "discover_config_files", "effective_trees",
@@ -57,8 +59,16 @@ NOT_NOTES = DEPENDENCIES | {"venv", "__pycache__", "target", "build", "dist", "_
                             "fixtures", "__fixtures__", "testdata", "__snapshots__"}
 #: Folders of tests: ``ra init`` does not count their markdown when it chooses the folder
 #: of the notes (Jekyll's ``test/source/_posts`` holds 96 pages to build, its ``docs/``
-#: 207 pages of documentation), but a tree that holds them indexes them.
-TESTS = frozenset({"test", "tests", "spec", "__tests__"})
+#: 207 pages of documentation; Zola's ``test_site/`` and ``test_site_i18n/`` 73 beside
+#: ``docs/``' 180), but a tree that holds them indexes them. Also a name these begin or end
+#: with a ``_`` or ``-`` beside (``test_site``, ``e2e-tests``; ``is_tests``).
+TESTS = frozenset({"test", "tests", "spec", "specs", "__tests__"})
+_TEST_NAME = re.compile(r"(?:tests?|specs?)[_-].*|.*[_-](?:tests?|specs?)", re.I)
+
+
+def is_tests(name: str) -> bool:
+    """Whether a folder named ``name`` holds tests (``TESTS``)."""
+    return name in TESTS or _TEST_NAME.fullmatch(name) is not None
 #: markdown (``ra.text.MARKDOWN_SUFFIXES``: R Markdown is spelled .Rmd and .rmd) and text
 DEFAULT_INCLUDE = ("**/*.md", "**/*.markdown", "**/*.mdx", "**/*.mdoc", "**/*.qmd", "**/*.Rmd",
                    "**/*.rmd", "**/*.mdc", "**/*.txt")
