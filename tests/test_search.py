@@ -756,3 +756,44 @@ def test_a_negated_word_excludes_that_word_only_not_its_typo_neighbours(env):
     negated = [c for c in explain["clauses"] if c["negated"]]
     assert [t["term"] for t in negated[0]["terms"]] == ["pumpz"]
     assert "kb:plumbing.md#pumps" in ids(env, "water -pumpz")
+
+
+RELEASES = {
+    "CHANGELOG.md": "# Changelog\n\n" + "".join(
+        f"## 2.{n}.0\n\n- {text}\n\n" for n, text in enumerate([
+            "Added sticky navigation tabs", "Fixed sticky tabs on mobile",
+            "Sticky tabs follow the theme", "Removed the old search"])),
+    "changelog/2024-06-cli.md": "# June 2024 - CLI\n\nThe CLI adds sticky navigation tabs.\n",
+    "guide/navigation.md": "# Navigation\n\n## Sticky navigation tabs\n\nWhen the page scrolls, "
+                           "the navigation tabs can stay in view: set the feature flag in "
+                           "the configuration and the tabs are sticky, on every page of the "
+                           "site, on wide screens as on narrow ones.\n",
+}
+
+
+def test_release_notes_rank_below_the_pages_they_announce(tmp_path_factory):
+    """A changelog names each feature in a short line, which BM25F favours: on Material
+    for MkDocs' and FastAPI's docs changelog sections came before, or right after, the
+    page on the feature a query named. They score half unless the query asks about
+    releases (a version, "release", "new", "changes", ...); ``--raw`` leaves them be."""
+    for searcher in one_tree(tmp_path_factory, "releases", RELEASES):
+        def first(query: str, searcher=searcher, **options) -> str:
+            return searcher.search([query], SearchOptions(**options)).queries[0].results[0].id
+
+        assert first("sticky navigation tabs") == "kb:guide/navigation.md#sticky-navigation-tabs"
+        assert first("sticky tabs") == "kb:guide/navigation.md#sticky-navigation-tabs"
+        assert first("sticky tabs", raw=True).startswith("kb:CHANGELOG.md")
+        assert first("sticky tabs release").startswith("kb:CHANGELOG.md")
+        assert first("sticky tabs 2.2").startswith("kb:CHANGELOG.md")
+
+
+@pytest.mark.parametrize(("path", "notes"), [
+    ("CHANGELOG.md", True), ("docs/release-notes.md", True), ("changelog/index.md", True),
+    ("content/docs/changelog/2023-06-new-cli.mdx", True), ("whats-new.md", True),
+    ("pages/common/history.md", False), ("pages/common/git-changelog.md", False),
+    ("guide/navigation.md", False),
+])
+def test_release_notes(path, notes):
+    from ra.query.search import release_notes
+
+    assert release_notes(path) is notes

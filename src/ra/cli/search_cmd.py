@@ -159,8 +159,8 @@ def search(
     fuzzy: int | None = typer.Option(None, "--fuzzy", min=0, max=2,
                                      help="Fuzzy edit distance (0 turns fuzzy off)."),
     raw: bool = typer.Option(False, "--raw", help=(
-        "BM25F over the exact terms only: no fuzzy matching, feedback or meaning, and "
-        "no preference for the page or file the query names.")),
+        "BM25F over the exact terms only: no fuzzy matching, feedback or meaning, no "
+        "preference for the page or file the query names, release notes scored in full.")),
     include_archived: bool = typer.Option(False, "--include-archived",
                                           help="Also search notes with status: archived."),
     tag: list[str] = typer.Option([], "--tag", help="Only documents with this tag "

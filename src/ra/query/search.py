@@ -275,7 +275,8 @@ class Searcher:
         t_sql = time.perf_counter()
         side, rows, metas = self._meaning(node, plan, o, rows, metas, pending)
         reweigh = None if o.raw else boost_named(plan, self.analyzer, self.reader.meta)
-        named = Named() if o.raw else Named(plan.files, plan.numbers)  # raw: BM25F alone
+        named = Named() if o.raw else Named(plan.files, plan.numbers,  # raw: BM25F alone
+                                            not asks_releases(plan))
         ranked, stats = self._rank(rows, metas, o, reweigh, named)
         limit = self.default_limit(o)
         some: frozenset[str] = frozenset()
@@ -463,11 +464,15 @@ class Searcher:
               named: Named | None = None):
         """Rank the scored chunks ``rows`` (``metas``: theirs). A chunk of a file the
         query typed, or numbered as it says (``named``), scores the best score more: the
-        file ranks first."""
+        file ranks first; one of release notes scores ``RELEASE_NOTES`` times its score
+        unless the query asks about releases."""
         s = self.config.search
         tainted = sorted(rows[0][4] or ()) if rows else []
         cands = [self._candidate(m, r[0]) for m, r in zip(metas, rows, strict=True)]
-        if named and any(named) and cands:
+        if named is not None and named.notes_below:
+            cands = [c._replace(score=c.score * RELEASE_NOTES) if release_notes(m.path) else c
+                     for c, m in zip(cands, metas, strict=True)]
+        if named is not None and (named.files or named.numbers) and cands:
             best = max(c.score for c in cands)
             levels = [named.level(m.path) for m in metas]
             top = max(levels)  # the closest the chunks come to a typed file
@@ -681,12 +686,45 @@ class Contents:
         return self.lines[meta.ord]
 
 
+#: What a chunk of release notes scores of its score, for a query that does not ask about
+#: releases (``release_notes``, ``asks_releases``): a changelog names every feature in a
+#: line, short chunks that BM25F favours, and came before the pages on the features
+RELEASE_NOTES = 0.5
+_NOTES_NAMES = frozenset({"changelog", "changes", "release-notes", "release_notes",
+                          "releasenotes", "releases", "whats-new", "whatsnew"})
+_NOTES_FOLDERS = frozenset({"changelog", "changelogs", "releases", "release-notes",
+                            "release_notes"})
+#: a query with one of these words, or a digit (a version), asks about releases
+_RELEASE_WORDS = frozenset({"release", "released", "releases", "changelog", "changes",
+                            "changed", "new", "version", "versions", "history", "whats",
+                            "deprecated", "deprecation", "breaking", "removed", "fixed"})
+
+
+def release_notes(path: str) -> bool:
+    """Whether the tree-relative ``path`` is a page of release notes: a file named so
+    (``CHANGELOG.md``, ``release-notes.md``, ``whats-new.md``) or one in a folder named
+    so (``changelog/index.md``, Material for MkDocs; ``changelog/2023-06-new-cli.mdx``,
+    shadcn/ui). Not ``history.md``: tldr's page of the ``history`` command."""
+    parts = path.lower().split("/")
+    return (parts[-1].rsplit(".", 1)[0] in _NOTES_NAMES
+            or not _NOTES_FOLDERS.isdisjoint(parts[:-1]))
+
+
+def asks_releases(plan: Plan) -> bool:
+    """Whether a query asks about releases: a word of ``_RELEASE_WORDS`` or a digit."""
+    return any(c.kind in ("term", "phrase") and (
+        c.text.lower() in _RELEASE_WORDS or any(ch.isdigit() for ch in c.text))
+        for c in plan.clauses)
+
+
 class Named(NamedTuple):
-    """What a query names pages by: the paths of files it typed (``Plan.files``) and the
-    numbers of numbered pages (``Plan.numbers``)."""
+    """What a query says of pages: the paths of files it typed (``Plan.files``), the
+    numbers of numbered pages (``Plan.numbers``), and whether release notes rank below
+    the pages they announce (``RELEASE_NOTES``: it does not ask about releases)."""
 
     files: tuple[str, ...] = ()
     numbers: tuple[str, ...] = ()
+    notes_below: bool = False
 
     def level(self, path: str) -> int:
         """How closely the tree-relative ``path`` is named: ``in_files``, and 2 for a
