@@ -51,6 +51,16 @@ def test_the_frame_adds_score_only(searcher):
     assert shown == [("how", True), ("to", True), ("add", False), ("CORS", False)]
 
 
+def test_is_there_and_are_there_any_are_a_frame(searcher):
+    """"is there a CORS middleware" needs "CORS" and "middleware", not "there", which the
+    middleware page does not say."""
+    for query in ("is there a CORS middleware", "are there any CORS middleware"):
+        explain = searcher.search([query], SearchOptions(explain=True)).queries[0].explain
+        assert [c["text"] for c in explain["clauses"] if not c["score_only"]] == [
+            "CORS", "middleware"], query
+        assert "kb:cors.md" in ids(searcher, query)
+
+
 def test_a_typed_operator_or_a_question_of_frame_words_only_is_as_written(searcher):
     for query in ("how to AND add CORS", "what is a"):
         explain = searcher.search([query], SearchOptions(explain=True)).queries[0].explain

@@ -171,7 +171,7 @@ class Plan:
 #: The first words of a question, and the words of its frame (``Planner._needed``).
 QUESTION_WORDS = frozenset("how what whats why when where which who can could should would "
                            "do does did is are".split())
-FRAME_WORDS = QUESTION_WORDS | frozenset("to i we you a an the my our".split())
+FRAME_WORDS = QUESTION_WORDS | frozenset("to i we you a an the my our there any".split())
 #: The words of a comparison, score-only as the frame is (``Planner._needed``).
 COMPARISON_WORDS = frozenset({"vs", "versus"})
 #: Articles: score-only in a query that is filtered, not ranked, where two other words are
