@@ -464,6 +464,12 @@ def test_toml_frontmatter():
     assert doc.nodes[0].body == "Body\n"
     broken = parse_document('+++\ntitle = \n+++\n\nBody\n', "t", "post.md")
     assert broken.problems == ("frontmatter: invalid TOML (line 2)",)
+    # Zola reads TOML front matter after blank lines (its theme pages, 129 of its docs'
+    # 180 files, open with one; their titles were "index"); YAML's must open the file
+    for text in ('\n+++\ntitle = "Ergo"\n+++\n\nBody\n',
+                 '\r\n  \r\n+++\r\ntitle = "Ergo"\r\n+++\r\n'):
+        assert parse_document(text, "t", "themes/Ergo/index.md").title == "Ergo"
+    assert parse_document('\n---\ntitle: Ergo\n---\n\nBody\n', "t", "a.md").title != "Ergo"
 
 
 @pytest.mark.parametrize("text, titles", [

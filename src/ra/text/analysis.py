@@ -79,7 +79,8 @@ MAX_TOKEN_BYTES = 40
 #: "Label"; an alias's heading is an anchor (``[[Details|note#details]]``). 25: what a
 #: reader sees of a chunk (``chunks.plain``) reads backslash escapes (``\(`` is "("; escaped
 #: brackets are no link) and keeps code as written (its ``*``, ``_`` and backslashes).
-ANALYZER_VERSION = 25
+#: 26: TOML front matter after blank lines (Zola's theme pages).
+ANALYZER_VERSION = 26
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

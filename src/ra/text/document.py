@@ -188,6 +188,9 @@ def _split_frontmatter(text: str) -> tuple[dict | None, int, list[str]]:
     """(mapping or None, index where the body starts, problems)."""
     start = 1 if text.startswith("\ufeff") else 0
     opening = _FENCE_OPEN.match(text, start)
+    if opening is None and (after := _BLANK_LINES.match(text, start).end()) > start:
+        toml = _FENCE_OPEN.match(text, after)  # Zola reads TOML after blank lines too
+        opening = toml if toml is not None and toml.group(1) == "+++" else None
     if not opening:
         return _meta_block(text, start)
     closing = _FENCE_CLOSE[opening.group(1)].search(text, opening.end())
