@@ -472,6 +472,17 @@ def test_toml_frontmatter():
     assert parse_document('\n---\ntitle: Ergo\n---\n\nBody\n', "t", "a.md").title != "Ergo"
 
 
+@pytest.mark.parametrize(("path", "title"), [
+    ("documentation/_index.md", "documentation"), ("guide/index.md", "guide"),
+    ("packages/snap/README.md", "snap"), ("README.md", "README"), ("index.md", "index"),
+    ("guide/setup.md", "setup"), ("Getting-Started.md", "Getting Started"),
+])
+def test_a_page_without_a_title_is_named_for_its_file_or_folder(path, title):
+    """Zola's ``documentation/_index.md`` (front matter without a title, no heading) was
+    titled "_index" in every list of results; a folder's page is named for its folder."""
+    assert parse_document("Some text.\n", "t", path).title == title
+
+
 @pytest.mark.parametrize("text, titles", [
     ("---\n# a YAML comment, not a heading\ntitle: T\n---\n\nText\n", ["T"]),
     ("+++\n# a TOML comment\ntitle = \"T\"\n+++\n\n# H\n\nx\n", ["T", "H"]),

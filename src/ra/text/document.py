@@ -336,13 +336,20 @@ def _tags(value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(tag for tag in cleaned if tag))
 
 
+_FOLDER_PAGES = frozenset({"index", "_index", "readme"})
+
+
 def _stem(path: str) -> str:
     """A file's title when nothing else names it: its name without the suffix, dashes
     read as spaces in a name written in capitals and without spaces (a wiki's page
     "Getting Started" is ``Getting-Started.md`` in GitHub's and Azure DevOps' wikis; a
     lowercase slug, ``ch04-01-what-is-ownership``, stays as it is), URL escapes decoded
-    after (Azure DevOps stores "ODO-1 (SI)" as ``ODO%2D1-(SI).md``)."""
-    stem = PurePosixPath(path).stem or path
+    after (Azure DevOps stores "ODO-1 (SI)" as ``ODO%2D1-(SI).md``). A folder's page
+    (``index``, ``_index``, ``README``) is named for its folder, as a site shows it
+    (Zola's ``documentation/_index.md`` was titled "_index")."""
+    at = PurePosixPath(path)
+    stem = (at.parent.name if at.stem.lower() in _FOLDER_PAGES and at.parent.name
+            else at.stem) or path
     if "-" in stem and " " not in stem.strip() and any(c.isupper() for c in stem):
         stem = " ".join(stem.replace("-", " ").split()) or stem
     return unescaped(stem)
