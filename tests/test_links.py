@@ -250,6 +250,19 @@ def test_a_github_wiki_s_page_links_resolve(tmp_path):
     assert rows["Getting Started"] == "docs:Getting-Started.md"
 
 
+def test_a_link_reaches_a_heading_whose_id_holds_dots(tmp_path):
+    """Material for MkDocs declares its changelog's ids with dots (``{ id="9.7.0" }``),
+    which a chunk id holds as dashes, and links to them as written (``#9.7.0``): the link
+    reached the page only."""
+    config = kb(tmp_path, {
+        "changelog.md": "# Changelog\n\n## 9.7.0 { id=\"9.7.0\" }\n\nNew.\n\n"
+                        "## 9.6.0 { #9.6.0 }\n\nOld.\n",
+        "setup.md": "# Setup\n\nSince [9.7.0](changelog.md#9.7.0) and "
+                    "[9.6](changelog.md#9.6.0).\n"})
+    rows = {r[2]: r[5] for r in resolved(config) if r[0].startswith("docs:setup.md")}
+    assert rows == {"9.7.0": "docs:changelog.md#9-7-0", "9.6": "docs:changelog.md#9-6-0"}
+
+
 def test_a_dendron_vault_s_links_resolve(tmp_path):
     """Dendron names notes by their hierarchy (``dendron.topic.lookup.md``), writes the
     label first (``[[Details|dendron.topic.lookup#details]]``) and refers to a note of a

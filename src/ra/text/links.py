@@ -37,6 +37,7 @@ from ra.text.markup import (
     WIKI_LINK,
     plain_text,
     restore,
+    safe_id,
     set_code_aside,
     set_code_aside_before,
 )
@@ -307,8 +308,10 @@ def _stem(name: str) -> str:
 
 
 def _anchors(fragment: str) -> tuple[str, ...]:
-    """A fragment as written, then as a slug (``#Heading Text`` in some wikis)."""
-    return tuple(dict.fromkeys(a for a in (fragment, slugify(fragment)) if a))
+    """A fragment as written, then as a slug (``#Heading Text`` in some wikis), then as a
+    declared id is held (``#4.6.1``, Material for MkDocs' ``{ id="4.6.1" }``: ``4-6-1``)."""
+    held = safe_id(fragment) if "." in fragment or "/" in fragment else None
+    return tuple(dict.fromkeys(a for a in (fragment, slugify(fragment), held) if a))
 
 
 def _resolve(source_path: str, path: str) -> str | None:

@@ -67,7 +67,7 @@ _ID = re.compile(r"(?:^|[\s{:])(?:#([^\s{}#]+)|id=(?:\"([^\"\n]*)\"|'([^'\n]*)'|
 _ID_UNSAFE = re.compile(r"[\s/.#]+")  # an id may not hold what splits a chunk id
 
 
-def _safe_id(declared: str | None) -> str | None:
+def safe_id(declared: str | None) -> str | None:
     """A declared id as a chunk id can hold it: what splits one (``/``, ``.``, ``#``,
     spaces) becomes ``-``; None when nothing is left."""
     return (_ID_UNSAFE.sub("-", declared).strip("-") or None) if declared else None
@@ -76,7 +76,7 @@ def _safe_id(declared: str | None) -> str | None:
 def _declared_id(attributes: str) -> str | None:
     """The ``#id`` of an attribute list (``{ #id .class }``, ``{: #id}``), made safe."""
     declared = _ID.search(attributes)
-    return _safe_id(next(filter(None, declared.groups()), None)) if declared else None
+    return safe_id(next(filter(None, declared.groups()), None)) if declared else None
 
 
 #: docsify's heading options: ``## Title :id=custom``, ``:docsify-ignore``, ``{docsify-ignore}``
@@ -108,7 +108,7 @@ def heading_anchor(title: str) -> tuple[str, str | None]:
     if (":id=" in title or "docsify-ignore" in title) and (
             docsify := docsify_options(title)) is not None:
         rest, declared = docsify
-        return rest, _safe_id(declared)
+        return rest, safe_id(declared)
     found = _TRAILING_ATTRS.search(title)
     if not found:
         return title, None
@@ -143,7 +143,7 @@ def comment_anchor(line: str) -> str | None:
     anchor = found.group(1) or found.group(2)
     if found.group(2) and anchor != anchor.lower():
         return None  # {/* TODO */}: a comment, not react.dev's slug
-    return _safe_id(anchor)
+    return safe_id(anchor)
 
 
 #: A heading that prints the page's title: Markdoc's ``# {% $markdoc.frontmatter.title %}``,
