@@ -226,11 +226,15 @@ class Planner:
         if rankable and not self.plan.ranked and expr is not (
                 expr := self._without_articles(expr)):
             self.plan.expr, self.plan.groups = expr, self._groups(expr)
-        if rankable and len(self.plan.groups) <= 2:  # "1287", "RFC 243", "KEP-1287 x": a
-            for item in self.plan.groups:  # number names a numbered page; in a longer
-                if (word := self._word(item)) is not None and word.isdigit():  # query
-                    self._number(word)  # ("IL-6 levels in serum"), a word's part
-            self.plan.numbers = tuple(dict.fromkeys(n.lstrip("0") or "0" for n in self._numbers))
+        # In a query of two words at most ("1287", "RFC 243", "KEP-1287 rollback") a number
+        # names a numbered page; in a longer one it is a word, or a word's part ("IL-6
+        # levels rise in serum"), and a page named 6.md is no answer
+        if rankable and len(self.plan.groups) <= 2:
+            for item in self.plan.groups:
+                if (word := self._word(item)) is not None and word.isdigit():
+                    self._number(word)
+            self.plan.numbers = tuple(dict.fromkeys(n.lstrip("0") or "0"
+                                                    for n in self._numbers))
             if self._numbers and not self.plan.negative and self._name_only():
                 self._page_by_number()
         return self.plan
