@@ -797,3 +797,15 @@ def test_release_notes(path, notes):
     from ra.query.search import release_notes
 
     assert release_notes(path) is notes
+
+
+@pytest.mark.parametrize(("query", "asks"), [
+    ("sticky tabs", False), ("what's new in 9.5", True), ("release notes", True),
+    ("changelog", True), ("deprecated options", True), ("Changes?", True),
+    ("build scripts rerun-if-changed", False),  # a word's part, not the word (Cargo's book)
+    ("new-cli", False), ("python 3", True),
+])
+def test_a_query_asks_about_releases(query, asks):
+    from ra.query.search import asks_releases
+
+    assert asks_releases(query) is asks

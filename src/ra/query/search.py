@@ -276,7 +276,7 @@ class Searcher:
         side, rows, metas = self._meaning(node, plan, o, rows, metas, pending)
         reweigh = None if o.raw else boost_named(plan, self.analyzer, self.reader.meta)
         named = Named() if o.raw else Named(plan.files, plan.numbers,  # raw: BM25F alone
-                                            not asks_releases(plan))
+                                            not asks_releases(typed))
         ranked, stats = self._rank(rows, metas, o, reweigh, named)
         limit = self.default_limit(o)
         some: frozenset[str] = frozenset()
@@ -710,11 +710,14 @@ def release_notes(path: str) -> bool:
             or not _NOTES_FOLDERS.isdisjoint(parts[:-1]))
 
 
-def asks_releases(plan: Plan) -> bool:
-    """Whether a query asks about releases: a word of ``_RELEASE_WORDS`` or a digit."""
-    return any(c.kind in ("term", "phrase") and (
-        c.text.lower() in _RELEASE_WORDS or any(ch.isdigit() for ch in c.text))
-        for c in plan.clauses)
+def asks_releases(query: str) -> bool:
+    """Whether a query asks about releases: a word of ``_RELEASE_WORDS`` typed on its own
+    (not a part of "rerun-if-changed"), or a digit."""
+    return any(ch.isdigit() for ch in query) or any(
+        w.strip(_EDGES).lower() in _RELEASE_WORDS for w in query.split())
+
+
+_EDGES = "\"'`.,;:!?()[]{}<>*_"
 
 
 class Named(NamedTuple):
