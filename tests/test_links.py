@@ -41,6 +41,14 @@ def test_links_are_read_as_written():
         ("link", "hugo", '{{< ref "posts/first.md" >}}')]
 
 
+def test_a_links_text_reads_escapes_and_keeps_code_as_written():
+    """"my\\_var" was shown "my\\var", `__init__` "init", `a*b` "ab"."""
+    text = ("See [my\\_var and `__init__`](a.md), [**bold** \\[x\\]](b.md), "
+            "[`a*b`](c.md) and [[Page|an *alias*]].\n")
+    assert [t for _, t, _ in links_of(text)] == [
+        "my_var and __init__", "bold [x]", "a*b", "an alias"]
+
+
 def test_each_link_belongs_to_the_chunk_it_is_written_in():
     doc = parse_document("Intro [a](a.md)\n\n# One\n\n[b](b.md)\n\n## Two\n\n[[c]]\n", "t", "x.md")
     assert [[link.target for link in links] for links in document_links(doc)] == [

@@ -406,6 +406,16 @@ def set_code_aside_before(head: str, text: str, aside: tuple[str, list[str]]
     return _prepare(head + text)
 
 
+def own_codes(text: str, codes: list[str]) -> tuple[str, tuple[str, ...]]:
+    """A part of a text set aside with only the code it holds, numbered from 0: the same
+    part of any text is then the same pair (``ra.text.links`` caches link texts so)."""
+    if not codes or _OPEN not in text:
+        return text, ()
+    held: list[str] = []
+    renumbered = _PLACEHOLDER.sub(lambda m: _hold(held, codes[int(m.group(1))]), text)
+    return renumbered, tuple(held)
+
+
 def restore(text: str, codes: list[str]) -> str:
     """``text`` (a part of what :func:`set_code_aside` returned) with its code back."""
     return _restore(text, codes)
