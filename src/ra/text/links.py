@@ -33,6 +33,7 @@ from urllib.parse import unquote
 from ra.text import MARKDOWN_SUFFIXES
 from ra.text.document import Document, slugify
 from ra.text.markup import (
+    BACKSLASH_ESCAPE,
     LINK_TEXT,
     WIKI_LINK,
     own_codes,
@@ -207,8 +208,6 @@ def _visible(text: str, codes: tuple[str, ...]) -> str:
 # ------------------------------------------------------------------------ normalisation
 
 _SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
-#: a backslash escape of ASCII punctuation, which CommonMark reads as the character
-_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
 def target_of(source_path: str, link: Link) -> Target:
@@ -226,7 +225,7 @@ def target_of(source_path: str, link: Link) -> Target:
     if _SCHEME.match(target):
         return Target(external=True)
     if "\\" in target:  # backslash escapes, as CommonMark reads them: `\(SI\)` is `(SI)`
-        target = _ESCAPED.sub(r"\1", target)
+        target = BACKSLASH_ESCAPE.sub(r"\1", target)
     path, _, fragment = target.partition("#")
     written = path.split("?", 1)[0]
     path = unquote(written)

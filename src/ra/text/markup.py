@@ -952,9 +952,14 @@ def plain_held(prepared: str) -> str:
     return prepared[1:-1]
 
 
-#: ``\[`` and ``\]`` while the dialects' patterns run: a link's brackets, escaped, are text
-#: (GitBook's "\[1\](note)" is no link); written back as they were
-_HELD_BRACKETS = ("\ue002", "\ue003")
+#: CommonMark's backslash escape: the ASCII punctuation after it is that character, no
+#: syntax (``ra.text.links`` reads a target's so). ``strip_syntax`` holds each in Unicode's
+#: private use plane A meanwhile, ``plain_held`` the escaped brackets (GitBook's
+#: "\[1\](note)" is no link to the dialects' patterns), written back as they were.
+BACKSLASH_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_HELD = 0xF0000
+_RELEASED = {_HELD + c: chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum()}
+_HELD_BRACKETS = (chr(_HELD + ord("[")), chr(_HELD + ord("]")))
 
 
 # ------------------------------------------------------------------------ inline #tags
@@ -1004,13 +1009,6 @@ _SYNTAX = [
 ]
 
 
-#: CommonMark's backslash escape: the ASCII punctuation after it is that character, no
-#: syntax. ``strip_syntax`` holds each in Unicode's private use plane A meanwhile.
-_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
-_HELD = 0xF0000
-_RELEASED = {_HELD + c: chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum()}
-
-
 def strip_syntax(text: str) -> str:
     """``text`` with CommonMark's own syntax stripped (``_SYNTAX``), as one line. A
     backslash escape is the character it escapes (GitBook writes "NT hash \\(or AES
@@ -1024,7 +1022,7 @@ def _stripped(text: str) -> str:
     """``strip_syntax`` but for collapsing the whitespace."""
     escaped = "\\" in text
     if escaped:
-        text = _ESCAPE.sub(lambda m: chr(_HELD + ord(m.group(1))), text)
+        text = BACKSLASH_ESCAPE.sub(lambda m: chr(_HELD + ord(m.group(1))), text)
     text = "\n" + text
     for pattern, replacement in _SYNTAX:
         text = pattern.sub(replacement, text)
