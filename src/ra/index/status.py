@@ -150,19 +150,8 @@ def _translations(files) -> list[tuple[str, str]]:
     from ra.text import is_markdown
     from ra.text.languages import said, translations
 
-    by_tree: dict[str, list[str]] = {}
-    for f in files:
-        if is_markdown(f.path):
-            by_tree.setdefault(f.tree, []).append(f.path)
-    out = []
-    for tree, paths in sorted(by_tree.items()):
-        found = translations(paths)
-        if found:
-            n = sum(k for _, k in found)
-            patterns = [t for t, _ in found]
-            out.append(_excludable(tree, n, f"in translations of its pages ({said(patterns)})",
-                                   "with them", patterns))
-    return out
+    return _alongside(_by_tree(f for f in files if is_markdown(f.path)), translations,
+                      lambda patterns: f"translations of its pages ({said(patterns)})")
 
 
 def _versions(files) -> list[tuple[str, str]]:
@@ -171,17 +160,28 @@ def _versions(files) -> list[tuple[str, str]]:
     ``exclude`` that leaves them out."""
     from ra.pipeline.discover import older_versions
 
-    by_tree: dict[str, list[str]] = {}
-    for f in files:
-        by_tree.setdefault(f.tree, []).append(f.path)
+    return _alongside(_by_tree(files), older_versions, lambda patterns: (
+        f"older versions of its pages ({', '.join(p.removesuffix('**') for p in patterns)})"))
+
+
+def _alongside(by_tree: dict[str, list[str]], find, what) -> list[tuple[str, str]]:
+    """A note for each tree whose paths ``find`` says hold copies of its pages
+    (``(exclude pattern, files)``), indexed with them; ``what(patterns)`` names them."""
     out = []
     for tree, paths in sorted(by_tree.items()):
-        if found := older_versions(paths):
-            n = sum(k for _, k in found)
-            shown = ", ".join(p.removesuffix("**") for p, _ in found)
-            out.append(_excludable(tree, n, f"in older versions of its pages ({shown})",
-                                   "with them", [p for p, _ in found]))
+        if found := find(paths):
+            patterns = [p for p, _ in found]
+            out.append(_excludable(tree, sum(n for _, n in found), f"in {what(patterns)}",
+                                   "with them", patterns))
     return out
+
+
+def _by_tree(files) -> dict[str, list[str]]:
+    """The tree-relative paths of ``files``, by tree."""
+    held: dict[str, list[str]] = {}
+    for f in files:
+        held.setdefault(f.tree, []).append(f.path)
+    return held
 
 
 def _ignored(trees, files) -> list[tuple[str, str]]:
@@ -190,9 +190,7 @@ def _ignored(trees, files) -> list[tuple[str, str]]:
     the ``exclude`` that leaves them out. Asked of git once per tree with files."""
     from ra.pipeline.discover import git_ignored
 
-    held: dict[str, list[str]] = {}
-    for f in files:
-        held.setdefault(f.tree, []).append(f.path)
+    held = _by_tree(files)
     out = []
     for tree in trees:
         if tree.name not in held or not (entries := git_ignored(tree.path)):
