@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import NamedTuple
 
 from ra.errors import QueryError
@@ -700,6 +701,7 @@ _RELEASE_WORDS = frozenset({"release", "released", "releases", "changelog", "cha
                             "deprecated", "deprecation", "breaking", "removed", "fixed"})
 
 
+@lru_cache(maxsize=16384)  # asked of each candidate of every search: 0.39 µs; cached 0.04
 def release_notes(path: str) -> bool:
     """Whether the tree-relative ``path`` is a page of release notes: a file named so
     (``CHANGELOG.md``, ``release-notes.md``, ``whats-new.md``) or one in a folder named
