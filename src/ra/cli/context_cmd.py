@@ -28,7 +28,8 @@ CONTEXT_HELP = """Find the knowledge relevant to the files you are about to edit
 Terms come from each file's path, the [[context.rules]] matching it, and its most
 distinctive words (TF-IDF against the index); they form one weighted OR query. Files
 inside a tree never return their own chunks. Agent rule files whose front matter names
-the file (globs, paths, applyTo) come first.
+the file (globs, paths, applyTo) come first, then the AGENTS.md or CLAUDE.md of the
+folders above it (below the project root), nearest first.
 
 Examples:
 
@@ -188,6 +189,7 @@ def render_files(files: list[dict], included: list[str]) -> str:
         lines.append(f"    ({f['candidates']} candidate terms)")
         lines.append(f"    query: {f['query'] or '(none)'}")
     if included:
-        lines.append("  included (a rule's include, or a document whose front matter names "
-                     "the file): " + ", ".join(included))
+        lines.append("  included (a rule's include, a document whose front matter names "
+                     "the file, an instruction file of a folder above it): "
+                     + ", ".join(included))
     return "\n".join(lines) + "\n"
