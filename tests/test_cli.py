@@ -499,7 +499,9 @@ def test_init_names_agent_rule_folders_as_trees(tmp_path, monkeypatch, capsys, i
     rules = {".cursor/rules/react.mdc": "globs: src/**/*.tsx", ".claude/rules/api.md":
              "paths:\n  - src/api/**", ".github/instructions/py.instructions.md":
              'applyTo: "**/*.py"', ".claude/skills/release/SKILL.md":
-             "name: release\ndescription: Cut a release", ".roo/rules/01-style.md":
+             "name: release\ndescription: Cut a release", ".agents/skills/pr/SKILL.md":
+             "name: pr\ndescription: Open a pull request", ".github/skills/ci/SKILL.md":
+             "name: ci\ndescription: Fix CI", ".roo/rules/01-style.md":
              "description: style", ".roo/rules-code/01-ts.md": "description: ts",
              ".amazonq/rules/cdk.md": "description: cdk"}
     for rel, front in rules.items():
@@ -510,16 +512,19 @@ def test_init_names_agent_rule_folders_as_trees(tmp_path, monkeypatch, capsys, i
     config = (tmp_path / ".ra.toml").read_text()
     assert code == 0 and 'path = "./docs"' in config
     assert ('[tree.cursor]\npath = "./.cursor/rules"\n\n[tree.claude]\npath = "./.claude/'
-            'rules"\n\n[tree.claude-skills]\npath = "./.claude/skills"\n\n[tree.copilot]\n'
+            'rules"\n\n[tree.claude-skills]\npath = "./.claude/skills"\n\n'
+            '[tree.agent-skills]\npath = "./.agents/skills"\n\n[tree.copilot-skills]\n'
+            'path = "./.github/skills"\n\n[tree.copilot]\n'
             'path = "./.github/instructions"\n\n[tree.roo]\npath = "./.roo/rules"\n\n'
             '[tree.roo-code]\npath = "./.roo/rules-code"\n\n'
             '[tree.amazonq]\npath = "./.amazonq/rules"\n') in config
     assert "windsurf" not in config  # no markdown there
     assert ("agent rules: tree cursor is ./.cursor/rules (1 file), tree claude is "
             "./.claude/rules (1 file), tree claude-skills is ./.claude/skills (1 file), "
-            "tree copilot is ./.github/instructions (1 file), tree roo is ./.roo/rules "
-            "(1 file), tree roo-code is ./.roo/rules-code (1 file), tree amazonq is "
-            "./.amazonq/rules (1 file)") in err
+            "tree agent-skills is ./.agents/skills (1 file), tree copilot-skills is "
+            "./.github/skills (1 file), tree copilot is ./.github/instructions (1 file), "
+            "tree roo is ./.roo/rules (1 file), tree roo-code is ./.roo/rules-code (1 file), "
+            "tree amazonq is ./.amazonq/rules (1 file)") in err
     code, out, _ = run(capsys, "search", "--list", "cut a release")
     assert code == 0 and out.split()[0] == "claude-skills:release/SKILL.md"
     code, out, err = run(capsys, "context", "--list", "src/api/users.py")

@@ -58,6 +58,7 @@ from ra.query.signals import (
     tokenize,
 )
 from ra.text.analysis import Analyzer
+from ra.text.document import skill_folders
 from ra.text.stopwords import STOPWORDS, for_file, is_stopword
 
 
@@ -910,6 +911,47 @@ def test_the_instruction_files_of_the_folders_above_a_file_come_first(tmp_path, 
 def test_rule_files_stay_within_the_trees_asked_for(rules_project, capsys):
     found, _ = context_ids(capsys, "src/api/handlers.ts", "--tree", "docs")
     assert found and all(i.startswith("docs:") for i in found)
+
+
+@pytest.mark.parametrize("description, folders", [
+    ("Reference page structure for src/content/reference/. For components, see "
+     "/docs-components.", ("src/content/reference/**",)),  # react.dev; /name: a command
+    ("Use when editing files in lib/ or app/api/ (calls go through lib/ghl/client.ts)",
+     ("lib/**", "app/api/**")),  # a file named is not the skill's scope
+    ("Use inside the library source (src/), or `./docs/`", ("src/**", "docs/**")),
+    ("See https://example.com/docs/guide/, ~/.claude/skills/, $HOME/x/, ../shared/ and "
+     "and/or TCP/IP", ()),
+    (None, ()),
+])
+def test_a_skill_applies_to_the_folders_its_description_names(description, folders):
+    """Agent Skills say when to use them in their description; "Use when editing files in
+    src/content/learn/" is a rule's ``paths`` in words (react.dev's three writer skills)."""
+    assert skill_folders("docs-writer/SKILL.md", description) == folders
+    assert skill_folders("notes/paging.md", description) == ()  # a page's description
+
+
+def test_a_skill_whose_description_names_a_folder_comes_for_its_files(tmp_path, monkeypatch,
+                                                                        capsys):
+    files = {".claude/skills/learn-writer/SKILL.md":
+             "---\nname: learn-writer\ndescription: Use when writing or editing files in "
+             "src/content/learn/. Tone and structure.\n---\n\n# Learn Page Writer\n\n"
+             "Short sentences.\n",
+             ".agents/skills/blog/SKILL.md": "---\nname: blog\ndescription: Use when editing "
+                                             "src/content/blog/\n---\n\n# Blog\n\nDates.\n",
+             "src/content/notes.md": "---\ndescription: about src/content/learn/\n---\n\n"
+                                     "# Notes\n\nEffects and state.\n",
+             "src/content/learn/effects.md": "# Effects\n\nEffects synchronize state.\n"}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / ".ra.toml").write_text(
+        '[tree.claude-skills]\npath = ".claude/skills"\n[tree.agent-skills]\n'
+        'path = ".agents/skills"\n[tree.docs]\npath = "src/content"\n')
+    monkeypatch.chdir(tmp_path)
+    found, data = context_ids(capsys, "src/content/learn/effects.md")
+    assert found[0] == "claude-skills:learn-writer/SKILL.md"
+    assert data["queries"][0]["explain"]["included"] == found[:1]  # not the notes page
+    assert "agent-skills:blog/SKILL.md" not in found
 
 
 def test_applies_to_is_in_the_chunks_artifact(rules_project, capsys):

@@ -33,7 +33,7 @@ INIT_HELP = """Create a starter .ra.toml (with commented examples) in this folde
 
 Its tree is the folder that holds this project's markdown (docs/ in most projects);
 check it, or add trees of your own. Coding agents' rule and skill folders
-(.cursor/rules, .claude/rules, .claude/skills, .github/instructions, .roo/rules, ...)
+(.cursor/rules, .claude/rules, .claude/skills, .agents/skills, .github/instructions, ...)
 that hold markdown become trees of their own. Notes written in another language than
 English get its stemmer ([search] stemmer); a site's translations (de/, pt-br/, ...
 mirroring its pages), its docs' older versions (versioned_docs/) and what git ignores
@@ -264,11 +264,13 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str]]:
 
 
 #: Where coding agents keep rule files, whose front matter may name the files they apply
-#: to (``globs``, ``paths``, ``applyTo``, ``fileMatchPattern``), and Claude Code its
-#: skills (``<name>/SKILL.md``, named and described in front matter): a tree of its own
-#: each, as the walk skips hidden folders inside a tree. Tree name, folder.
+#: to (``globs``, ``paths``, ``applyTo``, ``fileMatchPattern``), and their skills
+#: (``<name>/SKILL.md``, named and described in front matter: Claude Code's, and the
+#: Agent Skills Codex and Copilot read from ``.agents/skills`` and ``.github/skills``): a
+#: tree of its own each, as the walk skips hidden folders inside a tree. Tree name, folder.
 RULE_FOLDERS = (("cursor", ".cursor/rules"), ("claude", ".claude/rules"),
-                ("claude-skills", ".claude/skills"), ("copilot", ".github/instructions"),
+                ("claude-skills", ".claude/skills"), ("agent-skills", ".agents/skills"),
+                ("copilot-skills", ".github/skills"), ("copilot", ".github/instructions"),
                 ("windsurf", ".windsurf/rules"), ("kiro", ".kiro/steering"),
                 ("cline", ".clinerules"), ("continue", ".continue/rules"),
                 ("roo", ".roo/rules"), ("amazonq", ".amazonq/rules"))

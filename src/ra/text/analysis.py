@@ -82,8 +82,9 @@ MAX_TOKEN_BYTES = 40
 #: 26: TOML front matter after blank lines (Zola's theme pages). 27: a folder's page
 #: (index, _index, README) with no title of its own is titled by its folder's name. 28: a
 #: link's anchor as a declared id is held (``#4.6.1`` reaches ``{ id="4.6.1" }``'s ``4-6-1``).
-#: 29: a link's text reads backslash escapes and keeps its code as written.
-ANALYZER_VERSION = 29
+#: 29: a link's text reads backslash escapes and keeps its code as written. 30: an agent
+#: skill (``SKILL.md``) applies to the folders its description names (``applies_to``).
+ANALYZER_VERSION = 30
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

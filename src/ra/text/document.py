@@ -129,7 +129,7 @@ def parse_document(text: str, tree: str, path: str, *,
     tags = tuple(dict.fromkeys([*meta["tags"], *inline_tags(body)]))
     return Document(tree, path, "markdown", title, tags, meta["description"],
                     meta["status"], data or {}, nodes, tuple(problems + scan_problems),
-                    applies_to(data or {}))
+                    applies_to(data or {}) or skill_folders(path, meta["description"]))
 
 
 def _comment_ids(headings: list[Found], lines: Lines) -> list[Found]:
@@ -305,6 +305,25 @@ def applies_to(data: dict) -> tuple[str, ...]:
             if isinstance(item, str):
                 out += (g.strip().strip("\"'").strip() for g in _GLOB_COMMA.split(item))
     return tuple(dict.fromkeys(g for g in out if g))
+
+
+#: A folder of the project named in a skill's description: a relative path ending with
+#: "/" (``src/content/learn/``, ``app/api/``), not part of a URL, an absolute path (a
+#: skill's ``/name`` is a command), a home or a variable's one; ``./`` aside.
+_NAMED_FOLDER = re.compile(r"(?<![\w./~$:%-])(?:\./)?((?:[\w.-]+/)+)(?![\w/])")
+
+
+def skill_folders(path: str, description: str | None) -> tuple[str, ...]:
+    """The folders an agent skill's ``description`` names, as globs of what is below them
+    (``src/content/learn/**``): the Agent Skills of Claude Code, Codex and Copilot
+    (``<name>/SKILL.md``) say when to use them in their description, and when that is
+    "editing files in src/content/learn/", they are about those files as a rule whose
+    ``paths`` say so. Other documents' descriptions describe them, not what they apply
+    to: none."""
+    if not description or PurePosixPath(path).name.lower() != "skill.md":
+        return ()
+    folders = (m.group(1) for m in _NAMED_FOLDER.finditer(description))
+    return tuple(dict.fromkeys(f"{f}**" for f in folders if ".." not in f.split("/")))
 
 
 def _scalar(value: Any) -> str | None:
