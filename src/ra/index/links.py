@@ -7,7 +7,9 @@ changed file's headings are what links from unchanged files meet:
 
 1. a target path is the first candidate that is an indexed document (``../install`` is
    ``install.md`` or ``install/index.md``); a wiki link's name is the document of that
-   file name anywhere in its tree, the shortest path first (Obsidian's rule);
+   file name anywhere in its tree, the shortest path first (Obsidian's rule); a target
+   that is no file is the page a site serves at its URL (ordering prefixes such as
+   ``1.getting-started/`` dropped, the site's mount such as ``/docs/4.x/`` before it);
 2. the anchor is the first candidate slug that names a chunk of that document; a link
    whose anchor names no indexed chunk (a dropped heading, a typo) points to the
    document;
@@ -31,6 +33,17 @@ RAW = "link_rows"
 _SUFFIXES = "|".join(s.lstrip(".") for s in MARKDOWN_SUFFIXES)
 
 
+def _page(path: str) -> str:
+    """SQL: the page a site serves from the file at ``path`` (a candidate target too),
+    lowercase: no suffix, a folder's page (index, README, _index) as its folder, and no
+    ordering prefix on a name (``4.api/2.composables/use-fetch.md`` is Nuxt Content's
+    ``api/composables/use-fetch``, ``01-intro.md`` Docusaurus' ``intro``; a date's
+    ``2024-01-02`` keeps its digits)."""
+    bare = f"regexp_replace(lower({path}), '\\.(?:{_SUFFIXES}|html|htm)$', '')"
+    folder = f"regexp_replace({bare}, '(^|/)(?:index|readme|_index)$', '')"
+    return f"regexp_replace({folder}, '(^|/)\\d+[-_.]([^\\d/])', '\\1\\2', 'g')"
+
+
 def links_sql(where: str = "") -> str:
     """The links of ``link_rows`` (filtered by ``where``), resolved: the columns of
     ``ra.store.artifacts.LINKS_VIEW``. A wiki link's page name matches a file's name with
@@ -38,7 +51,14 @@ def links_sql(where: str = "") -> str:
     wiki, ``Getting Started.md`` in an Obsidian vault, which is preferred when both are
     there); ``[[a|b]]`` names page ``a`` (Obsidian, MediaWiki), else page ``b`` (GitHub's
     wikis, Gollum: ``[[Link text|Page-Name]]``; Dendron: ``[[Details|note.name#details]]``,
-    its heading among the link's anchors)."""
+    its heading among the link's anchors).
+
+    A link that names no file is a page of the site (``_page``): the page it names, or
+    the longest of two folders or more its URL ends with, under the site's mount
+    (Nuxt's ``/docs/4.x/api/composables/use-fetch`` is ``4.api/2.composables/use-fetch.md``
+    of the tree ``docs``; Jest's ``/docs/configuration`` is ``docs/Configuration.md`` of
+    the tree ``.``). A page of one name is not taken at the end of a longer URL: a
+    site's ``/blog/intro`` is not the tree's ``intro.md``."""
     return f"""\
 WITH l AS (SELECT * FROM {RAW} {where}),
 named AS (
@@ -65,11 +85,26 @@ by_text AS (
                                        '\\.(?:{_SUFFIXES})$', ''), ' ', '-')
   WHERE l.kind = 'wiki' AND l.target_name IS NOT NULL AND l.text <> l.target
   GROUP BY l.ord, l.seq),
-resolved AS (
+named_or_found AS (
   SELECT l.*, coalesce(p.doc_id, n.doc_id, t.doc_id) AS doc_id
   FROM l LEFT JOIN by_path p ON p.ord = l.ord AND p.seq = l.seq
   LEFT JOIN by_name n ON n.ord = l.ord AND n.seq = l.seq
   LEFT JOIN by_text t ON t.ord = l.ord AND t.seq = l.seq),
+wanted AS (
+  SELECT ord, seq, tree, page, regexp_extract(page, '[^/]*$') AS leaf
+  FROM (SELECT ord, seq, tree, {_page("target_paths[1]")} AS page FROM named_or_found
+        WHERE doc_id IS NULL AND NOT external AND len(target_paths) > 0)),
+pages AS (
+  SELECT tree, id, page, regexp_extract(page, '[^/]*$') AS leaf
+  FROM (SELECT tree, id, {_page("path")} AS page FROM named) WHERE page <> ''),
+by_page AS (
+  SELECT w.ord, w.seq, arg_max(d.id, length(d.page)) AS doc_id
+  FROM wanted w JOIN pages d ON d.tree = w.tree AND d.leaf = w.leaf
+  WHERE w.page = d.page OR (contains(d.page, '/') AND ends_with(w.page, '/' || d.page))
+  GROUP BY w.ord, w.seq),
+resolved AS (
+  SELECT f.* REPLACE (coalesce(f.doc_id, b.doc_id) AS doc_id)
+  FROM named_or_found f LEFT JOIN by_page b ON b.ord = f.ord AND b.seq = f.seq),
 anchors AS (
   SELECT ord, seq, doc_id, unnest(target_anchors) AS anchor, target_anchors
   FROM resolved WHERE doc_id IS NOT NULL),
