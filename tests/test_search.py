@@ -10,6 +10,7 @@ The corpus is written by this module; no third-party text is used here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -809,3 +810,19 @@ def test_a_query_asks_about_releases(query, asks):
     from ra.query.search import asks_releases
 
     assert asks_releases(query) is asks
+
+
+def test_snippets_mark_the_query_s_words_but_its_function_words(tmp_path_factory):
+    """"how to add a middleware to a route" marked every "a" and "to" of its snippets,
+    and they pulled the window to where they crowd; they still match and score. A query
+    of function words only marks them."""
+    page = ("# Middleware\n\nPlugins are a way for a module to add logic to an app, and "
+            "a lot more to say about it to a reader who wants it all, and then some to "
+            "spare for a day.\n\nTo add route middleware, call the helper.\n")
+    for searcher in one_tree(tmp_path_factory, "light", {"middleware.md": page}):
+        def snippet(query: str, searcher=searcher) -> str:
+            return searcher.search([query], SearchOptions()).queries[0].results[0].snippet
+
+        marked = re.findall(r"\*\*(.+?)\*\*", snippet("how to add a middleware to a route"))
+        assert {m.lower() for m in marked} == {"add", "route", "middleware"}
+        assert "**to**" in snippet("to a")  # nothing else to mark

@@ -368,11 +368,12 @@ def _query_text(groups: list[_Group]) -> str:
 
 @dataclass
 class _Terms:
-    """What ``Searcher._results`` needs of a plan: the matched terms, for snippets."""
+    """What ``Searcher._results`` needs of a plan: the terms its snippets mark (the
+    files' words, stopwords left out already: ``ra.query.signals``)."""
 
     items: list[str]
 
-    def terms(self) -> list[str]:
+    def highlighted(self, language: str) -> list[str]:
         return self.items
 
 

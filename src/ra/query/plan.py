@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ra.errors import QueryError
 from ra.query import ast
@@ -56,7 +57,7 @@ from ra.query.fuzzy import MIN_FUZZY_LENGTH, expansions
 from ra.query.parser import abbreviations
 from ra.store.layout import FIELD_CODE, FIELDS
 from ra.text import MARKDOWN_SUFFIXES
-from ra.text.analysis import Analyzer, has_cjk, split_words
+from ra.text.analysis import Analyzer, analyzer_for, has_cjk, split_words
 
 MAX_PREFIX_TERMS = 64
 MAX_CLAUSES = 256  # words and phrases per topic; longer queries are refused
@@ -163,9 +164,20 @@ class Plan:
         return set(self.positive) - refs(self.expr)
 
     def terms(self) -> list[str]:
-        """Every matched term of the positive clauses (for snippets and highlights)."""
+        """Every matched term of the positive clauses."""
         return sorted({a.term for i in self.positive for a in self.clauses[i].alts
                        if a.term_id is not None and not self.clauses[i].feedback})
+
+    def highlighted(self, language: str) -> list[str]:
+        """The ``terms`` snippets and highlights mark: not the function words
+        (``LIGHT_WORDS``, as ``language``'s stemmer reads them) unless nothing else is
+        left. They scored, but marking them drew the eye to every "a", "to" and "in":
+        "how to add a middleware to a route" marked "**Add** Plugins Plugins are **a**
+        common way for **a** module **to** **add**", and they pulled a snippet's window
+        to where they crowd."""
+        terms = self.terms()
+        light = _light_terms(language)
+        return [t for t in terms if t not in light] or terms
 
 
 #: The first words of a question, and the words of its frame (``Planner._needed``).
@@ -177,6 +189,16 @@ COMPARISON_WORDS = frozenset({"vs", "versus"})
 #: Articles: score-only in a query that is filtered, not ranked, where two other words are
 #: left (``Planner._without_articles``).
 ARTICLES = frozenset({"a", "an", "the"})
+#: Function words: searched for as typed, but not marked in snippets (``Plan.highlighted``).
+LIGHT_WORDS = FRAME_WORDS | COMPARISON_WORDS | frozenset(
+    "of in on at for from with by and or into as it its be this that if so".split())
+
+
+@lru_cache(maxsize=8)
+def _light_terms(language: str) -> frozenset[str]:
+    """``LIGHT_WORDS`` as index terms of ``language``."""
+    stem = analyzer_for(language).stem
+    return frozenset(stem(w) for w in LIGHT_WORDS)
 
 
 @dataclass

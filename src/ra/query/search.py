@@ -302,7 +302,8 @@ class Searcher:
         match = "all" if complete else ("partial" if rows else "none")
         if side is not None and side.used and not any(r[1] for r in rows):
             match = "semantic" if rows else "none"  # no chunk has any of the words
-        topic = Topic(typed, match, total, results, terms=plan.terms(), note=note,
+        topic = Topic(typed, match, total, results, note=note,
+                      terms=plan.highlighted(self.analyzer.language),
                       meaning_note=side.note if side is not None else None,
                       outranked=outranked)
         if o.explain:
@@ -623,7 +624,7 @@ class Searcher:
         metas = [self.reader.meta(c.id) for c in ranked]
         texts.fetch(metas)
         texts.fetch_plain(metas)
-        terms = matcher(set(plan.terms()), self.analyzer)  # one key for every snippet
+        terms = matcher(set(plan.highlighted(self.analyzer.language)), self.analyzer)  # one key
         out = []
         for cand, meta in zip(ranked, metas, strict=True):
             content = texts(meta)
