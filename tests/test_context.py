@@ -954,6 +954,24 @@ def test_a_skill_whose_description_names_a_folder_comes_for_its_files(tmp_path, 
     assert "agent-skills:blog/SKILL.md" not in found
 
 
+def test_a_skill_kept_in_several_agents_folders_comes_once(tmp_path, monkeypatch, capsys):
+    """Repositories generate one skill into ``.claude/skills``, ``.agents/skills`` and
+    ``.github/skills``: ``ra context`` gave the same text three times, whole."""
+    skill = ("---\nname: learn\ndescription: Use when editing files in src/learn/.\n---\n\n"
+             "# Learn writer\n\nShort sentences.\n")
+    for folder in (".claude/skills", ".agents/skills", ".github/skills"):
+        (tmp_path / folder / "learn").mkdir(parents=True)
+        (tmp_path / folder / "learn" / "SKILL.md").write_text(skill)
+    (tmp_path / "src/learn").mkdir(parents=True)
+    (tmp_path / "src/learn/effects.md").write_text("# Effects\n\nEffects and state.\n")
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "init")[0] == 0
+    found, data = context_ids(capsys, "src/learn/effects.md")
+    first = data["queries"][0]["results"][0]
+    assert found[0] == "agent-skills:learn/SKILL.md" and not any("SKILL" in i for i in found[1:])
+    assert first["copies"] == ["claude-skills:learn/SKILL.md", "copilot-skills:learn/SKILL.md"]
+
+
 def test_applies_to_is_in_the_chunks_artifact(rules_project, capsys):
     code, out, _ = run(capsys, "sql", "select id, applies_to from chunks where applies_to is "
                        "not null order by id", "--json")

@@ -408,27 +408,33 @@ def _without(results: list[Result], includes: list[str], reader) -> list[Result]
 
 def _included(searcher: Searcher, includes: list[str], terms: _Terms, warnings: list[str],
               results: list[Result]) -> list[Result]:
-    """Results for a rule's ``include`` ids, scored as the best result so they lead."""
+    """Results for a rule's ``include`` ids, scored as the best result so they lead. A
+    document word for word another's comes once, naming the others as copies, as a
+    search's results do: a skill kept in ``.claude/skills``, ``.agents/skills`` and
+    ``.github/skills`` alike (generated, or copied for each agent) came three times."""
     if not includes:
         return []
     from ra.query.get import get_chunk
     from ra.query.snippets import snippet_of
 
     top = max((r.score for r in results), default=1.0)
-    out = []
+    out: dict[str, tuple[Result, list[str]]] = {}  # by content: the first, its copies
     for chunk_id in includes:
         try:
             chunk = get_chunk(searcher.reader, searcher.config, chunk_id)
         except RaError:
             warnings.append(f"context rule include {chunk_id!r} is not in the index; skipped")
             continue
+        if (first := out.get(chunk.content)) is not None:
+            first[1].append(chunk.id)
+            continue
         meta = searcher.reader.meta(chunk.id)
         _, plain = searcher.reader.texts([(meta.ord, meta.descendants)])[meta.ord]
-        out.append(Result(chunk.id, chunk.tree, chunk.path, chunk.title, chunk.breadcrumb,
-                          top, snippet_of(plain, set(terms.items), searcher.analyzer),
-                          chunk.content, chunk.tokens, line=meta.line, ord=meta.ord,
-                          descendants=meta.descendants))
-    return out
+        out[chunk.content] = (Result(
+            chunk.id, chunk.tree, chunk.path, chunk.title, chunk.breadcrumb, top,
+            snippet_of(plain, set(terms.items), searcher.analyzer), chunk.content,
+            chunk.tokens, line=meta.line, ord=meta.ord, descendants=meta.descendants), [])
+    return [replace(r, copies=tuple(copies)) if copies else r for r, copies in out.values()]
 
 
 def _explain(groups: list[_Group], signals: list[FileSignals], stats, includes: list[str],
