@@ -321,6 +321,25 @@ def test_an_azure_devops_wiki_s_page_links_resolve(tmp_path):
                     "reports": "docs:Help/Tax-reports.md"}
 
 
+def test_html_anchors_jsx_links_and_mdc_components_are_links():
+    """NestJS' docs link with ``<a href>``, shadcn/ui's with ``<Link href>``, Nuxt's with
+    ``::read-more{to="..."}`` (408 of them, none a link before); in code they are
+    examples, and a name anchor (``<a name="x"></a>``, the C++ docs') links nowhere."""
+    text = ('See <a href="../install.md">the **install** guide</a>, <Link to="/docs/intro">'
+            'Intro <b>page</b></Link> and <a name="top"></a>.\n\n'
+            '::read-more{to="/docs/4.x/guide/concepts/typescript#type-checking"}\n::\n\n'
+            'Also :read-more{to="/docs/4.x/api" title="API docs"}, :link-example[an example]'
+            '{to="/docs/4.x/examples/hello"} and <a href="https://x.org">ext</a>.\n'
+            '`<a href="code.md">no</a>`, {to="nothing"} and a::b{to="x"}.\n\n'
+            '```html\n<a href="example.md">example</a>\n```\n')
+    assert links_of(text) == [
+        ("link", "the install guide", "../install.md"), ("link", "Intro page", "/docs/intro"),
+        ("link", "read more", "/docs/4.x/guide/concepts/typescript#type-checking"),
+        ("link", "API docs", "/docs/4.x/api"),
+        ("link", "an example", "/docs/4.x/examples/hello"),
+        ("link", "ext", "https://x.org")]
+
+
 def test_a_link_to_a_site_page_reaches_the_file_it_is_built_from(tmp_path):
     """Nuxt Content orders its files by a number the URL leaves out and serves the tree
     under ``/docs/4.x/`` (912 of the 922 links of Nuxt's docs reached nothing); the C++

@@ -7,7 +7,9 @@ Links are what the author wrote, read as the site generator or note app reads th
   ``<https://…>``; images are not links;
 - wiki links ``[[target#heading|alias]]`` and embeds ``![[note]]`` (Obsidian, Foam,
   Quartz), images among embeds left out;
-- Hugo's ``{{< ref "path" >}}`` / ``relref`` as a link's target.
+- Hugo's ``{{< ref "path" >}}`` / ``relref`` as a link's target;
+- HTML anchors and JSX links (``<a href="x.md">``, ``<Link to="/docs/x">``), and Nuxt
+  MDC's components that link a page (``::read-more{to="/docs/x"}``).
 
 Links inside code (spans and fenced blocks) and comments are examples, not links
 (``ra.text.markup.set_code_aside``).
@@ -92,6 +94,18 @@ _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>")
 _DEFINITION = re.compile(rf"^[ \t]{{0,3}}\[(?!\^)([^\]\n]+)\]:[ \t]*(?:<?({_LIQUID}|[^\s>]+)>?)",
                          re.M)
 _HUGO_REF = re.compile(r"\{\{[<%]\s*(?:rel)?ref\s+\"?([^\"\s%>]+)\"?\s*[%>]\}\}")
+#: An HTML anchor or a JSX link (Docusaurus' and Next.js' ``<Link>``), its target quoted:
+#: ``<a href="../install.md">the guide</a>``, ``<Link to="/docs/intro">Intro</Link>``; its
+#: text within the paragraph, tags inside it dropped
+_TAG_LINK = re.compile(r"<(a|Link)\s[^<>]*?\b(?:href|to)\s*=\s*([\"'])([^\"'<>\s]+)\2[^<>]*>"
+                       r"((?:(?!</?\1[\s>])[^\n]|\n(?![ \t]*\n))*?)</\1\s*>")
+_TAG = re.compile(r"<[^<>\n]*>")
+#: A component of Nuxt's MDC that links a page by its ``to``: ``::read-more{to="/docs/x"}``,
+#: ``:link-example{to="..."}``, ``::card{title="..." to="..."}``, inline with its text as
+#: ``:name[text]{to="..."}``
+_COMPONENT_LINK = re.compile(r"(?<![\w:]):{1,4}([A-Za-z][\w-]*)(?:\[([^\[\]\n]*)\])?"
+                             r"\{([^{}\n]*?\bto=([\"'])([^\"'\s]+)\4[^{}\n]*)\}")
+_TITLE = re.compile(r"\btitle=([\"'])([^\"'\n]*)\1")
 
 
 def document_links(doc: Document, asides: Sequence[tuple[str, list[str]]] | None = None
@@ -126,7 +140,7 @@ def _links(text: str, definitions: dict[str, str], parts: tuple | None = None
            ) -> list[Link]:
     """The links of ``text``; ``parts``: ``(head, body, set_code_aside(body))`` when
     ``text`` is ``head + body``."""
-    if "[" not in text and "<" not in text:
+    if "[" not in text and "<" not in text and "to=" not in text:
         return []
     prepared, codes = (set_code_aside(text) if parts is None
                        else set_code_aside_before(*parts))
@@ -156,6 +170,16 @@ def _links(text: str, definitions: dict[str, str], parts: tuple | None = None
             add(m, Link("link", _shown(m.group(1), codes), target))
     for m in _AUTOLINK.finditer(prepared) if "<" in prepared else ():
         add(m, Link("link", m.group(1), m.group(1)))
+    tags = ("href" in prepared or "to=" in prepared) and (
+        "<a " in prepared or "<Link" in prepared)  # not cpp-docs' <a name="..."> anchors
+    for m in _TAG_LINK.finditer(prepared) if tags else ():
+        if not _inside(m.start(), taken):
+            shown = _shown(_TAG.sub(" ", m.group(4)), codes)
+            add(m, Link("link", shown or m.group(3), m.group(3)))
+    for m in _COMPONENT_LINK.finditer(prepared) if "to=" in prepared else ():
+        title = _TITLE.search(m.group(3))
+        shown = m.group(2) or (title.group(2) if title else m.group(1).replace("-", " "))
+        add(m, Link("link", _shown(shown, codes) or m.group(5), m.group(5)))
     return [link for _, link in sorted(found, key=lambda pair: pair[0])]
 
 
