@@ -540,18 +540,3 @@ def test_a_bucket_out_of_order_is_searched_through_its_sorted_view():
     index = SurfaceIndex([("abcdex", 1), ("aaaaaa", 2)])
     assert index.within("abcdeq", 1) == [("abcdex", 1.0, 1)]
     assert index.near("abcdeq", 1) == [("abcdex", 1)]
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux") or
-                    __import__("platform").libc_ver()[0] != "glibc", reason="glibc only")
-def test_releasing_memory_trims_the_c_heap_too(monkeypatch):
-    """A long-lived reader's loads free many Python objects; glibc keeps their pages
-    mapped until ``malloc_trim`` hands them back (a warm cpp-docs reader 150 -> 147 MB,
-    a daemon's peak 509 -> 477). It is found, and ``release_unused`` calls it."""
-    import ra.index.reader as reader_module
-
-    assert reader_module._malloc_trim() is not None
-    calls = []
-    monkeypatch.setattr(reader_module, "_malloc_trim", lambda: calls.append)
-    reader_module.release_unused()
-    assert calls == [0]

@@ -44,11 +44,10 @@ than loaded again.
 from __future__ import annotations
 
 import re
-import sys
 import threading
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -96,28 +95,10 @@ def release_unused() -> None:
     """Hand back to the system the memory pyarrow's pool holds on to once it was freed,
     as a build does after each partition: a long-lived process keeps none of what its
     reader's loads, an update or its rehearsal used (cpp-docs: 32 of the rehearsal's 81
-    MB). And the C heap's free pages: a load's Python lists and objects, freed, leave
-    holes glibc keeps mapped (a warm reader of cpp-docs, its first search done: 150 ->
-    147 MB; 0.1 ms)."""
+    MB)."""
     import pyarrow as pa
 
     pa.default_memory_pool().release_unused()
-    if (trim := _malloc_trim()) is not None:
-        trim(0)
-
-
-@lru_cache(maxsize=1)
-def _malloc_trim():
-    """glibc's ``malloc_trim``, which returns the heap's free pages to the system; None
-    where the C library has none (macOS, musl)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-
-    try:
-        return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return None
 
 
 def _in_memory(con, store: ChunkStore) -> None:
