@@ -321,6 +321,23 @@ def test_an_azure_devops_wiki_s_page_links_resolve(tmp_path):
                     "reports": "docs:Help/Tax-reports.md"}
 
 
+def test_a_link_by_a_page_s_name_reaches_it_in_another_folder(tmp_path):
+    """Svelte serves every page of its docs at ``/docs/svelte/NAME`` and links pages by
+    name (``[each](each#Keyed-each-blocks)`` from ``02-runes/``): 38 of its 188 links to
+    its pages reached one, 132 now. A file named with its suffix, and a folder's page,
+    are not taken for a name: a theme's ``[docs](DOCUMENTATION.md)`` and
+    ``[templates](templates)`` name its own files, not the site's sections."""
+    config = kb(tmp_path, {
+        "02-runes/02-$state.md": "# $state\n\nSee [each](each#Keyed-each-blocks), "
+                                 "[docs](DOCUMENTATION.md) and [templates](templates).\n",
+        "03-template-syntax/03-each.md": "# each\n\n## Keyed each blocks\n\nKeys.\n",
+        "documentation/_index.md": "# Documentation\n\nAll.\n",
+        "templates/_index.md": "# Templates\n\nAll.\n"})
+    rows = {r[2]: r[5] for r in resolved(config) if r[0].startswith("docs:02-runes")}
+    assert rows == {"each": "docs:03-template-syntax/03-each.md#keyed-each-blocks",
+                    "docs": None, "templates": None}
+
+
 def test_html_anchors_jsx_links_and_mdc_components_are_links():
     """NestJS' docs link with ``<a href>``, shadcn/ui's with ``<Link href>``, Nuxt's with
     ``::read-more{to="..."}`` (408 of them, none a link before); in code they are

@@ -58,7 +58,10 @@ def links_sql(where: str = "") -> str:
     (Nuxt's ``/docs/4.x/api/composables/use-fetch`` is ``4.api/2.composables/use-fetch.md``
     of the tree ``docs``; Jest's ``/docs/configuration`` is ``docs/Configuration.md`` of
     the tree ``.``). A page of one name is not taken at the end of a longer URL: a
-    site's ``/blog/intro`` is not the tree's ``intro.md``."""
+    site's ``/blog/intro`` is not the tree's ``intro.md``. A bare name (no ``/``, no
+    suffix) that is no file beside the linking one is the page of that name in any
+    folder, the shortest path first, but a folder's page (Svelte serves every page at
+    ``/docs/svelte/NAME`` and links ``[each](each#Keyed-each-blocks)`` across folders)."""
     return f"""\
 WITH l AS (SELECT * FROM {RAW} {where}),
 named AS (
@@ -91,17 +94,25 @@ named_or_found AS (
   LEFT JOIN by_name n ON n.ord = l.ord AND n.seq = l.seq
   LEFT JOIN by_text t ON t.ord = l.ord AND t.seq = l.seq),
 wanted AS (
-  SELECT ord, seq, tree, page, regexp_extract(page, '[^/]*$') AS leaf
-  FROM (SELECT ord, seq, tree, {_page("target_paths[1]")} AS page FROM named_or_found
+  SELECT ord, seq, tree, page, regexp_extract(page, '[^/]*$') AS leaf,
+         NOT regexp_matches(regexp_extract(target, '^[^#?]*'), '[/.]') AS named
+  FROM (SELECT ord, seq, tree, target, {_page("target_paths[1]")} AS page
+        FROM named_or_found
         WHERE doc_id IS NULL AND NOT external AND len(target_paths) > 0)),
 pages AS (
-  SELECT tree, id, page, regexp_extract(page, '[^/]*$') AS leaf
-  FROM (SELECT tree, id, {_page("path")} AS page FROM named) WHERE page <> ''),
-by_page AS (
-  SELECT w.ord, w.seq, arg_max(d.id, length(d.page)) AS doc_id
-  FROM wanted w JOIN pages d ON d.tree = w.tree AND d.leaf = w.leaf
-  WHERE w.page = d.page OR (contains(d.page, '/') AND ends_with(w.page, '/' || d.page))
-  GROUP BY w.ord, w.seq),
+  SELECT tree, id, page, regexp_extract(page, '[^/]*$') AS leaf, folder
+  FROM (SELECT tree, id, {_page("path")} AS page,
+               regexp_matches(lower(path), '(^|/)(index|readme|_index)\.[^/]*$') AS folder
+        FROM named) WHERE page <> ''),
+at_page AS (
+  SELECT w.ord, w.seq, w.named AND NOT d.folder AS named, d.id, d.page,
+         w.page = d.page OR (contains(d.page, '/') AND ends_with(w.page, '/' || d.page))
+           AS served
+  FROM wanted w JOIN pages d ON d.tree = w.tree AND d.leaf = w.leaf),
+by_page AS (  -- the page it is served at, the longest; else, for a name, the shortest
+  SELECT ord, seq, arg_max(id, CASE WHEN served THEN 1000000 + length(page)
+                                    ELSE -length(page) END) AS doc_id
+  FROM at_page WHERE served OR named GROUP BY ord, seq),
 resolved AS (
   SELECT f.* REPLACE (coalesce(f.doc_id, b.doc_id) AS doc_id)
   FROM named_or_found f LEFT JOIN by_page b ON b.ord = f.ord AND b.seq = f.seq),
