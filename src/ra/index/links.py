@@ -102,7 +102,7 @@ wanted AS (
 pages AS (
   SELECT tree, id, page, regexp_extract(page, '[^/]*$') AS leaf, folder
   FROM (SELECT tree, id, {_page("path")} AS page,
-               regexp_matches(lower(path), '(^|/)(index|readme|_index)\.[^/]*$') AS folder
+               regexp_matches(lower(path), '(^|/)(index|readme|_index)\\.[^/]*$') AS folder
         FROM named) WHERE page <> ''),
 at_page AS (
   SELECT w.ord, w.seq, w.named AND NOT d.folder AS named, d.id, d.page,
