@@ -309,6 +309,30 @@ def test_values_yaml_refuses_as_they_start_are_text(frontmatter, data):
     assert doc.description == data.get("description")
 
 
+@pytest.mark.parametrize("frontmatter, data", [
+    # Svelte's docs: its site reads the block line by line; YAML refuses a value that
+    # ends with a colon or holds ": " (7 pages were titled by their file, "12-bind")
+    ("title: bind:", {"title": "bind:"}),
+    ("title: Reactive $: statements\ntags: legacy-reactive", {
+        "title": "Reactive $: statements", "tags": "legacy-reactive"}),
+    ("title: {#if ...}\ntags: template-if", {"title": "{#if ...}", "tags": "template-if"}),
+])
+def test_key_value_lines_yaml_refuses_are_read_as_a_line_reader_reads_them(frontmatter,
+                                                                          data):
+    doc = parse_document(f"---\n{frontmatter}\n---\n\nText.\n", "docs", "12-bind.md")
+    assert doc.frontmatter == data and doc.title == data["title"]
+    (problem,) = doc.problems
+    assert problem.startswith("frontmatter: invalid YAML (line ")
+    assert problem.endswith("); read as key: value lines")
+
+
+def test_text_in_braces_yaml_reads_as_a_mapping_is_text():
+    """Svelte's ``title: {let/const ...}`` is valid YAML, a mapping of one key and no
+    value: the page was titled by its file, "11-declaration-tags"."""
+    doc = parse_document("---\ntitle: {let/const ...}\n---\n\nText.\n", "docs", "11-d.md")
+    assert doc.title == "{let/const ...}" and doc.problems == ()
+
+
 def test_dashes_around_prose_are_not_frontmatter():
     text = "---\nJust a paragraph between rules.\n---\n\nMore.\n"
     data, remaining, problems = parse_frontmatter(text)

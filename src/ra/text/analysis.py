@@ -84,8 +84,9 @@ MAX_TOKEN_BYTES = 40
 #: link's anchor as a declared id is held (``#4.6.1`` reaches ``{ id="4.6.1" }``'s ``4-6-1``).
 #: 29: a link's text reads backslash escapes and keeps its code as written. 30: an agent
 #: skill (``SKILL.md``) applies to the folders its description names (``applies_to``).
-#: 31: links of HTML anchors, JSX ``<Link>`` and Nuxt MDC components' ``to``.
-ANALYZER_VERSION = 31
+#: 31: links of HTML anchors, JSX ``<Link>`` and Nuxt MDC components' ``to``. 32: front
+#: matter of ``key: value`` lines YAML refuses (Svelte's ``title: bind:``) is read as text.
+ANALYZER_VERSION = 32
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -205,7 +205,11 @@ def _split_frontmatter(text: str) -> tuple[dict | None, int, list[str]]:
     except Exception as error:  # noqa: BLE001 - any YAML failure is a problem, not a crash
         data = _glob_values(source)
         if data is None:
-            return None, body_at, [f"frontmatter: invalid YAML{_yaml_line(error)}"]
+            flat = _flat_values(source)
+            problem = f"frontmatter: invalid YAML{_yaml_line(error)}"
+            if flat is None:
+                return None, body_at, [problem]
+            return flat, body_at, [f"{problem}; read as key: value lines"]
     if data is None:
         return {}, body_at, []
     if not isinstance(data, dict):
@@ -233,6 +237,34 @@ def _glob_values(source: str) -> dict | None:
     except Exception:  # noqa: BLE001 - still broken: the caller reports the first error
         return None
     return data if isinstance(data, dict) else None
+
+
+#: a line of front matter a line-by-line reader takes as ``key: value``
+_FLAT_LINE = re.compile(r"([A-Za-z_][\w-]*):[ \t]+(\S.*?)[ \t]*")
+
+
+def _flat_values(source: str) -> dict | None:
+    """Front matter of ``key: value`` lines that YAML refuses for a value it reads as
+    syntax (Svelte's ``title: bind:``, ``title: Reactive $: statements``; its site reads
+    the block line by line; ``title: {#if ...}``), each value as text. None unless every
+    line but blanks and comments is one, and no value opens a list, a mapping or a quote
+    it does not close (``tags: [unclosed`` is broken YAML, not text)."""
+    data = {}
+    for line in source.split("\n"):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        found = _FLAT_LINE.fullmatch(line.rstrip("\r"))
+        if found is None:
+            return None
+        value = found.group(2)
+        if value[0] in "|>&!" or value[0] in _CLOSERS and (
+                len(value) < 2 or value[-1] != _CLOSERS[value[0]]):
+            return None
+        data[found.group(1)] = value
+    return data or None
+
+
+_CLOSERS = {"[": "]", "{": "}", '"': '"', "'": "'"}
 
 
 _META_LINE = re.compile(r"([A-Za-z][\w -]*?)[ \t]*::?[ \t]*(.*)")  # Logseq's `title:: x`
@@ -327,12 +359,16 @@ def skill_folders(path: str, description: str | None) -> tuple[str, ...]:
 
 
 def _scalar(value: Any) -> str | None:
-    """A frontmatter value as a string: numbers and dates as written, a flat list joined.
+    """A frontmatter value as a string: numbers and dates as written, a flat list joined,
+    text in braces as written (Svelte's ``title: {let/const ...}``, which YAML reads as a
+    mapping of one key and no value).
 
     Nested lists are not followed: YAML aliases can nest them exponentially deep.
     """
     if isinstance(value, list):
         value = ", ".join(filter(None, (_scalar(v) for v in value if not isinstance(v, list))))
+    if isinstance(value, dict) and len(value) == 1 and None in value.values():
+        value = f"{{{next(iter(value))}}}"
     if value is None or isinstance(value, dict):
         return None
     return str(value).strip() or None
