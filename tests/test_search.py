@@ -805,6 +805,7 @@ def test_release_notes(path, notes):
     ("changelog", True), ("deprecated options", True), ("Changes?", True),
     ("build scripts rerun-if-changed", False),  # a word's part, not the word (Cargo's book)
     ("new-cli", False), ("python 3", True),
+    ("how to pin a python version", False),  # the pages on versions (uv's docs)
 ])
 def test_a_query_asks_about_releases(query, asks):
     from ra.query.search import asks_releases

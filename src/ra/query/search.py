@@ -696,10 +696,12 @@ _NOTES_NAMES = frozenset({"changelog", "changes", "release-notes", "release_note
                           "releasenotes", "releases", "whats-new", "whatsnew"})
 _NOTES_FOLDERS = frozenset({"changelog", "changelogs", "releases", "release-notes",
                             "release_notes"})
-#: a query with one of these words, or a digit (a version), asks about releases
+#: a query with one of these words, or a digit (a version), asks about releases. Not
+#: "version": "how to pin a python version" (uv) asks about the pages on versions, and
+#: gave two changelog entries among the first three
 _RELEASE_WORDS = frozenset({"release", "released", "releases", "changelog", "changes",
-                            "changed", "new", "version", "versions", "history", "whats",
-                            "deprecated", "deprecation", "breaking", "removed", "fixed"})
+                            "changed", "new", "history", "whats", "deprecated",
+                            "deprecation", "breaking", "removed", "fixed"})
 
 
 @lru_cache(maxsize=16384)  # asked of each candidate of every search: 0.39 µs; cached 0.04
