@@ -32,6 +32,7 @@ import pytest
 
 import ra.config.settings
 import ra.index.freshness
+import ra.query.context
 from conftest import CORPORA, conformance
 from ra.cli.app import main
 from ra.config.globs import translate
@@ -970,6 +971,37 @@ def test_a_skill_kept_in_several_agents_folders_comes_once(tmp_path, monkeypatch
     first = data["queries"][0]["results"][0]
     assert found[0] == "agent-skills:learn/SKILL.md" and not any("SKILL" in i for i in found[1:])
     assert first["copies"] == ["claude-skills:learn/SKILL.md", "copilot-skills:learn/SKILL.md"]
+
+
+def test_release_notes_rank_below_the_pages_for_a_file(tmp_path, monkeypatch, capsys):
+    """A changelog names a file's functions in short entries, which matched a source
+    file better than the page on the feature (uv's lock/mod.rs had two entries fourth and
+    fifth); as in a search, they score half. For release notes, others do not."""
+    files = {"docs/locking.md": "# Locking\n\nThe lockfile records the resolution for "
+                                "every platform the project supports. It is written after "
+                                "each change to the project's requirements, read by sync "
+                                "and by run, and checked into version control so that every "
+                                "machine installs the same packages; the markers of each "
+                                "entry say where it applies.\n",
+             "CHANGELOG.md": "# Changelog\n\n## 0.5.3\n\n- Lockfile resolution markers: the "
+                             "lock writer forks the resolver (#123)\n",
+             "changelogs/0.4.md": "# 0.4\n\n## Fixed\n\n- Lockfile resolution markers: the "
+                                  "lock writer forks the resolver again (#99)\n",
+             "src/lock.rs": "fn write_lockfile(resolution: Resolution, markers: Markers) "
+                            "{ lock_writer.fork(resolver) }\n"}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / ".ra.toml").write_text('[tree.all]\npath = "."\n')
+    monkeypatch.chdir(tmp_path)
+    found, _ = context_ids(capsys, "src/lock.rs")
+    assert found[0] == "all:docs/locking.md#locking"
+    factor = ra.query.context.RELEASE_NOTES
+    monkeypatch.setattr(ra.query.context, "RELEASE_NOTES", 1.0)  # as before
+    assert context_ids(capsys, "src/lock.rs")[0][0] != "all:docs/locking.md#locking"
+    monkeypatch.setattr(ra.query.context, "RELEASE_NOTES", factor)
+    found, _ = context_ids(capsys, "changelogs/0.4.md")
+    assert found[0] == "all:CHANGELOG.md#053"
 
 
 def test_applies_to_is_in_the_chunks_artifact(rules_project, capsys):

@@ -40,6 +40,7 @@ from ra.query import ast
 from ra.query import rank as ranking
 from ra.query.bm25f import bm25f_sql
 from ra.query.search import (
+    RELEASE_NOTES,
     Contents,
     Result,
     Searcher,
@@ -47,6 +48,7 @@ from ra.query.search import (
     SearchResponse,
     Topic,
     filters_of,
+    release_notes,
 )
 from ra.query.signals import (
     ContextError,
@@ -288,7 +290,8 @@ def _search(searcher: Searcher, signals: list[FileSignals], options: SearchOptio
     t_signals = time.perf_counter()
     merged, total = _score(searcher, groups, o, overrides, exclude)
     t_sql = time.perf_counter()
-    ranked, stats = _rank(searcher, merged, o, exclude)
+    notes_below = not o.raw and not any(release_notes(s.path) for s in signals)
+    ranked, stats = _rank(searcher, merged, o, exclude, notes_below)
     texts = Contents(reader)
     ranked, copies, near = searcher._without_copies(ranked, o.limit, texts)
     ranked = ranked if o.limit is None else ranked[:o.limit]
@@ -377,14 +380,21 @@ class _Terms:
         return self.items
 
 
-def _rank(searcher: Searcher, merged: list, o: SearchOptions, blocked: set[str]):
+def _rank(searcher: Searcher, merged: list, o: SearchOptions, blocked: set[str],
+          notes_below: bool = False):
     """The search pipeline's ranking over summed scores; aggregation never climbs into a
-    blocked chunk (an ancestor of the chunk ``likethis`` started from)."""
+    blocked chunk (an ancestor of the chunk ``likethis`` started from). ``notes_below``:
+    release notes score ``RELEASE_NOTES`` times theirs, as in a search that does not ask
+    about releases (a changelog names a file's functions in its entries, and they came
+    among the first for a source file: uv's ``crates/uv-resolver/src/lock/mod.rs`` had
+    two of its changelog's entries fourth and fifth)."""
     reader = searcher.reader
     metas = [ChunkMeta(*row[5:]) for _, row in merged]
     reader.remember(metas)
     reader.ancestors(metas)
-    cands = [Searcher._candidate(m, score) for m, (score, _) in zip(metas, merged, strict=True)]
+    cands = [Searcher._candidate(m, score * RELEASE_NOTES if notes_below
+                                 and release_notes(m.path) else score)
+             for m, (score, _) in zip(metas, merged, strict=True)]
 
     def lookup(chunk_id: str):
         meta = None if chunk_id in blocked else reader.meta(chunk_id)
