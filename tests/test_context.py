@@ -830,6 +830,14 @@ path = "docs"
 """
 
 
+def _project(root, files: dict[str, str], config: str) -> None:
+    """``files`` (project-relative path -> text) under ``root``, and its ``.ra.toml``."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (root / ".ra.toml").write_text(config)
+
+
 @pytest.fixture
 def rules_project(tmp_path, monkeypatch):
     files = {**RULES, "docs/paging.md": "# Paging\n\nHandlers paginate with cursors.\n",
@@ -837,10 +845,7 @@ def rules_project(tmp_path, monkeypatch):
              "src/api/handlers.test.ts": "test('list', () => expect(list()).toBe(1));\n",
              "src/ui/Button.tsx": "export const Button = () => <button />;\n",
              "lib/qq/Wq.tsx": "zzqx zzqx\n", "lib/qq/Wq.zzz": "zzqx zzqx\n"}
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    (tmp_path / ".ra.toml").write_text(RULES_CONFIG)
+    _project(tmp_path, files, RULES_CONFIG)
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -894,10 +899,7 @@ def test_the_instruction_files_of_the_folders_above_a_file_come_first(tmp_path, 
              "packages/mock/CLAUDE.md": "# mock notes\n\nState of mocks.\n",
              "docs/state.md": "# State\n\nThe snapshot state is saved at teardown.\n",
              "packages/snap/src/state.ts": "export class SnapshotState { save() {} }\n"}
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    (tmp_path / ".ra.toml").write_text('[tree.all]\npath = "."\n')
+    _project(tmp_path, files, '[tree.all]\npath = "."\n')
     monkeypatch.chdir(tmp_path)
     found, data = context_ids(capsys, "packages/snap/src/state.ts")
     assert found[:2] == ["all:packages/snap/src/AGENTS.md", "all:packages/snap/CLAUDE.md"]
@@ -942,12 +944,8 @@ def test_a_skill_whose_description_names_a_folder_comes_for_its_files(tmp_path, 
              "src/content/notes.md": "---\ndescription: about src/content/learn/\n---\n\n"
                                      "# Notes\n\nEffects and state.\n",
              "src/content/learn/effects.md": "# Effects\n\nEffects synchronize state.\n"}
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    (tmp_path / ".ra.toml").write_text(
-        '[tree.claude-skills]\npath = ".claude/skills"\n[tree.agent-skills]\n'
-        'path = ".agents/skills"\n[tree.docs]\npath = "src/content"\n')
+    _project(tmp_path, files, '[tree.claude-skills]\npath = ".claude/skills"\n'
+             '[tree.agent-skills]\npath = ".agents/skills"\n[tree.docs]\npath = "src/content"\n')
     monkeypatch.chdir(tmp_path)
     found, data = context_ids(capsys, "src/content/learn/effects.md")
     assert found[0] == "claude-skills:learn-writer/SKILL.md"
@@ -989,10 +987,7 @@ def test_release_notes_rank_below_the_pages_for_a_file(tmp_path, monkeypatch, ca
                                   "lock writer forks the resolver again (#99)\n",
              "src/lock.rs": "fn write_lockfile(resolution: Resolution, markers: Markers) "
                             "{ lock_writer.fork(resolver) }\n"}
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    (tmp_path / ".ra.toml").write_text('[tree.all]\npath = "."\n')
+    _project(tmp_path, files, '[tree.all]\npath = "."\n')
     monkeypatch.chdir(tmp_path)
     found, _ = context_ids(capsys, "src/lock.rs")
     assert found[0] == "all:docs/locking.md#locking"
