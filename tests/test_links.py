@@ -341,9 +341,11 @@ def test_a_link_by_a_page_s_name_reaches_it_in_another_folder(tmp_path):
 def test_html_anchors_jsx_links_and_mdc_components_are_links():
     """NestJS' docs link with ``<a href>``, shadcn/ui's with ``<Link href>``, Nuxt's with
     ``::read-more{to="..."}`` (408 of them, none a link before); in code they are
-    examples, and a name anchor (``<a name="x"></a>``, the C++ docs') links nowhere."""
+    examples, and a name anchor (``<a name="x"></a>``, the C++ docs') or an anchor with
+    no text (a permalink's icon: 991 in Cargo's man pages) is no link a reader follows."""
     text = ('See <a href="../install.md">the **install** guide</a>, <Link to="/docs/intro">'
-            'Intro <b>page</b></Link> and <a name="top"></a>.\n\n'
+            'Intro <b>page</b></Link>, <a name="top"></a> and <a class="option-anchor" '
+            'href="#option-limit"></a><code>--limit</code>.\n\n'
             '::read-more{to="/docs/4.x/guide/concepts/typescript#type-checking"}\n::\n\n'
             'Also :read-more{to="/docs/4.x/api" title="API docs"}, :link-example[an example]'
             '{to="/docs/4.x/examples/hello"} and <a href="https://x.org">ext</a>.\n'

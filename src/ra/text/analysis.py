@@ -86,7 +86,8 @@ MAX_TOKEN_BYTES = 40
 #: skill (``SKILL.md``) applies to the folders its description names (``applies_to``).
 #: 31: links of HTML anchors, JSX ``<Link>`` and Nuxt MDC components' ``to``. 32: front
 #: matter of ``key: value`` lines YAML refuses (Svelte's ``title: bind:``) is read as text.
-ANALYZER_VERSION = 32
+#: 33: an HTML anchor with no text (a permalink's icon, an image) is no link.
+ANALYZER_VERSION = 33
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster
