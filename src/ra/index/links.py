@@ -95,7 +95,7 @@ named_or_found AS (
   LEFT JOIN by_text t ON t.ord = l.ord AND t.seq = l.seq),
 wanted AS (
   SELECT ord, seq, tree, page, regexp_extract(page, '[^/]*$') AS leaf,
-         NOT regexp_matches(regexp_extract(target, '^[^#?]*'), '[/.]') AS named
+         NOT regexp_matches(regexp_extract(target, '^[^#?]*'), '[/.]') AS bare
   FROM (SELECT ord, seq, tree, target, {_page("target_paths[1]")} AS page
         FROM named_or_found
         WHERE doc_id IS NULL AND NOT external AND len(target_paths) > 0)),
@@ -105,14 +105,14 @@ pages AS (
                regexp_matches(lower(path), '(^|/)(index|readme|_index)\\.[^/]*$') AS folder
         FROM named) WHERE page <> ''),
 at_page AS (
-  SELECT w.ord, w.seq, w.named AND NOT d.folder AS named, d.id, d.page,
+  SELECT w.ord, w.seq, w.bare AND NOT d.folder AS bare, d.id, d.page,
          w.page = d.page OR (contains(d.page, '/') AND ends_with(w.page, '/' || d.page))
            AS served
   FROM wanted w JOIN pages d ON d.tree = w.tree AND d.leaf = w.leaf),
 by_page AS (  -- the page it is served at, the longest; else, for a name, the shortest
   SELECT ord, seq, arg_max(id, CASE WHEN served THEN 1000000 + length(page)
                                     ELSE -length(page) END) AS doc_id
-  FROM at_page WHERE served OR named GROUP BY ord, seq),
+  FROM at_page WHERE served OR bare GROUP BY ord, seq),
 resolved AS (
   SELECT f.* REPLACE (coalesce(f.doc_id, b.doc_id) AS doc_id)
   FROM named_or_found f LEFT JOIN by_page b ON b.ord = f.ord AND b.seq = f.seq),
