@@ -173,8 +173,9 @@ def _links(text: str, definitions: dict[str, str], parts: tuple | None = None
     tags = ("href" in prepared or "to=" in prepared) and (
         "<a " in prepared or "<Link" in prepared)  # not cpp-docs' <a name="..."> anchors
     for m in _TAG_LINK.finditer(prepared) if tags else ():
-        if not _inside(m.start(), taken):  # no text: a permalink's icon (Cargo's man
-            shown = _shown(_TAG.sub(" ", m.group(4)), codes)  # pages: 991), an image
+        # one without text (a permalink's icon, an image) is no link a reader follows
+        if not _inside(m.start(), taken):
+            shown = _shown(_TAG.sub(" ", m.group(4)), codes)
             add(m, Link("link", shown, m.group(3)) if shown else None)
     for m in _COMPONENT_LINK.finditer(prepared) if "to=" in prepared else ():
         title = _TITLE.search(m.group(3))
