@@ -252,6 +252,16 @@ def _files(root: Path, names: list[str]) -> None:
         (root / name).write_text(f"# {Path(name).stem}\n\nAbout {Path(name).stem}.\n")
 
 
+def _checked_as_the_whole_folder(capsys, root: Path) -> str:
+    """What ``ra check`` says of ``root`` configured by hand (or before ``ra init`` left
+    anything out) with the tree ``.``, the index updated: a note only."""
+    (root / ".ra.toml").write_text('[tree.docs]\npath = "."\n')
+    assert run(capsys, "update")[0] == 0
+    code, _, err = run(capsys, "check")
+    assert code == 0
+    return err
+
+
 @pytest.mark.parametrize(("names", "folder"), [
     # an Astro site: the notes deep down, a README on top, dependencies beside
     (["README.md", "node_modules/pkg/README.md", "node_modules/b/c.md", "node_modules/d.md",
@@ -340,10 +350,8 @@ def test_init_leaves_out_what_git_ignores(tmp_path, monkeypatch, capsys, isolate
         "docs:static/robots.txt"]
     assert "git ignores" not in run(capsys, "check")[2]
     # a configuration written before, or by hand: `ra check` names them, a note only
-    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "."\n')
-    assert run(capsys, "update")[0] == 0
-    code, _, err = run(capsys, "check")
-    assert code == 0 and (
+    err = _checked_as_the_whole_folder(capsys, tmp_path)
+    assert (
         'tree docs: 3 files git ignores (generated, not written) are indexed; exclude = '
         '["_site/**", "src/pkg.egg-info/**", "static/llms-full.txt"] leaves them out') in err
 
@@ -384,10 +392,8 @@ def test_init_leaves_out_the_translations_of_the_notes(tmp_path, monkeypatch, ca
     code, out, _ = run(capsys, "search", "sidebar", "--list")
     assert code == 0 and "guides/sidebar.md" in out and "/de/" not in out
     # a configuration written before, or by hand: `ra check` names them, a note only
-    (site / ".ra.toml").write_text('[tree.docs]\npath = "."\n')
-    assert run(capsys, "update")[0] == 0
-    code, _, err = run(capsys, "check")
-    assert code == 0 and (
+    err = _checked_as_the_whole_folder(capsys, site)
+    assert (
         "tree docs: 6 files in translations of its pages (src/content/docs/{de,pt-br}/) are "
         'indexed with them; exclude = ["src/content/docs/de/**", "src/content/docs/pt-br/**"]'
         " leaves them out") in err
@@ -437,10 +443,8 @@ def test_init_leaves_out_the_older_versions_of_the_docs(tmp_path, monkeypatch, c
             "website/community_versioned_docs/, website/versioned_docs/ (7 files))") in err
     code, out, _ = run(capsys, "search", "fake timers", "--list")
     assert code == 0 and "docs/Timers.md" in out and "versioned" not in out
-    (site / ".ra.toml").write_text('[tree.docs]\npath = "."\n')
-    assert run(capsys, "update")[0] == 0
-    code, _, err = run(capsys, "check")
-    assert code == 0 and (
+    err = _checked_as_the_whole_folder(capsys, site)
+    assert (
         "tree docs: 7 files in older versions of its pages (website/community_versioned_docs/, "
         'website/versioned_docs/) are indexed with them; exclude = ["website/community_'
         'versioned_docs/**", "website/versioned_docs/**"] leaves them out') in err
