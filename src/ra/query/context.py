@@ -296,13 +296,14 @@ def _search(searcher: Searcher, signals: list[FileSignals], options: SearchOptio
     ranked, copies, near = searcher._without_copies(ranked, o.limit, texts)
     ranked = ranked if o.limit is None else ranked[:o.limit]
     stats = replace(stats, final=len(ranked))
-    terms = _Terms(sorted({t for g in groups for t in g.plan.terms()}))
+    # the files' words, stopwords left out already (``ra.query.signals``): all are marked
+    terms = sorted({t for g in groups for t in g.plan.terms()})
     results = _without(searcher._results(ranked, terms, o, copies, near, texts=texts),
                        includes, reader)
     results = _included(searcher, includes, terms, warnings, results) + results
     t_fetch = time.perf_counter()
     query = _query_text(groups)
-    topic = Topic(query, "all" if results else "none", total, results, terms=terms.items)
+    topic = Topic(query, "all" if results else "none", total, results, terms=terms)
     if o.explain and not groups:  # the includes alone: no word of the files to search for
         topic.explain = {"query": query, "files": [s.to_dict() for s in signals],
                          "included": includes, "excluded": sorted(exclude),
@@ -369,17 +370,6 @@ def _query_text(groups: list[_Group]) -> str:
     return texts[0] if len(texts) == 1 else " OR ".join(f"({t})" for t in texts)
 
 
-@dataclass
-class _Terms:
-    """What ``Searcher._results`` needs of a plan: the terms its snippets mark (the
-    files' words, stopwords left out already: ``ra.query.signals``)."""
-
-    items: list[str]
-
-    def highlighted(self, language: str) -> list[str]:
-        return self.items
-
-
 def _rank(searcher: Searcher, merged: list, o: SearchOptions, blocked: set[str],
           notes_below: bool = False):
     """The search pipeline's ranking over summed scores; aggregation never climbs into a
@@ -416,7 +406,7 @@ def _without(results: list[Result], includes: list[str], reader) -> list[Result]
     return [r for r in results if not any(_overlaps(r, m) for m in metas)]
 
 
-def _included(searcher: Searcher, includes: list[str], terms: _Terms, warnings: list[str],
+def _included(searcher: Searcher, includes: list[str], terms: list[str], warnings: list[str],
               results: list[Result]) -> list[Result]:
     """Results for a rule's ``include`` ids, scored as the best result so they lead. A
     document word for word another's comes once, naming the others as copies, as a
@@ -442,7 +432,7 @@ def _included(searcher: Searcher, includes: list[str], terms: _Terms, warnings: 
         _, plain = searcher.reader.texts([(meta.ord, meta.descendants)])[meta.ord]
         out[chunk.content] = (Result(
             chunk.id, chunk.tree, chunk.path, chunk.title, chunk.breadcrumb, top,
-            snippet_of(plain, set(terms.items), searcher.analyzer), chunk.content,
+            snippet_of(plain, set(terms), searcher.analyzer), chunk.content,
             chunk.tokens, line=meta.line, ord=meta.ord, descendants=meta.descendants), [])
     return [replace(r, copies=tuple(copies)) if copies else r for r, copies in out.values()]
 

@@ -293,7 +293,8 @@ class Searcher:
             ranked, o.offset + limit if o.sort == "score" else None, texts)
         ranked = _page(ranked, o, limit, self.reader.meta)
         t_rank = time.perf_counter()
-        results = self._results(ranked, plan, o, copies, near, some, texts=texts)
+        marked = plan.highlighted(self.analyzer.language)
+        results = self._results(ranked, marked, o, copies, near, some, texts=texts)
         t_fetch = time.perf_counter()
         complete = bool(rows[0][2]) if rows else False
         total = int(rows[0][3]) if rows else 0
@@ -302,8 +303,7 @@ class Searcher:
         match = "all" if complete else ("partial" if rows else "none")
         if side is not None and side.used and not any(r[1] for r in rows):
             match = "semantic" if rows else "none"  # no chunk has any of the words
-        topic = Topic(typed, match, total, results, note=note,
-                      terms=plan.highlighted(self.analyzer.language),
+        topic = Topic(typed, match, total, results, terms=marked, note=note,
                       meaning_note=side.note if side is not None else None,
                       outranked=outranked)
         if o.explain:
@@ -617,14 +617,15 @@ class Searcher:
         return (kept + rest, {k: tuple(v) for k, v in copies.items()},
                 {k: tuple(v) for k, v in near.items()})
 
-    def _results(self, ranked, plan: Plan, o: SearchOptions,
+    def _results(self, ranked, marked: list[str], o: SearchOptions,
                  copies: dict[str, tuple[str, ...]] | None = None,
                  near: dict[str, tuple[str, ...]] | None = None,
                  some: AbstractSet[str] = frozenset(), *, texts: Contents) -> list[Result]:
+        """The results of ``ranked``, their snippets marking the terms ``marked``."""
         metas = [self.reader.meta(c.id) for c in ranked]
         texts.fetch(metas)
         texts.fetch_plain(metas)
-        terms = matcher(set(plan.highlighted(self.analyzer.language)), self.analyzer)  # one key
+        terms = matcher(set(marked), self.analyzer)  # one key for every snippet
         out = []
         for cand, meta in zip(ranked, metas, strict=True):
             content = texts(meta)
