@@ -181,6 +181,29 @@ def test_wiki_targets_name_a_file_anywhere_or_a_path_from_the_root():
     assert by_path.paths[0] == "docs/index.md" and by_path.name is None
     block = target_of("n/a.md", Link("wiki", "x", "Note#^block-id"))
     assert block.anchors == ()  # a block reference is no heading
+    # Obsidian's "relative path to file": from the linking file's folder too
+    near = target_of("en/n/a.md", Link("wiki", "x", "../Plugins/Templates"))
+    assert near.paths[0] == "en/Plugins/Templates.md"
+    both = target_of("en/n/a.md", Link("wiki", "x", "Sub/Note"))
+    assert both.paths[0] == "Sub/Note.md" and "en/n/Sub/Note.md" in both.paths
+
+
+def test_an_alias_separator_escaped_in_a_table_is_one():
+    """Obsidian escapes a wiki link's ``|`` in a table (``[[Highlighter\\|highlights]]``),
+    where a bare one would end the cell: the target held the backslash ("Highlighter\\")
+    and reached no page; an embedded image's size (``|200``) is no text."""
+    text = ("# T\n\n| Variable | Meaning |\n|---|---|\n"
+            "| `{{content}}` | Content, [[Highlighter\\|highlights]] or [[Sync#Keys\\|keys]] |\n"
+            "| photo | ![[Engelbart.jpg\\|200]] ![[chart.png|120x80]] ![[map.png|the map]] |\n")
+    assert links_of(text) == [("wiki", "highlights", "Highlighter"),
+                              ("wiki", "keys", "Sync#Keys")]
+    assert target_of("a.md", Link("wiki", "keys", "Sync#Keys")).anchors == ("keys",)
+    plain = parse_document(text, "t", "a.md").nodes[-1].body
+    from ra.text.markup import plain_text
+
+    shown = " ".join(plain_text(plain).split())
+    assert "highlights" in shown and "\\" not in shown and "the map" in shown
+    assert "200" not in shown and "120x80" not in shown
 
 
 # --- the links view over a real index ---------------------------------------------------
@@ -336,6 +359,25 @@ def test_a_link_by_a_page_s_name_reaches_it_in_another_folder(tmp_path):
     rows = {r[2]: r[5] for r in resolved(config) if r[0].startswith("docs:02-runes")}
     assert rows == {"each": "docs:03-template-syntax/03-each.md#keyed-each-blocks",
                     "docs": None, "templates": None}
+
+
+def test_a_wiki_link_s_path_from_a_vault_below_the_tree_reaches_its_page(tmp_path):
+    """Obsidian's help vault keeps each language's vault in a folder (``en/``) and links
+    by the shortest unique path, ``[[Plugins/Templates]]`` where another ``Templates``
+    exists: with the tree at the repository's root, 25 such links of its English pages
+    reached nothing. The path ends the page's, the shortest such first; a relative path
+    (``../``) is read from the linking file."""
+    config = kb(tmp_path, {
+        "en/Guide/Home.md": "# Home\n\n[[Plugins/Templates]], [[Web Clipper/Templates#"
+                            "Matching|matching]], [[../Plugins/Templates|up]] and "
+                            "[[Nope/Templates]].\n",
+        "en/Plugins/Templates.md": "# Templates\n\nCore plugin.\n",
+        "en/Web Clipper/Templates.md": "# Templates\n\n## Matching\n\nRules.\n",
+        "de/en/Plugins/Templates.md": "# Vorlagen\n\nKern.\n"})
+    rows = {r[2]: r[5] for r in resolved(config) if r[0] == "docs:en/Guide/Home.md#home"}
+    assert rows == {"Plugins/Templates": "docs:en/Plugins/Templates.md",
+                    "matching": "docs:en/Web Clipper/Templates.md#matching",
+                    "up": "docs:en/Plugins/Templates.md", "Nope/Templates": None}
 
 
 def test_html_anchors_jsx_links_and_mdc_components_are_links():

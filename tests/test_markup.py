@@ -309,6 +309,12 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ("kubectl get svc -o jsonpath='{.status.loadBalancer.ingress[0].ip}'",
      "kubectl get svc -o jsonpath='{.status.loadBalancer.ingress[0].ip}'"),
     ("Some text\n#rust\nmore", "Some text #rust more"),  # no MDC: an Obsidian tag line
+    # Obsidian: a block's id, which its pages do not show; an image's size; an alias
+    # separator escaped in a table
+    ("A network of knowledge. ^b15695\n\n- an item ^li-1\n\n^table-id\n\nx^2, a ^b c",
+     "A network of knowledge. an item x^2, a ^b c"),
+    ("| Photo | ![[Engelbart.jpg\\|200]] ![[map.png|the map]] [[Highlighter\\|highlights]] |",
+     "Photo the map highlights"),
 ])
 def test_plain_text_shows_what_a_reader_sees(source, shown):
     assert strip_markdown(source) == shown

@@ -86,8 +86,11 @@ MAX_TOKEN_BYTES = 40
 #: skill (``SKILL.md``) applies to the folders its description names (``applies_to``).
 #: 31: links of HTML anchors, JSX ``<Link>`` and Nuxt MDC components' ``to``. 32: front
 #: matter of ``key: value`` lines YAML refuses (Svelte's ``title: bind:``) is read as text.
-#: 33: an HTML anchor with no text (a permalink's icon, an image) is no link.
-ANALYZER_VERSION = 33
+#: 33: an HTML anchor with no text (a permalink's icon, an image) is no link. 34: a wiki
+#: link's alias separator escaped in a table (``[[Note\\|alias]]``) is one, an embedded
+#: image's size (``![[a.png|200]]``) no text, and a wiki link's path may be relative;
+#: Obsidian's block ids (``… text. ^b15695``) are no text.
+ANALYZER_VERSION = 34
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -44,6 +44,7 @@ from ra.text.markup import (
     safe_id,
     set_code_aside,
     set_code_aside_before,
+    wiki_target,
 )
 
 #: The markdown files a link without a suffix (or to an ``.html`` page) may name, as their
@@ -201,7 +202,7 @@ _DENDRON = re.compile(r"dendron://[^/\s]*/")
 
 
 def _wiki(m: re.Match, codes: list[str]) -> Link | None:
-    embed, target, alias = m.group(1), m.group(2).strip(), m.group(3)
+    embed, target, alias = m.group(1), wiki_target(m.group(2)), m.group(3)
     if alias and _DENDRON.match(alias.strip()):  # Dendron: [[Label|dendron://vault/note]]
         target, alias = _DENDRON.sub("", alias.strip(), count=1), target
     elif _DENDRON.match(target):
@@ -322,8 +323,12 @@ def _wiki_target(source_path: str, target: str, shown: str = "") -> Target:
         anchors = tuple(dict.fromkeys((*anchors, slugify(tail))))
     if not name:
         return Target(False, (source_path,), None, anchors)
-    if "/" in name:  # a path from the vault's root
-        return Target(False, _candidates(posixpath.normpath(name.lstrip("/"))), None, anchors)
+    if "/" in name:  # a path from the vault's root, else from the linking file
+        rooted = posixpath.normpath(name.lstrip("/"))
+        paths = () if rooted == ".." or rooted.startswith("../") else _candidates(rooted)
+        if not name.startswith("/") and (near := _resolve(source_path, name)) != rooted:
+            paths += _candidates(near)
+        return Target(False, tuple(dict.fromkeys(paths)), None, anchors)
     return Target(False, (), _stem(name).lower(), anchors)
 
 

@@ -674,17 +674,27 @@ def _docsify_line(m: re.Match) -> str:
     return m.group() if found is None else found[0]
 
 
+def wiki_target(written: str) -> str:
+    """A wiki link's target as ``WIKI_LINK`` found it, without the backslash of an alias
+    separator escaped in a table (Obsidian's ``[[Highlighter\\|highlights]]``: the
+    table's cell goes on past a bare ``|``)."""
+    return written.strip().removesuffix("\\").rstrip()
+
+
 def _wiki(m: re.Match) -> str:
     """``[[target|alias]]`` shows the alias; ``[[Note#Heading]]`` shows both names;
-    an embedded image shows nothing."""
-    embed, target, alias = m.group(1), m.group(2).strip(), m.group(3)
-    if alias is not None and alias.strip():
+    an embedded image shows nothing, nor its size (``![[photo.jpg|200]]``)."""
+    embed, target, alias = m.group(1), wiki_target(m.group(2)), m.group(3)
+    media = embed and _MEDIA.search(target.split("#")[0])
+    if alias is not None and alias.strip() and not (media and _SIZE.fullmatch(alias.strip())):
         return alias.strip()
-    if embed and _MEDIA.search(target.split("#")[0]):
+    if media:
         return ""
     return " ".join(part.strip() for part in target.replace("^", "#").split("#") if part.strip())
 
 
+#: An embedded image's size in place of an alias: ``|200``, ``|200x100`` (Obsidian)
+_SIZE = re.compile(r"\d+(?:x\d+)?")
 _WS = r"[ \t]"
 _FENCE_OPENER = r"(?:`{3,}|~{3,})"
 _EOL = r"(?=\n)"  # the text is framed by newlines: a line pattern is "\n…" up to here
@@ -888,6 +898,10 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     # task list checkboxes, ==highlights== (Obsidian, mkdocs)
     (("[",), re.compile(rf"(\n{_WS}*(?:[-+*]|\d{{1,9}}[.)]){_WS}+)\[[^\]\n]\]{_WS}"), r"\1"),
     (("==",), re.compile(r"==(?=\S)([^=\n]*?\S)=="), r"\1"),
+    # Obsidian's block ids, which its pages do not show: "… knowledge. ^b15695" at the
+    # end of a block's last line, or a line of its own after a list or a table
+    (("^",), re.compile(rf"(\n{_WS}*|{_WS}+)\^[A-Za-z0-9][A-Za-z0-9-]*{_WS}*{_EOL}"),
+     lambda m: "\n" if m.group(1)[0] == "\n" else ""),
     # setext underlines and thematic breaks
     (("-", "=", "*", "_"), re.compile(
         rf"\n{_WS}{{0,3}}(?:(?:-{_WS}*){{3,}}|=+{_WS}*|(?:\*{_WS}*){{3,}}|(?:_{_WS}*){{3,}}){_EOL}"),
