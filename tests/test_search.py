@@ -791,7 +791,9 @@ def test_release_notes_rank_below_the_pages_they_announce(tmp_path_factory):
 @pytest.mark.parametrize(("path", "notes"), [
     ("CHANGELOG.md", True), ("docs/release-notes.md", True), ("changelog/index.md", True),
     ("content/docs/changelog/2023-06-new-cli.mdx", True), ("whats-new.md", True),
-    ("pages/common/history.md", False), ("pages/common/git-changelog.md", False),
+    ("Release notes/v1.0.0.md", True), ("Release notes/Mobile/v1.4.md", True),  # Obsidian
+    ("guide/release process.md", False), ("pages/common/history.md", False),
+    ("pages/common/git-changelog.md", False),
     ("guide/navigation.md", False),
 ])
 def test_release_notes(path, notes):

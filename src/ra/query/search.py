@@ -710,8 +710,9 @@ def release_notes(path: str) -> bool:
     """Whether the tree-relative ``path`` is a page of release notes: a file named so
     (``CHANGELOG.md``, ``release-notes.md``, ``whats-new.md``) or one in a folder named
     so (``changelog/index.md``, Material for MkDocs; ``changelog/2023-06-new-cli.mdx``,
-    shadcn/ui). Not ``history.md``: tldr's page of the ``history`` command."""
-    parts = path.lower().split("/")
+    shadcn/ui; ``Release notes/v1.0.0.md``, Obsidian's help vault: a space is a dash).
+    Not ``history.md``: tldr's page of the ``history`` command."""
+    parts = path.lower().replace(" ", "-").split("/")
     return (parts[-1].rsplit(".", 1)[0] in _NOTES_NAMES
             or not _NOTES_FOLDERS.isdisjoint(parts[:-1]))
 
