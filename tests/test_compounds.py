@@ -306,3 +306,41 @@ def test_a_compound_of_a_word_and_a_number_stays_a_compound_elsewhere(numbered_p
     top = numbered_pages.search(["KEP-1287 approvers"], SearchOptions()).queries[0].results
     assert [r.id for r in top] == [
         "kb:sig-node/1287-in-place-resize/README.md#release-signoff-checklist"]
+
+
+# Versions: release notes named and titled "v1.0.0" (Obsidian's help vault), "1.10.0" or
+# "1.0". Written for this test: no third-party text.
+VERSIONS = {
+    "Release notes/v1.0.0.md": "# v1.0.0\n\nA new look for every window.\n",
+    "Release notes/v1.10.0.md": "# 1.10.0\n\nA new look for the settings.\n",
+    "Release notes/v0.10.0.md": "# v0.10.0\n\nA new look for the sidebar.\n",
+    "Release notes/v1.1.0.md": "# 1.1.0\n\nFixed: the new window opens again.\n",
+    "guide.md": "# Guide\n\nSince 1.0 every window has a new look.\n",
+    "changes/2.0.md": "# 2.0\n\nBreaking: the old plugin API is gone.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def versions(tmp_path_factory):
+    with kb_searcher(tmp_path_factory, "versions", VERSIONS) as searcher:
+        yield searcher
+
+
+@pytest.mark.parametrize(("query", "first"), [
+    ("1.0", 2),  # 1.1.0 holds "1 0" too, and its "1" twice
+    ("1.0.0", 1),
+    ("v1.0.0", 1),
+    ("what's new in 1.0", 2),
+])
+def test_a_version_is_its_numbers_with_a_v_or_without(versions, query, first):
+    """A version's joined digits are another number: "1.0" matched "10" and gave
+    v0.10.0 and 1.10.0 first, and its "1" never met "v1.0.0"'s "v1"."""
+    found = doc_ids(versions, query)
+    assert "kb:Release notes/v1.0.0.md" in found[:first]
+    assert "kb:Release notes/v0.10.0.md" not in found[:4]  # (the fill may list it last)
+
+
+def test_a_version_with_a_v_finds_the_one_written_without(versions):
+    assert doc_ids(versions, "v2.0") == ["kb:changes/2.0.md"]
+    assert doc_ids(versions, "plugin api v2.0") == ["kb:changes/2.0.md"]
+    assert doc_ids(versions, "new in 1.10")[:1] == ["kb:Release notes/v1.10.0.md"]

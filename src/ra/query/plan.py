@@ -69,6 +69,19 @@ _DOCUMENT = re.compile(rf"(?P<folders>(?:[^\s/]*/)*)(?P<name>[^\s/]+?)(?:{_SUFFI
 ALL_FIELDS = tuple(range(len(FIELDS)))
 
 
+def _version(words: list[str]) -> bool:
+    """Whether a compound's parts are a version's numbers: ``1.0``, ``v2.3.1``, a date's
+    ``2024-01-02``, whose joined digits (``10``) are another number."""
+    first = words[0]
+    return len(words) > 1 and all(w.isdigit() for w in words[1:]) and (
+        first.isdigit() or (first[0] in "vV" and first[1:].isdigit()))
+
+
+def _other_spelling(number: str) -> str:
+    """A version's first number with its ``v`` if it has none, else without."""
+    return number[1:] if number[0] in "vV" else f"v{number}"
+
+
 @dataclass(frozen=True)
 class Alt:
     """One vocabulary term a clause may match."""
@@ -455,7 +468,9 @@ class Planner:
     def _compound(self, text: str, words: list[str], fld: str | None, boost: float) -> Expr:
         """``tldr-pages``: its parts (each fuzzy) or its joined word, plus its phrase for
         score only (see the module docstring)."""
-        parts = tuple(self._term(w, fld, boost) for w in words)
+        version = _version(words)
+        parts = tuple(self._spelled_either(words[0], fld, boost) if version and i == 0
+                      else self._term(w, fld, boost) for i, w in enumerate(words))
         # a slug's frame and comparison word add score, as typed apart: a page's address
         # writes its title so ("strict-mode-vs-lax-mode", "how-to-write-custom-validators")
         parts = Parts(self._needed(parts) if self._rankable and len(parts) > 2 else parts)
@@ -464,6 +479,10 @@ class Planner:
             self._number(words[1])  # KEP-1287, ADR-0005: the page numbered so
             self._joined_number = True
         self._bonus_phrase(text, words, fld, boost)
+        if version:  # 1.0 is no 10; v1.0.0 is 1.0.0 as written
+            other = [_other_spelling(words[0]), *words[1:]]
+            self._bonus_phrase(".".join(other), other, fld, boost)
+            return parts
         joined = "".join(words)
         alt = self._exact(self.analyzer.stem(joined), joined)
         if alt.term_id is None:
@@ -475,6 +494,15 @@ class Planner:
         whole = self._add(kind="term", text=joined, fields=self._fields(fld), alts=(alt,),
                           boost=boost)
         return AnyOf((whole, parts))
+
+    def _spelled_either(self, number: str, fld: str | None, boost: float) -> Ref:
+        """A version's first number, with its ``v`` or without (``1`` or ``v1``): a page
+        of release notes says "v1.0.0" where the query says "1.0", or the other way."""
+        alts = {}
+        for word in (number, _other_spelling(number)):
+            alts.setdefault(term := self.analyzer.stem(word), self._exact(term, word))
+        return self._add(kind="term", text=number, fields=self._fields(fld),
+                         alts=tuple(alts.values()), boost=boost)
 
     def _cjk(self, text: str, words: list[str], fld: str | None, boost: float) -> Expr:
         """A run of CJK text, which the analyzer reads as overlapping bigrams (and any
