@@ -380,6 +380,22 @@ def test_a_wiki_link_s_path_from_a_vault_below_the_tree_reaches_its_page(tmp_pat
                     "up": "docs:en/Plugins/Templates.md", "Nope/Templates": None}
 
 
+def test_a_link_to_a_dated_post_reaches_the_file_named_for_its_date(tmp_path):
+    """Docusaurus serves ``blog/2016-07-27-jest-14.md`` at ``/blog/2016/07/27/jest-14``
+    and Jekyll ``_posts/2019-03-18-released.markdown`` at ``/news/2019/03/18/released/``
+    (its category first): Jest's docs had 18 such links that reached nothing."""
+    config = kb(tmp_path, {
+        "docs/Guide.md": "# Guide\n\nSee [the post](/blog/2016/07/27/jest-14#why-snapshots),"
+                         " [the release](/news/2019/03/18/released/) and "
+                         "[another day](/blog/2016/07/28/jest-14).\n",
+        "website/blog/2016-07-27-jest-14.md": "# Jest 14\n\n## Why snapshots\n\nFast.\n",
+        "_posts/2019-03-18-released.markdown": "# Released\n\nNew.\n"})
+    rows = {r[2]: r[5] for r in resolved(config) if r[0] == "docs:docs/Guide.md#guide"}
+    assert rows == {"the post": "docs:website/blog/2016-07-27-jest-14.md#why-snapshots",
+                    "the release": "docs:_posts/2019-03-18-released.markdown",
+                    "another day": None}
+
+
 def test_html_anchors_jsx_links_and_mdc_components_are_links():
     """NestJS' docs link with ``<a href>``, shadcn/ui's with ``<Link href>``, Nuxt's with
     ``::read-more{to="..."}`` (408 of them, none a link before); in code they are

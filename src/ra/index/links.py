@@ -47,6 +47,12 @@ def _page(path: str) -> str:
     return f"regexp_replace({folder}, '(^|/)\\d+[-_.]([^\\d/])', '\\1\\2', 'g')"
 
 
+#: A post's file named for its date, ``2016-07-27-jest-14.md``: served at
+#: ``/2016/07/27/jest-14`` below the blog's address (Jekyll's ``/:year/:month/:day/:title``,
+#: Docusaurus' ``/blog/2016/07/27/jest-14``)
+_DATED = r"^(\d{4})-(\d{2})-(\d{2})-(.+)$"
+
+
 def links_sql(where: str = "") -> str:
     """The links of ``link_rows`` (filtered by ``where``), resolved: the columns of
     ``ra.store.artifacts.LINKS_VIEW``. A wiki link's page name matches a file's name with
@@ -103,11 +109,17 @@ wanted AS (
   FROM (SELECT ord, seq, tree, target, kind, {_page("target_paths[1]")} AS page
         FROM named_or_found
         WHERE doc_id IS NULL AND NOT external AND len(target_paths) > 0)),
-pages AS (
-  SELECT tree, id, page, regexp_extract(page, '[^/]*$') AS leaf, folder
+paths AS MATERIALIZED (
+  SELECT *, regexp_extract(page, '[^/]*$') AS leaf
   FROM (SELECT tree, id, {_page("path")} AS page,
                regexp_matches(lower(path), '(^|/)(index|readme|_index)\\.[^/]*$') AS folder
-        FROM named) WHERE page <> ''),
+        FROM named)),
+pages AS (  -- a dated post's page is its date's folders too: Jekyll's and Docusaurus' blogs
+  SELECT tree, id, page, leaf, folder FROM paths WHERE page <> ''
+  UNION ALL
+  SELECT tree, id, regexp_replace(leaf, '{_DATED}', '\\1/\\2/\\3/\\4') AS page,
+         regexp_extract(leaf, '{_DATED}', 4) AS leaf, folder
+  FROM paths WHERE leaf[1] BETWEEN '0' AND '9' AND regexp_matches(leaf, '{_DATED}')),
 at_page AS (
   SELECT w.ord, w.seq, w.bare AND NOT d.folder AS bare, d.id, d.page,
          w.page = d.page OR (contains(d.page, '/') AND ends_with(w.page, '/' || d.page))
