@@ -396,6 +396,33 @@ def test_a_link_to_a_dated_post_reaches_the_file_named_for_its_date(tmp_path):
                     "another day": None}
 
 
+def test_a_link_reaches_the_page_at_the_address_its_front_matter_gives(tmp_path):
+    """Docusaurus serves ``docs/ExpectAPI.md`` (``id: expect``) at ``/docs/expect`` and a
+    ``slug`` where it says; Jekyll a ``permalink``, Hugo a ``url``. Jest's docs link by
+    id: 305 of their 362 links to their own pages reached one, 355 now. The addresses
+    are no links: the links view and ``ra get --links`` leave them out."""
+    def page(front: str, title: str) -> str:
+        return f"---\n{front}\n---\n\n# {title}\n\n## Usage\n\nText.\n"
+
+    config = kb(tmp_path, {
+        "docs/Guide.md": "# Guide\n\nSee [expect](/docs/expect#usage), [by id](expect), "
+                         "[slug](/docs/custom/place), [relative](/docs/renamed), "
+                         "[permalink](/about/team/), [url](/legal/terms/) and "
+                         "[placeholder](/2024/post/).\n",
+        "docs/ExpectAPI.md": page("id: expect\ntitle: Expect", "Expect"),
+        "docs/Moved.md": page("slug: /docs/custom/place", "Moved"),
+        "docs/Old.md": page("slug: renamed", "Old"),
+        "pages/team.md": page("permalink: /about/team/", "Team"),
+        "content/terms.md": page("url: /legal/terms/", "Terms"),
+        "_posts/post.md": page("permalink: /:year/post/", "Post")})
+    rows = {r[2]: r[5] for r in resolved(config) if r[0] == "docs:docs/Guide.md#guide"}
+    assert rows == {"expect": "docs:docs/ExpectAPI.md#usage",
+                    "by id": "docs:docs/ExpectAPI.md", "slug": "docs:docs/Moved.md",
+                    "relative": "docs:docs/Old.md", "permalink": "docs:pages/team.md",
+                    "url": "docs:content/terms.md", "placeholder": None}
+    assert all(r[0] == "docs:docs/Guide.md#guide" for r in resolved(config))
+
+
 def test_html_anchors_jsx_links_and_mdc_components_are_links():
     """NestJS' docs link with ``<a href>``, shadcn/ui's with ``<Link href>``, Nuxt's with
     ``::read-more{to="..."}`` (408 of them, none a link before); in code they are

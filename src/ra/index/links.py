@@ -72,7 +72,7 @@ def links_sql(where: str = "") -> str:
     folder, the shortest path first, but a folder's page (Svelte serves every page at
     ``/docs/svelte/NAME`` and links ``[each](each#Keyed-each-blocks)`` across folders)."""
     return f"""\
-WITH l AS (SELECT * FROM {RAW} {where}),
+WITH l AS (SELECT * FROM (SELECT * FROM {RAW} {where}) WHERE seq >= 0),  -- no page rows
 named AS (
   SELECT tree, path, id,
          regexp_extract(lower(path), '([^/]*?)(?:\\.(?:{_SUFFIXES}))?$', 1) AS stem
@@ -113,7 +113,11 @@ paths AS MATERIALIZED (
   SELECT *, regexp_extract(page, '[^/]*$') AS leaf
   FROM (SELECT tree, id, {_page("path")} AS page,
                regexp_matches(lower(path), '(^|/)(index|readme|_index)\\.[^/]*$') AS folder
-        FROM named)),
+        FROM named
+        UNION ALL  -- the addresses front matter gives (ra.text.links.declared_pages)
+        SELECT d.tree, d.id, {_page("r.target_paths[1]")}, false
+        FROM {RAW} r JOIN named d ON d.tree = r.tree AND d.path = r.path
+        WHERE r.seq < 0)),  -- a page row's (row groups of links only are skipped)
 pages AS (  -- a dated post's page is its date's folders too: Jekyll's and Docusaurus' blogs
   SELECT tree, id, page, leaf, folder FROM paths WHERE page <> ''
   UNION ALL

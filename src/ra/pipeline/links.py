@@ -1,4 +1,5 @@
-"""The links artifact: every chunk's outgoing links, their targets normalised. Pure.
+"""The links artifact: every chunk's outgoing links, their targets normalised, and the
+addresses a document's front matter gives it (``kind`` "page", no link). Pure.
 
 Written by the chunk stage beside the chunk table, from the same parsed documents, with
 the same chunk numbers (``ord``): the chunks of a document are numbered in node order
@@ -16,7 +17,7 @@ import pyarrow as pa
 
 from ra.store.artifacts import LINKS
 from ra.text.document import Document
-from ra.text.links import document_links, target_of
+from ra.text.links import declared_pages, document_links, target_of
 
 
 def links_table(parsed: Sequence[Document], first_ord: int = 0,
@@ -26,17 +27,24 @@ def links_table(parsed: Sequence[Document], first_ord: int = 0,
     ``parsed``, in order, when the caller has them (None for a document not markdown)."""
     cols: dict[str, list] = {f.name: [] for f in LINKS}
     ord_ = first_ord
+
+    def add(row: dict) -> None:
+        for name, value in row.items():
+            cols[name].append(value)
+
     for doc in parsed:
         mine = None if asides is None else asides[ord_ - first_ord:
                                                   ord_ - first_ord + len(doc.nodes)]
+        for seq, page in enumerate(declared_pages(doc), start=1):  # no link: an address
+            add({"ord": ord_, "tree": doc.tree, "path": doc.path, "seq": -seq,
+                 "kind": "page", "text": "", "target": page, "external": False,
+                 "target_paths": [page], "target_name": None, "target_anchors": []})
         for links in document_links(doc, mine if mine and mine[0] is not None else None):
             for seq, link in enumerate(links):
                 target = target_of(doc.path, link)
-                row = {"ord": ord_, "tree": doc.tree, "path": doc.path, "seq": seq,
-                       "kind": link.kind, "text": link.text, "target": link.target,
-                       "external": target.external, "target_paths": list(target.paths),
-                       "target_name": target.name, "target_anchors": list(target.anchors)}
-                for name, value in row.items():
-                    cols[name].append(value)
+                add({"ord": ord_, "tree": doc.tree, "path": doc.path, "seq": seq,
+                     "kind": link.kind, "text": link.text, "target": link.target,
+                     "external": target.external, "target_paths": list(target.paths),
+                     "target_name": target.name, "target_anchors": list(target.anchors)})
             ord_ += 1
     return pa.table(cols, schema=LINKS)

@@ -143,8 +143,11 @@ LINKS = pa.schema([
     _f("ord", pa.int32(), "chunk the link is in (chunks.ord)", False),
     _f("tree", pa.string(), "tree of the document holding the link", False),
     _f("path", pa.string(), "path of the document holding the link", False),
-    _f("seq", pa.int32(), "position of the link in its chunk (0, 1, ...)", False),
-    _f("kind", pa.string(), "link (markdown, reference, autolink) | wiki | embed", False),
+    _f("seq", pa.int32(), "position of the link in its chunk (0, 1, ...); -1, -2, ... "
+       "for a page row", False),
+    _f("kind", pa.string(), "link (markdown, reference, autolink) | wiki | embed | page "
+       "(no link: an address the document's front matter gives it, slug, id, permalink, "
+       "url, in target and target_paths)", False),
     _f("text", pa.string(), "the link text a reader sees", False),
     _f("target", pa.string(), "the target as written", False),
     _f("external", pa.bool_(), "a URL with a scheme (https:, mailto:) or //host", False),

@@ -89,8 +89,9 @@ MAX_TOKEN_BYTES = 40
 #: 33: an HTML anchor with no text (a permalink's icon, an image) is no link. 34: a wiki
 #: link's alias separator escaped in a table (``[[Note\\|alias]]``) is one, an embedded
 #: image's size (``![[a.png|200]]``) no text, and a wiki link's path may be relative;
-#: Obsidian's block ids (``… text. ^b15695``) are no text.
-ANALYZER_VERSION = 34
+#: Obsidian's block ids (``… text. ^b15695``) are no text. 35: the links artifact holds
+#: the addresses front matter gives a page (``slug``, ``id``, ``permalink``, ``url``).
+ANALYZER_VERSION = 35
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -231,6 +231,38 @@ def _visible(text: str, codes: tuple[str, ...]) -> str:
     return reader_line(None, plain_held(text), codes=list(codes))
 
 
+# ------------------------------------------------------------------- declared addresses
+
+#: An address as front matter writes it: no spaces, no placeholders (Jekyll's
+#: ``/:categories/:title``), no query or fragment
+_ADDRESS = re.compile(r"[^\s:{}?#%<>\"']+")
+
+
+def declared_pages(doc: Document) -> list[str]:
+    """The tree-relative pages a site serves ``doc`` at, as its front matter says, besides
+    the one its path gives: Docusaurus' and Hugo's ``slug`` (from the site's root with a
+    leading ``/``, else in the file's folder), Docusaurus' ``id`` (the page's name in its
+    folder: Jest's ``docs/ExpectAPI.md``, ``id: expect``, is ``/docs/expect``),
+    Jekyll's and Obsidian Publish's ``permalink`` and Hugo's ``url`` (from the site's
+    root)."""
+    front = doc.frontmatter
+    if not front or not any(k in front for k in ("slug", "id", "permalink", "url")):
+        return []
+    folder, out = posixpath.dirname(doc.path), []
+    for key in ("slug", "id", "permalink", "url"):
+        value = front.get(key)
+        if not isinstance(value, str) or not _ADDRESS.fullmatch(value := value.strip()):
+            continue
+        rooted = value.startswith("/")
+        if key == "url" and not rooted or key == "id" and "/" in value:
+            continue  # Hugo's url is a path; an id is one name
+        page = value.strip("/") if rooted or key == "permalink" else posixpath.normpath(
+            posixpath.join(folder, value.strip("/")))
+        if page and page != "." and not page.startswith(".."):
+            out.append(page)
+    return list(dict.fromkeys(out))
+
+
 # ------------------------------------------------------------------------ normalisation
 
 _SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
