@@ -423,6 +423,25 @@ def test_a_link_reaches_the_page_at_the_address_its_front_matter_gives(tmp_path)
     assert all(r[0] == "docs:docs/Guide.md#guide" for r in resolved(config))
 
 
+def test_a_site_absolute_url_reaches_the_page_below_the_site_s_folder(tmp_path):
+    """Vite's repository keeps its site in ``docs/`` and links ``/guide/migration`` and
+    ``/team``: with the tree at the repository's root, 167 of its 437 links to its own
+    pages reached one, 427 now. A URL of one name is taken below a folder of the tree's
+    root only: Microsoft Learn's ``/sql/`` from ``docs/data/odbc/`` is another site."""
+    config = kb(tmp_path, {
+        "docs/blog/vite6.md": "# Vite 6\n\nRead [migration](/guide/migration#steps), "
+                              "[team](/team), [guide](/guide/) and [nope](/guide/nope).\n",
+        "docs/guide/migration.md": "# Migration\n\n## Steps\n\nDo it.\n",
+        "docs/guide/index.md": "# Guide\n\nStart.\n",
+        "docs/team.md": "# Team\n\nPeople.\n",
+        "other/guide/migration.md": "# Elsewhere\n\nNot the site.\n",
+        "docs/data/odbc/sql.md": "# SQL\n\nSee [SQL Server](/sql/).\n"})
+    rows = {r[2]: r[5] for r in resolved(config) if r[0].startswith("docs:docs/")}
+    assert rows == {"migration": "docs:docs/guide/migration.md#steps",
+                    "team": "docs:docs/team.md", "guide": "docs:docs/guide/index.md",
+                    "nope": None, "SQL Server": None}
+
+
 def test_html_anchors_jsx_links_and_mdc_components_are_links():
     """NestJS' docs link with ``<a href>``, shadcn/ui's with ``<Link href>``, Nuxt's with
     ``::read-more{to="..."}`` (408 of them, none a link before); in code they are

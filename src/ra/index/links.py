@@ -10,7 +10,11 @@ changed file's headings are what links from unchanged files meet:
    file name anywhere in its tree, the shortest path first (Obsidian's rule), and a wiki
    link's path (``[[Plugins/Templates]]``) that names no file from the tree's root or
    the linking file's folder is the document whose path ends with it, the shortest
-   first (Obsidian's "shortest unique path", from a vault's root below the tree's); a target
+   first (Obsidian's "shortest unique path", from a vault's root below the tree's), and
+   a site-absolute URL (``/guide/migration``) that names no file from the tree's root is
+   the page at that path below the deepest folder holding the linking file (a site's
+   root below the tree's: Vite's ``docs/``; a URL of one name, ``/team``, only below a
+   folder of the tree's root: Microsoft Learn's ``/sql/`` is another site); a target
    that is no file is the page a site serves at its URL (ordering prefixes such as
    ``1.getting-started/`` dropped, the site's mount such as ``/docs/4.x/`` before it);
 2. the anchor is the first candidate slug that names a chunk of that document; a link
@@ -105,8 +109,8 @@ named_or_found AS (
 wanted AS (
   SELECT ord, seq, tree, page, regexp_extract(page, '[^/]*$') AS leaf,
          NOT regexp_matches(regexp_extract(target, '^[^#?]*'), '[/.]') AS bare,
-         kind <> 'link' AS wiki
-  FROM (SELECT ord, seq, tree, target, kind, {_page("target_paths[1]")} AS page
+         kind <> 'link' AS wiki, starts_with(target, '/') AS rooted, lower(path) AS source
+  FROM (SELECT ord, seq, tree, path, target, kind, {_page("target_paths[1]")} AS page
         FROM named_or_found
         WHERE doc_id IS NULL AND NOT external AND len(target_paths) > 0)),
 paths AS MATERIALIZED (
@@ -128,14 +132,20 @@ at_page AS (
   SELECT w.ord, w.seq, w.bare AND NOT d.folder AS bare, d.id, d.page,
          w.page = d.page OR (contains(d.page, '/') AND ends_with(w.page, '/' || d.page))
            AS served,
-         w.wiki AND ends_with(d.page, '/' || w.page) AS within
-  FROM wanted w JOIN pages d ON d.tree = w.tree AND d.leaf = w.leaf),
+         w.wiki AND ends_with(d.page, '/' || w.page) AS within,
+         w.rooted AND ends_with(d.page, '/' || w.page) AND starts_with(w.source, root)
+           AND (contains(w.page, '/') OR NOT contains(rtrim(root, '/'), '/')) AS below
+  FROM wanted w JOIN pages d ON d.tree = w.tree AND d.leaf = w.leaf,
+  LATERAL (SELECT left(d.page, length(d.page) - length(w.page)) AS root)),
 by_page AS (  -- the page it is served at, the longest; else the shortest that ends with
-              -- a wiki link's path; else, for a name, the shortest
-  SELECT ord, seq, arg_max(id, CASE WHEN served THEN 2000000 + length(page)
-                                    WHEN within THEN 1000000 - length(page)
+              -- a wiki link's path; else the page below the deepest folder holding the
+              -- linking file that a site-absolute URL names (one name: below a folder of
+              -- the tree's root); else, for a name, the shortest
+  SELECT ord, seq, arg_max(id, CASE WHEN served THEN 3000000 + length(page)
+                                    WHEN within THEN 2000000 - length(page)
+                                    WHEN below THEN 1000000 + length(page)
                                     ELSE -length(page) END) AS doc_id
-  FROM at_page WHERE served OR within OR bare GROUP BY ord, seq),
+  FROM at_page WHERE served OR within OR below OR bare GROUP BY ord, seq),
 resolved AS (
   SELECT f.* REPLACE (coalesce(f.doc_id, b.doc_id) AS doc_id)
   FROM named_or_found f LEFT JOIN by_page b ON b.ord = f.ord AND b.seq = f.seq),
