@@ -924,6 +924,9 @@ def test_rule_files_stay_within_the_trees_asked_for(rules_project, capsys):
     ("Use inside the library source (src/), or `./docs/`", ("src/**", "docs/**")),
     ("See https://example.com/docs/guide/, ~/.claude/skills/, $HOME/x/, ../shared/ and "
      "and/or TCP/IP", ()),
+    # a folder a placeholder goes on: a skill on making one (opentelemetry.io's skill to
+    # set up a localization was first in `ra context` for every page of its content/)
+    ("Set up a new localization, wiring a new `content/<lang>/` tree, or {lang}/x/", ()),
     (None, ()),
 ])
 def test_a_skill_applies_to_the_folders_its_description_names(description, folders):

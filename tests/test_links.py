@@ -59,10 +59,11 @@ def test_each_link_belongs_to_the_chunk_it_is_written_in():
     ("cors.md#use-cors", ("docs/a/cors.md",), ("use-cors",)),
     # a folder: its index page, else the page a site generator built there (Jekyll's and
     # Hugo's pretty URLs: /docs/intro/ is docs/intro.md)
-    ("../intro/", ("docs/intro/index.md", "docs/intro/README.md", "docs/intro/_index.md",
-                   "docs/intro/index.mdx", "docs/intro/index.mdoc", "docs/intro/index.qmd",
-                   "docs/intro.md", "docs/intro.mdx", "docs/intro.markdown", "docs/intro.mdoc",
-                   "docs/intro.qmd", "docs/intro.Rmd"), ()),
+    # then as read from the folder a site serves b.md at (Hugo: docs/a/b/)
+    ("../intro/", tuple(f"{folder}/{name}" for folder in ("docs", "docs/a") for name in (
+        "intro/index.md", "intro/README.md", "intro/_index.md", "intro/index.mdx",
+        "intro/index.mdoc", "intro/index.qmd", "intro.md", "intro.mdx", "intro.markdown",
+        "intro.mdoc", "intro.qmd", "intro.Rmd")), ()),
     ("setup", ("docs/a/setup.md", "docs/a/setup.mdx", "docs/a/setup.markdown",
                "docs/a/setup.mdoc", "docs/a/setup.qmd", "docs/a/setup.Rmd",
                "docs/a/setup/index.md", "docs/a/setup/README.md", "docs/a/setup/_index.md",
@@ -398,28 +399,35 @@ def test_a_link_to_a_dated_post_reaches_the_file_named_for_its_date(tmp_path):
 
 def test_a_link_reaches_the_page_at_the_address_its_front_matter_gives(tmp_path):
     """Docusaurus serves ``docs/ExpectAPI.md`` (``id: expect``) at ``/docs/expect`` and a
-    ``slug`` where it says; Jekyll a ``permalink``, Hugo a ``url``. Jest's docs link by
-    id: 305 of their 362 links to their own pages reached one, 355 now. The addresses
-    are no links: the links view and ``ra get --links`` leave them out."""
+    ``slug`` where it says; Jekyll a ``permalink``, Hugo a ``url``; and each redirects
+    the addresses a page moved from (Hugo's ``aliases``, Jekyll's ``redirect_from``,
+    Deno's ``oldUrl``). Jest's docs link by id: 305 of their 362 links to their own pages
+    reached one, 355 now. The addresses are no links: the links view leaves them out."""
     def page(front: str, title: str) -> str:
         return f"---\n{front}\n---\n\n# {title}\n\n## Usage\n\nText.\n"
 
     config = kb(tmp_path, {
         "docs/Guide.md": "# Guide\n\nSee [expect](/docs/expect#usage), [by id](expect), "
                          "[slug](/docs/custom/place), [relative](/docs/renamed), "
-                         "[permalink](/about/team/), [url](/legal/terms/) and "
-                         "[placeholder](/2024/post/).\n",
+                         "[permalink](/about/team/), [url](/legal/terms/), "
+                         "[old](/deploy/env-vars/#vars), [alias](/old/terms/), "
+                         "[redirect](/team.html) and [placeholder](/2024/post/).\n",
         "docs/ExpectAPI.md": page("id: expect\ntitle: Expect", "Expect"),
         "docs/Moved.md": page("slug: /docs/custom/place", "Moved"),
         "docs/Old.md": page("slug: renamed", "Old"),
-        "pages/team.md": page("permalink: /about/team/", "Team"),
-        "content/terms.md": page("url: /legal/terms/", "Terms"),
+        "pages/team.md": page("permalink: /about/team/\nredirect_from:\n  - /team.html",
+                              "Team"),
+        "content/terms.md": page("url: /legal/terms/\naliases: [/old/terms/, old-name]",
+                                 "Terms"),
+        "deploy/env_vars.md": page("oldUrl: /deploy/env-vars/", "Vars"),
         "_posts/post.md": page("permalink: /:year/post/", "Post")})
     rows = {r[2]: r[5] for r in resolved(config) if r[0] == "docs:docs/Guide.md#guide"}
     assert rows == {"expect": "docs:docs/ExpectAPI.md#usage",
                     "by id": "docs:docs/ExpectAPI.md", "slug": "docs:docs/Moved.md",
                     "relative": "docs:docs/Old.md", "permalink": "docs:pages/team.md",
-                    "url": "docs:content/terms.md", "placeholder": None}
+                    "url": "docs:content/terms.md", "old": "docs:deploy/env_vars.md#vars",
+                    "alias": "docs:content/terms.md", "redirect": "docs:pages/team.md",
+                    "placeholder": None}
     assert all(r[0] == "docs:docs/Guide.md#guide" for r in resolved(config))
 
 
@@ -440,6 +448,27 @@ def test_a_site_absolute_url_reaches_the_page_below_the_site_s_folder(tmp_path):
     assert rows == {"migration": "docs:docs/guide/migration.md#steps",
                     "team": "docs:docs/team.md", "guide": "docs:docs/guide/index.md",
                     "nope": None, "SQL Server": None}
+
+
+def test_a_relative_url_is_read_from_the_folder_a_site_serves_the_page_at(tmp_path):
+    """Hugo serves ``languages/java/api.md`` at ``/languages/java/api/``: its ``../sdk/``
+    is ``languages/java/sdk.md`` (opentelemetry.io: 364 of its 404 such links reached
+    nothing). A file's own relative path is tried first; a folder's page is served at its
+    folder. ``[[toc]]`` is where markdown-it puts a table of contents, no link."""
+    config = kb(tmp_path, {
+        "languages/java/api.md": "# API\n\n[SDK](../sdk/), [exporters](../exporters/#otlp)"
+                                 ", [home](../../) and [file](../java/sdk.md).\n\n[[toc]]\n",
+        "languages/java/sdk.md": "# SDK\n\nBuild it.\n",
+        "languages/java/exporters.md": "# Exporters\n\n## OTLP\n\nSend.\n",
+        "languages/java/_index.md": "# Java\n\n[up](../python/).\n",
+        "languages/python/_index.md": "# Python\n\nSnake.\n",
+        "_index.md": "# Home\n\nAll.\n"})
+    rows = {r[2]: r[5] for r in resolved(config)
+            if r[0].startswith(("docs:languages/java/api.md", "docs:languages/java/_index"))}
+    assert rows == {"SDK": "docs:languages/java/sdk.md",
+                    "exporters": "docs:languages/java/exporters.md#otlp",
+                    "home": "docs:_index.md", "file": "docs:languages/java/sdk.md",
+                    "up": "docs:languages/python/_index.md"}
 
 
 def test_html_anchors_jsx_links_and_mdc_components_are_links():

@@ -489,6 +489,30 @@ def test_a_page_without_a_title_is_named_for_its_file_or_folder(path, title):
     assert parse_document("Some text.\n", "t", path).title == title
 
 
+@pytest.mark.parametrize(("front", "body", "title"), [
+    ("pageTitle: Collections API\neleventyNavigation:\n  key: Coll", "Text.", "Collections API"),
+    ("tiptitle: Zero Maintenance Tag Pages", "Text.", "Zero Maintenance Tag Pages"),
+    ("linkTitle: Short", "Text.", "Short"),  # Hugo
+    ("eleventyNavigation:\n  parent: Docs\n  key: Importing Content", "Text.",
+     "Importing Content"),
+    ("navigation:\n  title: Nav Title", "Text.", "Nav Title"),  # Nuxt Content
+    ("relatedTitle: Template Filters", "# Filters\n\nText.", "Filters"),  # the h1 first
+    ("subtitle: Not a title", "Text.", "page"),
+])
+def test_a_title_under_another_key_names_a_page_without_one(front, body, title):
+    """Eleventy's site titles its pages by ``pageTitle``, ``tiptitle``, ``newstitle`` or
+    its navigation's ``key``: 124 of its 231 pages were titled by their files' names."""
+    assert parse_document(f"---\n{front}\n---\n\n{body}\n", "t", "dir/page.md").title == title
+
+
+def test_a_heading_that_prints_a_front_matter_value_is_that_value():
+    text = ("---\neleventyNavigation:\n  key: Importing Content\n---\n\n"
+            "# {{ eleventyNavigation.key }}\n\n## Tools\n\nx\n\n## {{ missing.key }}\n\ny\n")
+    doc = parse_document(text, "t", "docs/migrate.md")
+    assert [n.title for n in doc.nodes] == [
+        "Importing Content", "Importing Content", "Tools", "{{ missing.key }}"]
+
+
 @pytest.mark.parametrize("text, titles", [
     ("---\n# a YAML comment, not a heading\ntitle: T\n---\n\nText\n", ["T"]),
     ("+++\n# a TOML comment\ntitle = \"T\"\n+++\n\n# H\n\nx\n", ["T", "H"]),

@@ -116,20 +116,21 @@ wanted AS (
 paths AS MATERIALIZED (
   SELECT *, regexp_extract(page, '[^/]*$') AS leaf
   FROM (SELECT tree, id, {_page("path")} AS page,
-               regexp_matches(lower(path), '(^|/)(index|readme|_index)\\.[^/]*$') AS folder
+               regexp_matches(lower(path), '(^|/)(index|readme|_index)\\.[^/]*$') AS folder,
+               false AS moved
         FROM named
         UNION ALL  -- the addresses front matter gives (ra.text.links.declared_pages)
-        SELECT d.tree, d.id, {_page("r.target_paths[1]")}, false
+        SELECT d.tree, d.id, {_page("r.target_paths[1]")}, false, r.text = 'moved'
         FROM {RAW} r JOIN named d ON d.tree = r.tree AND d.path = r.path
         WHERE r.seq < 0)),  -- a page row's (row groups of links only are skipped)
 pages AS (  -- a dated post's page is its date's folders too: Jekyll's and Docusaurus' blogs
-  SELECT tree, id, page, leaf, folder FROM paths WHERE page <> ''
+  SELECT tree, id, page, leaf, folder, moved FROM paths WHERE page <> ''
   UNION ALL
   SELECT tree, id, regexp_replace(leaf, '{_DATED}', '\\1/\\2/\\3/\\4') AS page,
-         regexp_extract(leaf, '{_DATED}', 4) AS leaf, folder
+         regexp_extract(leaf, '{_DATED}', 4) AS leaf, folder, moved
   FROM paths WHERE leaf[1] BETWEEN '0' AND '9' AND regexp_matches(leaf, '{_DATED}')),
 at_page AS (
-  SELECT w.ord, w.seq, w.bare AND NOT d.folder AS bare, d.id, d.page,
+  SELECT w.ord, w.seq, w.bare AND NOT d.folder AS bare, d.id, d.page, d.moved,
          w.page = d.page OR (contains(d.page, '/') AND ends_with(w.page, '/' || d.page))
            AS served,
          w.wiki AND ends_with(d.page, '/' || w.page) AS within,
@@ -140,10 +141,12 @@ at_page AS (
 by_page AS (  -- the page it is served at, the longest; else the shortest that ends with
               -- a wiki link's path; else the page below the deepest folder holding the
               -- linking file that a site-absolute URL names (one name: below a folder of
-              -- the tree's root); else, for a name, the shortest
-  SELECT ord, seq, arg_max(id, CASE WHEN served THEN 3000000 + length(page)
-                                    WHEN within THEN 2000000 - length(page)
-                                    WHEN below THEN 1000000 + length(page)
+              -- the tree's root); else the page that moved from there; else, for a name,
+              -- the shortest
+  SELECT ord, seq, arg_max(id, CASE WHEN served AND NOT moved THEN 4000000 + length(page)
+                                    WHEN within THEN 3000000 - length(page)
+                                    WHEN below THEN 2000000 + length(page)
+                                    WHEN served THEN 1000000 + length(page)
                                     ELSE -length(page) END) AS doc_id
   FROM at_page WHERE served OR within OR below OR bare GROUP BY ord, seq),
 resolved AS (

@@ -35,9 +35,10 @@ def links_table(parsed: Sequence[Document], first_ord: int = 0,
     for doc in parsed:
         mine = None if asides is None else asides[ord_ - first_ord:
                                                   ord_ - first_ord + len(doc.nodes)]
-        for seq, page in enumerate(declared_pages(doc), start=1):  # no link: an address
+        for seq, (page, moved) in enumerate(declared_pages(doc), start=1):  # no link
             add({"ord": ord_, "tree": doc.tree, "path": doc.path, "seq": -seq,
-                 "kind": "page", "text": "", "target": page, "external": False,
+                 "kind": "page", "text": "moved" if moved else "", "target": page,
+                 "external": False,
                  "target_paths": [page], "target_name": None, "target_anchors": []})
         for links in document_links(doc, mine if mine and mine[0] is not None else None):
             for seq, link in enumerate(links):

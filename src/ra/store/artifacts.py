@@ -148,7 +148,8 @@ LINKS = pa.schema([
     _f("kind", pa.string(), "link (markdown, reference, autolink) | wiki | embed | page "
        "(no link: an address the document's front matter gives it, slug, id, permalink, "
        "url, in target and target_paths)", False),
-    _f("text", pa.string(), "the link text a reader sees", False),
+    _f("text", pa.string(), "the link text a reader sees; a page row's: 'moved' for an "
+       "address the page moved from (aliases, redirect_from, oldUrl), else empty", False),
     _f("target", pa.string(), "the target as written", False),
     _f("external", pa.bool_(), "a URL with a scheme (https:, mailto:) or //host", False),
     _f("target_paths", pa.list_(pa.string()),

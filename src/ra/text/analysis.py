@@ -90,8 +90,13 @@ MAX_TOKEN_BYTES = 40
 #: link's alias separator escaped in a table (``[[Note\\|alias]]``) is one, an embedded
 #: image's size (``![[a.png|200]]``) no text, and a wiki link's path may be relative;
 #: Obsidian's block ids (``… text. ^b15695``) are no text. 35: the links artifact holds
-#: the addresses front matter gives a page (``slug``, ``id``, ``permalink``, ``url``).
-ANALYZER_VERSION = 35
+#: the addresses front matter gives a page (``slug``, ``id``, ``permalink``, ``url``). 36:
+#: and the ones it moved from (``aliases``, ``redirect_from``, ``oldUrl``); a relative URL
+#: is also read from the folder a site serves its page at (Hugo: ``api.md`` is ``api/``);
+#: a title under another key (``pageTitle``, ``linkTitle``, a navigation's key) names a
+#: page without a title or h1; a skill's folder with a placeholder (``content/<lang>/``)
+#: is none; ``[[toc]]`` is no link.
+ANALYZER_VERSION = 36
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

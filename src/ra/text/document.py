@@ -122,8 +122,8 @@ def parse_document(text: str, tree: str, path: str, *,
     if "{:" in body:
         headings = _ial_ids(headings, lines)
     meta = _metadata(data or {})
-    headings = _page_titles(headings, meta["title"] or _stem(path))
-    title = meta["title"] or first_h1(headings) or _stem(path)
+    headings = _page_titles(headings, meta["title"] or _stem(path), data or {})
+    title = meta["title"] or first_h1(headings) or meta["other_title"] or _stem(path)
     nodes = build_chunk_tree(body, tree, path, title, base=utf8_len(text[:body_at]),
                              headings=headings if chunk_at_headings else [], lines=lines)
     tags = tuple(dict.fromkeys([*meta["tags"], *inline_tags(body)]))
@@ -156,13 +156,36 @@ def _ial_ids(headings: list[Found], lines: Lines) -> list[Found]:
     return out
 
 
-def _page_titles(headings: list[Found], title: str) -> list[Found]:
+def _page_titles(headings: list[Found], title: str, data: dict) -> list[Found]:
     """A heading that prints the page's title (``# {{ page.title }}``, Markdoc's
     ``# {% $markdoc.frontmatter.title %}``) is that title, from the front matter (else the
-    file's name, as the generators default it): its markup is no text."""
+    file's name, as the generators default it): its markup is no text. One that prints
+    another value of the front matter is that value (Eleventy's ``# {{
+    eleventyNavigation.key }}``)."""
     if not any("{" in h.text for h in headings):
         return headings
-    return [replace(h, text=title) if PAGE_TITLE.fullmatch(h.text) else h for h in headings]
+    out = []
+    for h in headings:
+        if PAGE_TITLE.fullmatch(h.text):
+            h = replace(h, text=title)
+        elif (found := _PRINTED.fullmatch(h.text)) and (value := _value_at(data, found[1])):
+            h = replace(h, text=value)
+        out.append(h)
+    return out
+
+
+#: A heading that prints one variable, ``{{ eleventyNavigation.key }}``
+_PRINTED = re.compile(r"\{\{-?[ \t]*(?:page\.|\$frontmatter\.)?([A-Za-z_][\w.]*)[ \t]*-?\}\}")
+
+
+def _value_at(data: dict, dotted: str) -> str | None:
+    """The front matter's scalar at ``a.b.c``, else None."""
+    value: Any = data
+    for key in dotted.split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return None if isinstance(value, dict | list) else _scalar(value)
 
 
 # --------------------------------------------------------------------------- frontmatter
@@ -313,11 +336,32 @@ def _yaml_line(error: Exception) -> str:
 
 
 def _metadata(data: dict) -> dict[str, Any]:
-    """title, tags, description and status, coerced from whatever the YAML holds."""
+    """title, tags, description and status, coerced from whatever the YAML holds; and
+    ``other_title``, a title under another key, which a page without ``title`` and an
+    h1 is given (``_other_title``)."""
     description = _scalar(data.get("description")) or _scalar(data.get("summary"))
     status = _scalar(data.get("status"))
     return {"title": _scalar(data.get("title")), "tags": _tags(data.get("tags")),
-            "description": description, "status": status.lower() if status else None}
+            "description": description, "status": status.lower() if status else None,
+            "other_title": _other_title(data)}
+
+
+def _other_title(data: dict) -> str | None:
+    """The first value under a key that ends with "title" but a subtitle (Eleventy's
+    site: ``pageTitle``, ``tiptitle``, ``newstitle``, ``headerTitle``; Hugo's
+    ``linkTitle``), else a navigation entry's title or key (``eleventyNavigation: {key:
+    Collections API}``, Nuxt Content's ``navigation: {title: ...}``): the title its site
+    shows. 124 of the 231 pages of Eleventy's site had one and were titled by their
+    files' names."""
+    for key, value in data.items():
+        name = key.lower().replace("_", "").replace("-", "") if isinstance(key, str) else ""
+        if name.endswith("title") and name != "subtitle" and (title := _scalar(value)):
+            return title
+    for key in ("eleventyNavigation", "navigation"):
+        if isinstance(nav := data.get(key), dict) and (
+                title := _scalar(nav.get("title")) or _scalar(nav.get("key"))):
+            return title
+    return None
 
 
 #: Front matter keys that name the files a note is about, as globs: Cursor's and
@@ -341,8 +385,9 @@ def applies_to(data: dict) -> tuple[str, ...]:
 
 #: A folder of the project named in a skill's description: a relative path ending with
 #: "/" (``src/content/learn/``, ``app/api/``), not part of a URL, an absolute path (a
-#: skill's ``/name`` is a command), a home or a variable's one; ``./`` aside.
-_NAMED_FOLDER = re.compile(r"(?<![\w./~$:%-])(?:\./)?((?:[\w.-]+/)+)(?![\w/])")
+#: skill's ``/name`` is a command), a home or a variable's one, or one a placeholder goes on
+#: (``content/<lang>/``: a skill on making a folder, not on its files); ``./`` aside.
+_NAMED_FOLDER = re.compile(r"(?<![\w./~$:%-])(?:\./)?((?:[\w.-]+/)+)(?![\w/<{\[*$])")
 
 
 def skill_folders(path: str, description: str | None) -> tuple[str, ...]:

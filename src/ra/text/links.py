@@ -194,7 +194,7 @@ def _inside(at: int, spans: list[tuple[int, int]]) -> bool:
 
 
 #: GitLab's and Azure DevOps' markers of a table of contents, and of a page's subpages
-_TABLES = ("_toc_", "_tosp_")
+_TABLES = ("_toc_", "_tosp_", "toc")  # and markdown-it's [[toc]]
 
 
 #: Dendron's reference to a note of a vault, by the vault's name: ``dendron://vault/``
@@ -238,29 +238,39 @@ def _visible(text: str, codes: tuple[str, ...]) -> str:
 _ADDRESS = re.compile(r"[^\s:{}?#%<>\"']+")
 
 
-def declared_pages(doc: Document) -> list[str]:
+def declared_pages(doc: Document) -> list[tuple[str, bool]]:
     """The tree-relative pages a site serves ``doc`` at, as its front matter says, besides
     the one its path gives: Docusaurus' and Hugo's ``slug`` (from the site's root with a
     leading ``/``, else in the file's folder), Docusaurus' ``id`` (the page's name in its
     folder: Jest's ``docs/ExpectAPI.md``, ``id: expect``, is ``/docs/expect``),
     Jekyll's and Obsidian Publish's ``permalink`` and Hugo's ``url`` (from the site's
-    root)."""
+    root); and the addresses it was moved from, which the site redirects: Hugo's
+    ``aliases``, Jekyll's ``redirect_from``, Deno's ``oldUrl`` (paths from the root).
+    Each with whether it is one of the latter (a page served there comes first)."""
     front = doc.frontmatter
-    if not front or not any(k in front for k in ("slug", "id", "permalink", "url")):
+    if not front or not any(key in front for key in _ADDRESSED):
         return []
     folder, out = posixpath.dirname(doc.path), []
-    for key in ("slug", "id", "permalink", "url"):
-        value = front.get(key)
-        if not isinstance(value, str) or not _ADDRESS.fullmatch(value := value.strip()):
-            continue
-        rooted = value.startswith("/")
-        if key == "url" and not rooted or key == "id" and "/" in value:
-            continue  # Hugo's url is a path; an id is one name
-        page = value.strip("/") if rooted or key == "permalink" else posixpath.normpath(
-            posixpath.join(folder, value.strip("/")))
-        if page and page != "." and not page.startswith(".."):
-            out.append(page)
+    for key in _ADDRESSED:
+        values = front.get(key)
+        for value in values if isinstance(values, list) else [values]:
+            if not isinstance(value, str) or not _ADDRESS.fullmatch(value := value.strip()):
+                continue
+            rooted = value.startswith("/")
+            if not rooted and key in _PATHS or key == "id" and "/" in value:
+                continue  # these are paths from the root; an id is one name
+            page = value.strip("/") if rooted or key == "permalink" else posixpath.normpath(
+                posixpath.join(folder, value.strip("/")))
+            if page and page != "." and not page.startswith(".."):
+                out.append((page, key in _MOVED))
     return list(dict.fromkeys(out))
+
+
+#: The front matter that gives a page's addresses (``declared_pages``), of those the keys
+#: whose values are paths from the site's root, and of those the addresses it moved from
+_MOVED = ("aliases", "redirect_from", "oldUrl")
+_PATHS = ("url", *_MOVED)
+_ADDRESSED = ("slug", "id", "permalink", *_PATHS)
 
 
 # ------------------------------------------------------------------------ normalisation
@@ -297,7 +307,23 @@ def target_of(source_path: str, link: Link) -> Target:
     if _COLLECTION.match(path) and _suffix(path) not in MARKDOWN_SUFFIXES:
         # a Jekyll collection's page: the URL /docs/x/ is built from _docs/x.md
         paths += _candidates(_resolve(source_path, "/_" + path.lstrip("/")))
+    if path.startswith("../") and _suffix(path) not in MARKDOWN_SUFFIXES and (
+            page := _as_folder(source_path)):
+        # a site that serves a page as a folder (Hugo; Jekyll's pretty URLs) reads a
+        # relative URL from the page's address: `../sdk/` from `java/api.md`, served at
+        # `java/api/`, is `java/sdk/`
+        paths += tuple(p for p in _candidates(_resolve(page, path)) if p not in paths)
     return Target(False, paths, None, anchors)
+
+
+def _as_folder(source_path: str) -> str | None:
+    """A path inside the folder a site serves the page at ``source_path`` as, None for a
+    folder's own page (``index.md``, ``_index.md``, ``README.md``), served at its folder."""
+    name = source_path.rsplit("/", 1)[-1]
+    stem = _stem(name)
+    if stem == name or stem.lower() in ("index", "_index", "readme"):
+        return None
+    return f"{source_path[:len(source_path) - len(name)]}{stem}/page"
 
 
 #: Jekyll's link tags: ``{% link path %}`` names a file from the site's root,
