@@ -471,6 +471,34 @@ def test_a_relative_url_is_read_from_the_folder_a_site_serves_the_page_at(tmp_pa
                     "up": "docs:languages/python/_index.md"}
 
 
+def test_an_html_anchor_names_the_section_it_stands_above_or_in(tmp_path):
+    """mdBook's guidelines put ``<a id="c-case"></a>`` above "## Casing conforms to RFC
+    430 (C-CASE)" and link ``naming.html#c-case``: the link reached the page only, and
+    "c-case" was text of the section before, which a search for C-CASE gave, whole (17
+    of the guidelines' 54 ids). The Rust book keeps a renamed section's old id so, after a
+    comment; the C++ docs name a note inside a section (``<a name="note_A"></a> **A**``)."""
+    config = kb(tmp_path, {
+        "naming.md": "# Naming\n\nIntro.\n\n<a id=\"c-case\"></a>\n## Casing (C-CASE)\n\n"
+                     "Use case.\n\n<!-- Old headings. Do not remove. -->\n\n"
+                     "<a id=\"old-name\"></a>\n\n## New name\n\nText. <a name=\"note_A\"></a>"
+                     " **A** a note.\n\n<a id=\"at-the-end\"></a>\n",
+        "checklist.md": "# Checklist\n\n[casing](naming.html#c-case), [old](naming.md#old-name)"
+                        ", [note](naming.md#note_A), [end](naming.md#at-the-end), "
+                        "[heading](naming.md#casing-c-case) and [none](naming.md#nowhere).\n"})
+    rows = {r[2]: r[5] for r in resolved(config) if r[0].startswith("docs:checklist.md")}
+    assert rows == {"casing": "docs:naming.md#casing-c-case",
+                    "old": "docs:naming.md#new-name", "note": "docs:naming.md#new-name",
+                    "end": "docs:naming.md#new-name",
+                    "heading": "docs:naming.md#casing-c-case", "none": "docs:naming.md"}
+    reader, _ = open_index(config)
+    with reader:
+        plain = dict(run_sql(reader, "select id, plain from chunks").rows)
+    assert "c-case" not in plain["docs:naming.md#naming"]
+    assert "c-case" in plain["docs:naming.md#casing-c-case"]
+    assert "old-name" in plain["docs:naming.md#new-name"]
+    assert "old-name" not in plain["docs:naming.md#casing-c-case"]
+
+
 def test_html_anchors_jsx_links_and_mdc_components_are_links():
     """NestJS' docs link with ``<a href>``, shadcn/ui's with ``<Link href>``, Nuxt's with
     ``::read-more{to="..."}`` (408 of them, none a link before); in code they are

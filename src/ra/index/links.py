@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ra.text import MARKDOWN_SUFFIXES
+from ra.text.links import ANCHOR_SEQ
 
 #: The relation the links artifact is read as (the view ``links`` is the resolved one).
 RAW = "link_rows"
@@ -76,7 +77,9 @@ def links_sql(where: str = "") -> str:
     folder, the shortest path first, but a folder's page (Svelte serves every page at
     ``/docs/svelte/NAME`` and links ``[each](each#Keyed-each-blocks)`` across folders)."""
     return f"""\
-WITH l AS (SELECT * FROM (SELECT * FROM {RAW} {where}) WHERE seq >= 0),  -- no page rows
+WITH l AS (SELECT * FROM (SELECT * FROM {RAW} {where}) WHERE seq >= 0),  -- the links
+own AS MATERIALIZED (  -- the rows of pages and anchors (row groups of links only are skipped)
+  SELECT * FROM {RAW} WHERE seq < 0),
 named AS (
   SELECT tree, path, id,
          regexp_extract(lower(path), '([^/]*?)(?:\\.(?:{_SUFFIXES}))?$', 1) AS stem
@@ -121,8 +124,8 @@ paths AS MATERIALIZED (
         FROM named
         UNION ALL  -- the addresses front matter gives (ra.text.links.declared_pages)
         SELECT d.tree, d.id, {_page("r.target_paths[1]")}, false, r.text = 'moved'
-        FROM {RAW} r JOIN named d ON d.tree = r.tree AND d.path = r.path
-        WHERE r.seq < 0)),  -- a page row's (row groups of links only are skipped)
+        FROM own r JOIN named d ON d.tree = r.tree AND d.path = r.path
+        WHERE r.seq > -{ANCHOR_SEQ})),
 pages AS (  -- a dated post's page is its date's folders too: Jekyll's and Docusaurus' blogs
   SELECT tree, id, page, leaf, folder, moved FROM paths WHERE page <> ''
   UNION ALL
@@ -155,10 +158,19 @@ resolved AS (
 anchors AS (
   SELECT ord, seq, doc_id, unnest(target_anchors) AS anchor, target_anchors
   FROM resolved WHERE doc_id IS NOT NULL),
-by_anchor AS (
-  SELECT a.ord, a.seq, arg_min(m.id, list_position(a.target_anchors, a.anchor)) AS chunk_id
-  FROM anchors a JOIN meta m ON m.id = a.doc_id || '#' || a.anchor
-  GROUP BY a.ord, a.seq)
+declared AS (  -- the ids HTML anchors give chunks (rows of kind anchor)
+  SELECT d.id AS doc_id, o.target AS anchor, m.id AS chunk_id
+  FROM own o JOIN named d ON d.tree = o.tree AND d.path = o.path JOIN meta m ON m.ord = o.ord
+  WHERE o.seq <= -{ANCHOR_SEQ}),
+by_anchor AS (  -- a heading's id first, then an id an anchor gives
+  SELECT ord, seq, arg_min(chunk_id, rank) AS chunk_id
+  FROM (SELECT a.ord, a.seq, m.id AS chunk_id,
+               list_position(a.target_anchors, a.anchor) * 2 AS rank
+        FROM anchors a JOIN meta m ON m.id = a.doc_id || '#' || a.anchor
+        UNION ALL
+        SELECT a.ord, a.seq, x.chunk_id, list_position(a.target_anchors, a.anchor) * 2 + 1
+        FROM anchors a JOIN declared x ON x.doc_id = a.doc_id AND x.anchor = a.anchor)
+  GROUP BY ord, seq)
 SELECT s.id AS source_id, r.ord AS source_ord, r.seq, r.kind, r.text, r.target,
        r.external, coalesce(b.chunk_id, r.doc_id) AS target_id
 FROM resolved r JOIN meta s ON s.ord = r.ord

@@ -26,6 +26,7 @@ import pyarrow as pa
 from ra.store.artifacts import CHUNKS, DOCS
 from ra.text import is_markdown
 from ra.text.document import Document, parse_document
+from ra.text.links import section_anchors
 from ra.text.markup import plain_held, reader_line, restore, set_code_aside
 from ra.text.tokens import count_many
 
@@ -88,9 +89,14 @@ def chunk_docs(docs: Sequence[SourceDoc], *, chunk_at_headings: bool = True,
     plain text of each body, which ``plain`` is made of, is the analyser's body too."""
     parsed = parse_all(docs, chunk_at_headings)
     nodes = [(doc, n) for doc in parsed for n in doc.nodes]
-    asides = [set_code_aside(n.body) if is_markdown(doc.path) else None for doc, n in nodes]
+    # anchors alone above a heading name its section (ra.text.links.section_anchors)
+    anchored = [a for doc in parsed for a in section_anchors(doc)]
+    asides = [set_code_aside(text) if is_markdown(doc.path) else None
+              for (doc, _), (text, _, _) in zip(nodes, anchored, strict=True)]
     held = [n.body if aside is None else plain_held(aside[0])  # code still aside
             for (_, n), aside in zip(nodes, asides, strict=True)]
+    held = [f"{' '.join(ids)}\n{text}" if ids else text  # their ids read as words, first
+            for text, (_, ids, _) in zip(held, anchored, strict=True)]
     bodies = [text if aside is None else restore(text, aside[1])
               for text, aside in zip(held, asides, strict=True)]
     plains = [reader_line(n.title if n.heading else None, text, aside is not None,

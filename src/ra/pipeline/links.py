@@ -1,5 +1,6 @@
-"""The links artifact: every chunk's outgoing links, their targets normalised, and the
-addresses a document's front matter gives it (``kind`` "page", no link). Pure.
+"""The links artifact: every chunk's outgoing links, their targets normalised, the
+addresses a document's front matter gives it (``kind`` "page") and the ids its HTML
+anchors give a chunk (``kind`` "anchor"; neither is a link). Pure.
 
 Written by the chunk stage beside the chunk table, from the same parsed documents, with
 the same chunk numbers (``ord``): the chunks of a document are numbered in node order
@@ -17,7 +18,13 @@ import pyarrow as pa
 
 from ra.store.artifacts import LINKS
 from ra.text.document import Document
-from ra.text.links import declared_pages, document_links, target_of
+from ra.text.links import (
+    ANCHOR_SEQ,
+    declared_pages,
+    document_links,
+    section_anchors,
+    target_of,
+)
 
 
 def links_table(parsed: Sequence[Document], first_ord: int = 0,
@@ -40,6 +47,11 @@ def links_table(parsed: Sequence[Document], first_ord: int = 0,
                  "kind": "page", "text": "moved" if moved else "", "target": page,
                  "external": False,
                  "target_paths": [page], "target_name": None, "target_anchors": []})
+        for node_ord, (_, above, inside) in enumerate(section_anchors(doc), start=ord_):
+            for seq, anchor in enumerate(dict.fromkeys(above + inside), start=ANCHOR_SEQ):
+                add({"ord": node_ord, "tree": doc.tree, "path": doc.path, "seq": -seq,
+                     "kind": "anchor", "text": "", "target": anchor, "external": False,
+                     "target_paths": [], "target_name": None, "target_anchors": [anchor]})
         for links in document_links(doc, mine if mine and mine[0] is not None else None):
             for seq, link in enumerate(links):
                 target = target_of(doc.path, link)

@@ -144,10 +144,11 @@ LINKS = pa.schema([
     _f("tree", pa.string(), "tree of the document holding the link", False),
     _f("path", pa.string(), "path of the document holding the link", False),
     _f("seq", pa.int32(), "position of the link in its chunk (0, 1, ...); -1, -2, ... "
-       "for a page row", False),
+       "for a page row, -1000, -1001, ... for an anchor row", False),
     _f("kind", pa.string(), "link (markdown, reference, autolink) | wiki | embed | page "
        "(no link: an address the document's front matter gives it, slug, id, permalink, "
-       "url, in target and target_paths)", False),
+       "url, in target and target_paths) | anchor (no link: an id an HTML anchor gives "
+       "the chunk, <a id=...>, in target)", False),
     _f("text", pa.string(), "the link text a reader sees; a page row's: 'moved' for an "
        "address the page moved from (aliases, redirect_from, oldUrl), else empty", False),
     _f("target", pa.string(), "the target as written", False),

@@ -95,8 +95,10 @@ MAX_TOKEN_BYTES = 40
 #: is also read from the folder a site serves its page at (Hugo: ``api.md`` is ``api/``);
 #: a title under another key (``pageTitle``, ``linkTitle``, a navigation's key) names a
 #: page without a title or h1; a skill's folder with a placeholder (``content/<lang>/``)
-#: is none; ``[[toc]]`` is no link.
-ANALYZER_VERSION = 36
+#: is none; ``[[toc]]`` is no link. 37: HTML anchors alone above a heading name its
+#: section, not the one before (``<a id="c-case"></a>``), and links reach the chunk an
+#: anchor's id names.
+ANALYZER_VERSION = 37
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

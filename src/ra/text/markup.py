@@ -514,6 +514,38 @@ _FIELD_ATTRS = re.compile(rf"\b(?:{_SHOWN_NAMES}|name|path|query|body|header)="
 _FIELD_TAG = re.compile(r"<[A-Za-z][\w.]*Field\b")
 
 
+#: An HTML anchor alone on its line, mdBook's and DocFX's ``<a id="old-name"></a>``, and
+#: an anchor anywhere (its ``id`` or ``name``)
+_LONE_ANCHOR = re.compile(r"[ \t]*<a\s+(?:id|name)\s*=\s*[\"']([^\"'<>\s]+)[\"']\s*/?>"
+                          r"(?:[ \t]*</a>)?[ \t]*\r?")
+_ANCHOR_ID = re.compile(r"<a\s(?:[^<>]*?\s)?(?:id|name)\s*=\s*[\"']([^\"'<>\s]+)[\"'][^<>]*>")
+_COMMENT_LINE = re.compile(r"[ \t]*<!--.*-->[ \t]*\r?")
+
+
+def heading_anchors(body: str) -> tuple[str, list[str]]:
+    """``body`` without the anchors alone on its last lines, and the ids those anchors give
+    the heading that follows it (mdBook's ``<a id="c-case"></a>`` above ``## … (C-CASE)``;
+    the Rust book keeps a renamed section's old id so, after a comment, above its
+    heading), in order. Blank and comment lines between them go with them."""
+    if "<a" not in body:
+        return body, []
+    lines = body.split("\n")
+    at, moved = len(lines), []
+    while at > 0 and (not (line := lines[at - 1]).strip() or _COMMENT_LINE.fullmatch(line)
+                      or (found := _LONE_ANCHOR.fullmatch(line))):
+        if line.strip() and not _COMMENT_LINE.fullmatch(line):
+            moved.append(found[1])
+        at -= 1
+    if not moved:
+        return body, []
+    return ("\n".join(lines[:at]) + "\n" if at else ""), moved[::-1]
+
+
+def anchor_ids(text: str) -> list[str]:
+    """The ids (or names) of the HTML anchors in ``text``, in order: ``<a name="note_A">``."""
+    return _ANCHOR_ID.findall(text) if "<a" in text else []
+
+
 def _shown(m: re.Match) -> str:
     """A tag or shortcode is markup, but its ``title``/``label``/``caption``/``alt``/
     ``text`` attributes are text a reader sees (a Kubernetes glossary tooltip's
