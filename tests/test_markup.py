@@ -315,6 +315,11 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
      "A network of knowledge. an item x^2, a ^b c"),
     ("| Photo | ![[Engelbart.jpg\\|200]] ![[map.png|the map]] [[Highlighter\\|highlights]] |",
      "Photo the map highlights"),
+    # an option's name in a shortcode (opentelemetry.io), a filter's object (Eleventy)
+    ('Set {{% config_option name="otel.javaagent.extensions" %}} a jar. {{% /config_option %}}',
+     "Set otel.javaagent.extensions a jar."),
+    ('See {{ "Filters" | nav | eleventyNavigationToHtml({ showExcerpt: true }) | safe }} now.',
+     "See now."),
 ])
 def test_plain_text_shows_what_a_reader_sees(source, shown):
     assert strip_markdown(source) == shown

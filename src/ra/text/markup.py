@@ -511,7 +511,8 @@ _ANCHOR_ATTRS = re.compile(rf"\b(?:{_SHOWN_NAMES}|id|name)=(?:\"([^\"]*)\"|'([^'
 #: sees, and it is written nowhere else.
 _FIELD_ATTRS = re.compile(rf"\b(?:{_SHOWN_NAMES}|name|path|query|body|header)="
                           rf"(?:\"([^\"]*)\"|'([^']*)')")
-_FIELD_TAG = re.compile(r"<[A-Za-z][\w.]*Field\b")
+_FIELD_TAG = re.compile(r"<[A-Za-z][\w.]*Field\b|\{\{[<%]-?[ \t]*[\w/-]*(?:option|param|field|"
+                        r"setting|property)\b", re.I)  # and opentelemetry.io's `config_option`
 
 
 #: An HTML anchor alone on its line, mdBook's and DocFX's ``<a id="old-name"></a>``, and
@@ -552,7 +553,8 @@ def _shown(m: re.Match) -> str:
     ``text``, else its ``term_id``). An anchor's ``id`` or ``name`` stays too: such
     anchors keep the names of renamed sections (mdBook's ``<a id="old-heading">``, DocFX's
     ``<a name>``), and searches for the old name should still find the section. So does
-    the name of an API field (``_FIELD_ATTRS``)."""
+    the name of an API field or an option (``_FIELD_ATTRS``: opentelemetry.io's ``{{%
+    config_option name="otel.javaagent.extensions" %}}``, written nowhere else)."""
     tag = m.group()
     pattern = (_ANCHOR_ATTRS if tag.startswith("<a ") else
                _FIELD_ATTRS if _FIELD_TAG.match(tag) else _SHOWN_ATTRS)
@@ -851,10 +853,11 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     (("^^^",), re.compile(rf"\n{_WS}*\^{{3,}}{_WS}*{_EOL}"), "\n"),  # sphinx-design card header
     (("{{",), _KUMA, _kuma),  # MDN's macros that show text
     # template variables, with Liquid's filters: `{{ site.title }}`, `{{ '/x/' | relative_url }}`,
-    # and calls: Zola's shortcodes `{{ youtube(id="x") }}`, mkdocs-macros' `{{ macro(1) }}`
+    # and calls: Zola's shortcodes `{{ youtube(id="x") }}`, mkdocs-macros' `{{ macro(1) }}`;
+    # a filter's argument may be an object (Eleventy's `| eleventyNavigationToHtml({ … })`)
     (("{{",), re.compile(r"\{\{-?[ \t]*(?:'[^'\n]*'|\"[^\"\n]*\"|[\w.$\[\]-]+"
                          r"(?:\((?:[^(){}'\"\n]|'[^'\n]*'|\"[^\"\n]*\")*\))?)"
-                         r"(?:[ \t]*\|[^{}\n]*?)?[ \t]*-?\}\}"), " "),
+                         r"(?:[ \t]*\|(?:[^{}\n]|\{[^{}\n]*\})*?)?[ \t]*-?\}\}"), " "),
     # Obsidian callouts and GitHub alerts
     (("[!",), re.compile(rf"(\n{_WS}*(?:>{_WS}*)+)\[!([\w-]+)\][+-]?{_WS}*([^\n]*?){_WS}*{_EOL}"),
      lambda m: m.group(1) + _title(m.group(2), m.group(3) or None)),
