@@ -14,7 +14,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ra.pipeline.analyze import analyze, field_texts
+from ra.pipeline.analyze import analyze, body_texts, field_texts
 from ra.pipeline.chunk import SourceDoc, chunk, docs_table
 from ra.store.artifacts import ANALYZED, LENGTHS, SURFACE
 from ra.store.layout import FIELD_CODE
@@ -26,10 +26,11 @@ def reference(chunks: pa.Table, language: str = "english"):
     out = {f.name: [] for f in ANALYZED}
     lengths = {f.name: [] for f in LENGTHS}
     per_doc: dict[tuple[str, str], Counter] = {}
-    for row in chunks.to_pylist():
+    rows = chunks.to_pylist()
+    for row, body in zip(rows, body_texts(rows), strict=True):
         words = per_doc.setdefault((row["tree"], row["path"]), Counter())
         lengths["ord"].append(row["ord"])
-        for name, text in field_texts(row).items():
+        for name, text in field_texts(row, body).items():
             surface = split_words(text)
             words.update(surface)
             lengths[name].append(len(surface))

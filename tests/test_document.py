@@ -388,7 +388,7 @@ def test_a_title_from_a_file_name_reads_a_wiki_s_dashes_and_url_escapes():
     assert parse_document("# Set-up\n\nText.\n", "wiki", "x-y.md").title == "Set-up"
     row = {"breadcrumb": doc.title, "tags": [], "path": doc.path, "body": "Steps.",
            "description": None, "descendants": 0}
-    assert field_texts(row)["path"] == "Tax/ODO-1-(SI)"
+    assert field_texts(row, "Steps.")["path"] == "Tax/ODO-1-(SI)"
 
 
 def test_chunk_at_headings_false_keeps_one_node_with_the_title():

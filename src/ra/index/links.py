@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ra.store.layout import ANCHOR_SEQ
 from ra.text import MARKDOWN_SUFFIXES
-from ra.text.links import ANCHOR_SEQ
 
 #: The relation the links artifact is read as (the view ``links`` is the resolved one).
 RAW = "link_rows"

@@ -38,19 +38,18 @@ from ra.store.artifacts import ANALYZED, LENGTHS, SURFACE
 from ra.store.layout import FIELDS
 from ra.text import is_markdown, unescaped
 from ra.text.analysis import Analyzer, analyzer_for, split_words
+from ra.text.links import anchored_bodies, with_anchors
 from ra.text.markup import plain_text
 
 _COLUMNS = ("ord", "tree", "breadcrumb", "tags", "path", "body", "description",
-            "descendants")
+            "descendants", "position")
 _NO_FIELDS = {"title": "", "tags": "", "path": "", "body": ""}
 
 
-def field_texts(row: dict, body: str | None = None) -> dict[str, str]:
+def field_texts(row: dict, body: str) -> dict[str, str]:
     """The text of each field of one chunk row; none for a chunk with sections below it
     and no words of its own (see the module docstring). ``body``: the plain text of the
-    row's body (``body_text``), when the caller has it."""
-    if body is None:
-        body = body_text(row["path"], row["body"])
+    row's body (``body_texts``)."""
     if row["description"]:
         body = f"{row['description']}\n{body}"
     if row["descendants"] and not split_words(body):
@@ -69,16 +68,27 @@ def _path_words(path: str) -> str:
     return unescaped(posixpath.splitext(path)[0])
 
 
-def body_text(path: str, body: str) -> str:
-    """The body field's text of a chunk of the file at ``path`` (before the
-    description): what a reader sees of a markdown chunk, a text file's as it is."""
-    return plain_text(body) if is_markdown(path) else body
+def body_texts(rows: list[dict]) -> list[str]:
+    """The body field's text of each chunk row of whole documents (before the
+    description): what a reader sees of a markdown chunk, the ids of the anchors above its
+    heading first (``ra.text.links.anchored_bodies``, as the chunk stage reads them), a
+    text file's as it is."""
+    out: list[str] = []
+    starts = [i for i, row in enumerate(rows) if row["position"] == 0] + [len(rows)]
+    for a, b in zip(starts, starts[1:], strict=False):
+        doc = rows[a:b]
+        if not is_markdown(doc[0]["path"]):
+            out += (row["body"] for row in doc)
+            continue
+        out += (with_anchors(plain_text(body), ids)
+                for body, ids, _ in anchored_bodies([row["body"] for row in doc]))
+    return out
 
 
 def analyze(chunks: pa.Table, language: str = "english", bodies: list[str] | None = None
             ) -> tuple[pa.Table, pa.Table, pa.Table]:
     """``(analyzed, lengths, surface)`` for the rows of ``chunks``; ``bodies``: the
-    ``body_text`` of each row, when the caller has it (``ra.pipeline.run`` makes it
+    ``body_texts`` of the rows, when the caller has it (``ra.pipeline.run`` makes it
     from the code it set aside for the links).
 
     ``surface`` counts each lowercased surface word per document (tree, path): the
@@ -114,7 +124,7 @@ def _batches(chunks: pa.Table) -> list[tuple[int, int]]:
 def _analyze(chunks: pa.Table, analyzer: Analyzer, bodies: list[str] | None
              ) -> tuple[pa.Table, pa.Table, pa.Table]:
     rows = chunks.select(_COLUMNS).to_pylist()
-    bodies = bodies or [None] * len(rows)
+    bodies = bodies or body_texts(rows)
     words = pa.array([split_words(text) for row, body in zip(rows, bodies, strict=True)
                       for text in field_texts(row, body).values()], pa.list_(pa.string()))
     tokens = Tokens.of(words, analyzer)

@@ -26,7 +26,7 @@ import pyarrow as pa
 from ra.store.artifacts import CHUNKS, DOCS
 from ra.text import is_markdown
 from ra.text.document import Document, parse_document
-from ra.text.links import section_anchors
+from ra.text.links import section_anchors, with_anchors
 from ra.text.markup import plain_held, reader_line, restore, set_code_aside
 from ra.text.tokens import count_many
 
@@ -79,7 +79,7 @@ class Chunked(NamedTuple):
     #: ``set_code_aside`` of each markdown chunk's body (None for a plain text file's):
     #: the links stage reads the same code set aside
     asides: list[tuple[str, list[str]] | None]
-    bodies: list[str]  # what a reader sees of each body (``ra.pipeline.analyze.body_text``)
+    bodies: list[str]  # what a reader sees of each body (``ra.pipeline.analyze.body_texts``)
 
 
 def chunk_docs(docs: Sequence[SourceDoc], *, chunk_at_headings: bool = True,
@@ -95,8 +95,7 @@ def chunk_docs(docs: Sequence[SourceDoc], *, chunk_at_headings: bool = True,
               for (doc, _), (text, _, _) in zip(nodes, anchored, strict=True)]
     held = [n.body if aside is None else plain_held(aside[0])  # code still aside
             for (_, n), aside in zip(nodes, asides, strict=True)]
-    held = [f"{' '.join(ids)}\n{text}" if ids else text  # their ids read as words, first
-            for text, (_, ids, _) in zip(held, anchored, strict=True)]
+    held = [with_anchors(text, ids) for text, (_, ids, _) in zip(held, anchored, strict=True)]
     bodies = [text if aside is None else restore(text, aside[1])
               for text, aside in zip(held, asides, strict=True)]
     plains = [reader_line(n.title if n.heading else None, text, aside is not None,

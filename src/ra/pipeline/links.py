@@ -17,14 +17,9 @@ from collections.abc import Sequence
 import pyarrow as pa
 
 from ra.store.artifacts import LINKS
+from ra.store.layout import ANCHOR_SEQ
 from ra.text.document import Document
-from ra.text.links import (
-    ANCHOR_SEQ,
-    declared_pages,
-    document_links,
-    section_anchors,
-    target_of,
-)
+from ra.text.links import declared_pages, document_links, section_anchors, target_of
 
 
 def links_table(parsed: Sequence[Document], first_ord: int = 0,

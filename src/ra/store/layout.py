@@ -9,6 +9,10 @@ from __future__ import annotations
 import hashlib
 import json
 
+#: The first (negated) ``seq`` of a chunk's anchor rows in the links artifact, after a
+#: document's page rows (``ra.pipeline.links`` writes them, ``ra.index.links`` reads them)
+ANCHOR_SEQ = 1000
+
 SCHEMA_VERSION = 12  # 5: declared heading ids, markup read for its text, #tags; 6: links/;
 #  7: ctime_ns in fingerprints and files; 8: hot_store.arrow or hot_impacts (two branches);
 #  9: both; 10: chunks.applies_to; 11: hot_postings.positions;

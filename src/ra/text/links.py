@@ -235,30 +235,36 @@ def _visible(text: str, codes: tuple[str, ...]) -> str:
 
 # ------------------------------------------------------------------- declared addresses
 
-#: The first (negated) ``seq`` of a chunk's anchor rows in the links artifact, after a
-#: document's page rows (``ra.pipeline.links``)
-ANCHOR_SEQ = 1000
-
-
 def section_anchors(doc: Document) -> list[tuple[str, list[str], list[str]]]:
-    """For each node of ``doc``: its body as its chunk reads it, the ids that anchors
-    alone above its heading give it, and the ids of the anchors in its text
-    (``ra.text.markup.heading_anchors``). The anchors above a heading leave the body of
-    the node before, whose text they are not: mdBook's ``<a id="c-case"></a>`` put
-    "c-case" in the text of the section above "Casing conforms to RFC 430 (C-CASE)",
+    """``anchored_bodies`` of the nodes of ``doc``."""
+    return anchored_bodies([n.body for n in doc.nodes], doc.kind == "markdown")
+
+
+def anchored_bodies(bodies: Sequence[str], markdown: bool = True
+                    ) -> list[tuple[str, list[str], list[str]]]:
+    """For each body of one document's nodes, in order: the body as its chunk reads it,
+    the ids that anchors alone above its heading give it, and the ids of the anchors in
+    its text (``ra.text.markup.heading_anchors``). The anchors above a heading leave the
+    body of the node before, whose text they are not: mdBook's ``<a id="c-case"></a>``
+    put "c-case" in the text of the section above "Casing conforms to RFC 430 (C-CASE)",
     which a search for C-CASE then gave, whole; a document's last node keeps its own."""
     out: list[tuple[str, list[str], list[str]]] = []
     moved: list[str] = []
-    last = len(doc.nodes) - 1
-    for i, node in enumerate(doc.nodes):
-        body, ahead, own = node.body, [], []
-        if doc.kind == "markdown" and "<a" in body:
+    last = len(bodies) - 1
+    for i, body in enumerate(bodies):
+        ahead, own = [], []
+        if markdown and "<a" in body:
             if i < last:
                 body, ahead = heading_anchors(body)
             own = anchor_ids(body)
         out.append((body, moved, own))
         moved = ahead
     return out
+
+
+def with_anchors(text: str, ids: list[str]) -> str:
+    """A chunk's plain text with the ids that anchors above its heading give it, first."""
+    return f"{' '.join(ids)}\n{text}" if ids else text
 
 
 #: An address as front matter writes it: no spaces, no placeholders (Jekyll's
