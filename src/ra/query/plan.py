@@ -468,9 +468,9 @@ class Planner:
     def _compound(self, text: str, words: list[str], fld: str | None, boost: float) -> Expr:
         """``tldr-pages``: its parts (each fuzzy) or its joined word, plus its phrase for
         score only (see the module docstring)."""
-        version = _version(words)
-        parts = tuple(self._spelled_either(words[0], fld, boost) if version and i == 0
-                      else self._term(w, fld, boost) for i, w in enumerate(words))
+        if _version(words):
+            return self._version(text, words, fld, boost)
+        parts = tuple(self._term(w, fld, boost) for w in words)
         # a slug's frame and comparison word add score, as typed apart: a page's address
         # writes its title so ("strict-mode-vs-lax-mode", "how-to-write-custom-validators")
         parts = Parts(self._needed(parts) if self._rankable and len(parts) > 2 else parts)
@@ -479,10 +479,6 @@ class Planner:
             self._number(words[1])  # KEP-1287, ADR-0005: the page numbered so
             self._joined_number = True
         self._bonus_phrase(text, words, fld, boost)
-        if version:  # 1.0 is no 10; v1.0.0 is 1.0.0 as written
-            other = [_other_spelling(words[0]), *words[1:]]
-            self._bonus_phrase(".".join(other), other, fld, boost)
-            return parts
         joined = "".join(words)
         alt = self._exact(self.analyzer.stem(joined), joined)
         if alt.term_id is None:
@@ -495,14 +491,19 @@ class Planner:
                           boost=boost)
         return AnyOf((whole, parts))
 
-    def _spelled_either(self, number: str, fld: str | None, boost: float) -> Ref:
-        """A version's first number, with its ``v`` or without (``1`` or ``v1``): a page
-        of release notes says "v1.0.0" where the query says "1.0", or the other way."""
-        alts = {}
-        for word in (number, _other_spelling(number)):
-            alts.setdefault(term := self.analyzer.stem(word), self._exact(term, word))
-        return self._add(kind="term", text=number, fields=self._fields(fld),
-                         alts=tuple(alts.values()), boost=boost)
+    def _version(self, text: str, words: list[str], fld: str | None, boost: float) -> Expr:
+        """A version (``1.0``, ``v2.3.1``, a date): its numbers adjacent, as typed or with
+        its first number spelled the other way (``v1.0.0`` for ``1.0``, ``2.5`` for
+        ``v2.5``). Not its parts anywhere: "2.5" matched the "2" and "5" of "4.1.2 ->
+        5.2.0"; nor its joined digits: "1.0" is no "10"."""
+        typed = self._phrase(text, fld, boost, 0)
+        other = [_other_spelling(words[0]), *words[1:]]
+        alts = tuple(self._exact(self.analyzer.stem(w), w) for w in other)
+        if alts[0].term_id is None:
+            return typed
+        spelled = self._add(kind="phrase", text=".".join(other), fields=self._fields(fld),
+                            alts=alts, boost=boost)
+        return AnyOf((typed, spelled))
 
     def _cjk(self, text: str, words: list[str], fld: str | None, boost: float) -> Expr:
         """A run of CJK text, which the analyzer reads as overlapping bigrams (and any
