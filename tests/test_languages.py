@@ -92,6 +92,10 @@ def test_translations_mirror_their_pages():
     assert translations(starlight) == [("src/docs/de/**", 3)]
     hugo = [f"content/en/{p}" for p in pages] + [f"content/fr/{p}" for p in pages[:2]]
     assert translations(hugo) == [("content/fr/**", 2)]
+    # where the folder holds only language folders, one page is a translation begun
+    # (opentelemetry.io's content/ko/ and content/pl/); beside an original, it is not
+    assert translations([*hugo, "content/ko/ref/c.md"]) == [
+        ("content/fr/**", 2), ("content/ko/**", 1)]
     docusaurus = [f"docs/{p}" for p in pages] + ["i18n/ja/current/x.md"]
     assert translations(docusaurus) == [("i18n/ja/**", 1)]
     tldr = [f"pages/common/{c}.md" for c in "abcd"] + [

@@ -186,8 +186,11 @@ def translations(paths: Iterable[str]) -> list[tuple[str, int]]:
         if not original:
             first = _largest(pages)
             original = pages.pop(first)
+        # where the folder holds nothing but language folders, one page that mirrors the
+        # original's is a translation begun (opentelemetry.io's content/ko/, content/pl/)
+        least = 1 if first else TRANSLATED_MIN
         mirrored = [(prefix + name, len(mine))
-                    for name, mine in sorted(pages.items()) if _mirror(mine, original)]
+                    for name, mine in sorted(pages.items()) if _mirror(mine, original, least)]
         if not mirrored:
             mirrored = _vaults(pages, prefix, first and (first, original))
         found += mirrored
@@ -231,11 +234,11 @@ def _vaults(pages: dict[str, set[str]], prefix: str,
     return [(prefix + n, len(mine)) for n, mine in sorted(named.items()) if n != first]
 
 
-def _mirror(mine: set, original: set) -> bool:
+def _mirror(mine: set, original: set, least: int = TRANSLATED_MIN) -> bool:
     """Whether the pages ``mine`` translate those of ``original``: enough of them have a
-    page of the same path there (``TRANSLATED_SHARE``, ``TRANSLATED_MIN``)."""
+    page of the same path there (``TRANSLATED_SHARE``, ``least``)."""
     same = len(mine & original)
-    return same >= TRANSLATED_MIN and same >= TRANSLATED_SHARE * len(mine)
+    return same >= least and same >= TRANSLATED_SHARE * len(mine)
 
 
 #: A page's name and a language: ``index.fr`` (mkdocs-static-i18n), ``README.zh-CN``, and
