@@ -98,8 +98,9 @@ MAX_TOKEN_BYTES = 40
 #: is none; ``[[toc]]`` is no link. 37: HTML anchors alone above a heading name its
 #: section, not the one before (``<a id="c-case"></a>``), and links reach the chunk an
 #: anchor's id names. 38: an option's shortcode shows its name (``{{% config_option
-#: name="x" %}}``); a template variable's filter may take an object (Eleventy).
-ANALYZER_VERSION = 38
+#: name="x" %}}``); a template variable's filter may take an object (Eleventy). 39: an
+#: Obsidian block's id names its chunk for links (``[[Note#^b15695]]``).
+ANALYZER_VERSION = 39
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

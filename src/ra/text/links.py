@@ -253,7 +253,7 @@ def anchored_bodies(bodies: Sequence[str], markdown: bool = True
     last = len(bodies) - 1
     for i, body in enumerate(bodies):
         ahead, own = [], []
-        if markdown and "<a" in body:
+        if markdown and ("<a" in body or "^" in body):
             if i < last:
                 body, ahead = heading_anchors(body)
             own = anchor_ids(body)
@@ -410,7 +410,8 @@ def _wiki_target(source_path: str, target: str, shown: str = "") -> Target:
     anchor here after the target's own."""
     name, _, heading = target.replace("#^", "#").partition("#")
     name = name.strip()
-    anchors = (slugify(heading.strip()),) if heading.strip() and "^" not in target else ()
+    anchors = (() if not heading.strip() else (f"^{heading.strip()}",) if "#^" in target
+               else (slugify(heading.strip()),))  # a block's id (``anchor_ids``), a heading
     if "#" in shown and shown != target and (tail := shown.partition("#")[2].strip()):
         anchors = tuple(dict.fromkeys((*anchors, slugify(tail))))
     if not name:

@@ -515,6 +515,10 @@ _FIELD_TAG = re.compile(r"<[A-Za-z][\w.]*Field\b|\{\{[<%]-?[ \t]*[\w/-]*(?:optio
                         r"setting|property)\b", re.I)  # and opentelemetry.io's `config_option`
 
 
+#: An Obsidian block's id: `` ^b15695`` at the end of a line, or a line of its own (in text
+#: framed by newlines, code set aside)
+BLOCK_ID = re.compile(r"(\n[ \t]*|[ \t]+)\^([A-Za-z0-9][A-Za-z0-9-]*)[ \t]*(?=\n)")
+
 #: An HTML anchor alone on its line, mdBook's and DocFX's ``<a id="old-name"></a>``, and
 #: an anchor anywhere (its ``id`` or ``name``)
 _LONE_ANCHOR = re.compile(r"[ \t]*<a\s+(?:id|name)\s*=\s*[\"']([^\"'<>\s]+)[\"']\s*/?>"
@@ -543,8 +547,13 @@ def heading_anchors(body: str) -> tuple[str, list[str]]:
 
 
 def anchor_ids(text: str) -> list[str]:
-    """The ids (or names) of the HTML anchors in ``text``, in order: ``<a name="note_A">``."""
-    return _ANCHOR_ID.findall(text) if "<a" in text else []
+    """The ids (or names) of the HTML anchors in ``text``, in order: ``<a name="note_A">``;
+    then its Obsidian block ids, outside code, as ``^b15695`` (``[[Note#^b15695]]``)."""
+    ids = _ANCHOR_ID.findall(text) if "<a" in text else []
+    if "^" in text:
+        prepared, _ = set_code_aside(f"\n{text}\n")
+        ids += (f"^{m[2]}" for m in BLOCK_ID.finditer(prepared))
+    return ids
 
 
 def _shown(m: re.Match) -> str:
@@ -935,8 +944,7 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     (("==",), re.compile(r"==(?=\S)([^=\n]*?\S)=="), r"\1"),
     # Obsidian's block ids, which its pages do not show: "… knowledge. ^b15695" at the
     # end of a block's last line, or a line of its own after a list or a table
-    (("^",), re.compile(rf"(\n{_WS}*|{_WS}+)\^[A-Za-z0-9][A-Za-z0-9-]*{_WS}*{_EOL}"),
-     lambda m: "\n" if m.group(1)[0] == "\n" else ""),
+    (("^",), BLOCK_ID, lambda m: "\n" if m.group(1)[0] == "\n" else ""),
     # setext underlines and thematic breaks
     (("-", "=", "*", "_"), re.compile(
         rf"\n{_WS}{{0,3}}(?:(?:-{_WS}*){{3,}}|=+{_WS}*|(?:\*{_WS}*){{3,}}|(?:_{_WS}*){{3,}}){_EOL}"),
