@@ -17,9 +17,11 @@ changed file's headings are what links from unchanged files meet:
    folder of the tree's root: Microsoft Learn's ``/sql/`` is another site); a target
    that is no file is the page a site serves at its URL (ordering prefixes such as
    ``1.getting-started/`` dropped, the site's mount such as ``/docs/4.x/`` before it);
-2. the anchor is the first candidate slug that names a chunk of that document; a link
-   whose anchor names no indexed chunk (a dropped heading, a typo) points to the
-   document;
+2. the anchor is the first candidate slug that names a chunk of that document, as its
+   heading's id or else as an id the document gives it (an HTML anchor in it or alone
+   above its heading, an Obsidian block's ``^id``: the links artifact's ``anchor`` rows,
+   as its ``page`` rows hold the addresses front matter gives a page); a link whose
+   anchor names no indexed chunk (a dropped heading, a typo) points to the document;
 3. external links and targets outside the index have no ``target_id``.
 
 The same SQL is the ``links`` view of ``ra sql`` (``where`` empty) and what ``ra get
