@@ -510,6 +510,22 @@ def test_a_title_under_another_key_names_a_page_without_one(front, body, title):
     assert parse_document(f"---\n{front}\n---\n\n{body}\n", "t", "dir/page.md").title == title
 
 
+def test_eleventy_front_matter_in_javascript_and_captured_examples_hold_no_headings():
+    """Eleventy's ``---js`` front matter is code (its ``---`` closing line made a setext
+    heading of the last line), ``---json`` is data; an example captured in ``{%- set
+    codeBlock %}{% raw %}`` … ``{% endraw %}{%- endset %}`` and printed highlighted holds
+    no headings (its ``---`` lines made 62 chunks of code on Eleventy's site)."""
+    js = parse_document('---js\nlet title = "T";\nlet x = {\n  a: 1,\n};\n---\n\n# Page\n',
+                        "t", "a.md")
+    assert js.title == "Page" and {n.title for n in js.nodes} == {"Page"}
+    assert parse_document('---json\n{"title": "J"}\n---\n\nText\n', "t", "a.md").title == "J"
+    text = ("# Data\n\n## JavaScript Front Matter\n\n{%- set codeBlock %}{% raw %}\n---js\n"
+            "const title = 1;\n---\n\n<h1>{{ title }}</h1>\n{% endraw %}{%- endset %}\n"
+            "{{ codeBlock | highlight(\"jinja2\") | safe }}\n\n## Next\n\nMore.\n")
+    assert [n.title for n in parse_document(text, "t", "b.md").nodes] == [
+        "Data", "Data", "JavaScript Front Matter", "Next"]
+
+
 def test_a_heading_that_prints_a_front_matter_value_is_that_value():
     text = ("---\neleventyNavigation:\n  key: Importing Content\n---\n\n"
             "# {{ eleventyNavigation.key }}\n\n## Tools\n\nx\n\n## {{ missing.key }}\n\ny\n")

@@ -99,8 +99,10 @@ MAX_TOKEN_BYTES = 40
 #: section, not the one before (``<a id="c-case"></a>``), and links reach the chunk an
 #: anchor's id names. 38: an option's shortcode shows its name (``{{% config_option
 #: name="x" %}}``); a template variable's filter may take an object (Eleventy). 39: an
-#: Obsidian block's id names its chunk for links (``[[Note#^b15695]]``).
-ANALYZER_VERSION = 39
+#: Obsidian block's id names its chunk for links (``[[Note#^b15695]]``). 40: a Nunjucks or
+#: Liquid capture (``{% set x %}`` … ``{% endset %}``) holds no headings; ``---js`` front
+#: matter is code, ``---json`` data (Eleventy).
+ANALYZER_VERSION = 40
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

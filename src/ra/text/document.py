@@ -190,7 +190,9 @@ def _value_at(data: dict, dotted: str) -> str | None:
 
 # --------------------------------------------------------------------------- frontmatter
 
-_FENCE_OPEN = re.compile(r"(---|\+\+\+)[ \t]*\r?\n")  # YAML, or TOML (Hugo, Zola)
+#: YAML, or TOML (Hugo, Zola); ``---js``, ``---json`` (Eleventy: front matter in another
+#: language, ``language``)
+_FENCE_OPEN = re.compile(r"(---|\+\+\+)(?P<language>js|javascript|json|ya?ml)?[ \t]*\r?\n")
 _FENCE_CLOSE = {"---": re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.MULTILINE),
                 "+++": re.compile(r"^\+\+\+[ \t]*(?:\r?\n|\Z)", re.MULTILINE)}
 _BLANK_LINES = re.compile(r"(?:[ \t]*\r?\n)*")
@@ -223,6 +225,8 @@ def _split_frontmatter(text: str) -> tuple[dict | None, int, list[str]]:
     body_at = _BLANK_LINES.match(text, closing.end()).end()
     if opening.group(1) == "+++":
         return _toml_frontmatter(source, body_at)
+    if opening["language"] in ("js", "javascript"):
+        return {}, body_at, []  # code that makes the data: nothing ra reads
     try:
         data = load_yaml(source)
     except Exception as error:  # noqa: BLE001 - any YAML failure is a problem, not a crash

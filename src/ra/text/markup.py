@@ -447,14 +447,29 @@ def mask_comments(text: str) -> str:
 #: A Liquid code block (Jekyll, GitBook): ``{% highlight ruby %}`` … ``{% endhighlight %}``
 _HIGHLIGHT = re.compile(r"(^[ \t]*\{%-?[ \t]*highlight\b[^\n]*?%\}[ \t]*\n)([\s\S]*?)"
                         r"(?=^[ \t]*\{%-?[ \t]*endhighlight[ \t]*-?%\})", re.M)
+#: A Nunjucks or Liquid capture, ``{%- set codeBlock %}{% raw %}`` … ``{% endraw %}{%- endset
+#: %}``: Eleventy's site captures its examples so, then prints them highlighted (``{{
+#: codeBlock | highlight("jinja2") }}``); a ``---`` line in one was a setext heading
+_CAPTURE = re.compile(r"(^[ \t]*\{%-?[ \t]*(?:set|capture)[ \t]+\w+[ \t]*-?%\}[^\n]*\n)"
+                      r"([\s\S]*?)(?=^[^\n]*\{%-?[ \t]*end(?:set|capture)[ \t]*-?%\})", re.M)
 _NOT_NEWLINE = re.compile(r"[^\n]")
 
 
 def _blank_highlights(text: str) -> str:
-    """``text`` with the code of its Liquid ``highlight`` blocks blanked, offsets kept."""
-    if "{%" not in text or "highlight" not in text:
+    """``text`` with the code of its Liquid ``highlight`` blocks and of its captures
+    (``{% set x %}`` … ``{% endset %}``) blanked, offsets kept."""
+    if "{%" not in text:
         return text
-    return _HIGHLIGHT.sub(lambda m: m.group(1) + _NOT_NEWLINE.sub(" ", m.group(2)), text)
+    if "highlight" in text:
+        text = _HIGHLIGHT.sub(_blank_block, text)
+    if "endset" in text or "endcapture" in text:
+        text = _CAPTURE.sub(_blank_block, text)
+    return text
+
+
+def _blank_block(m: re.Match) -> str:
+    """The opening line of a block, and its lines blanked."""
+    return m.group(1) + _NOT_NEWLINE.sub(" ", m.group(2))
 
 
 # ----------------------------------------------------------------- pass 2: the patterns
