@@ -233,7 +233,7 @@ def _visible(text: str, codes: tuple[str, ...]) -> str:
     return reader_line(None, plain_held(text), codes=list(codes))
 
 
-# ------------------------------------------------------------------- declared addresses
+# ------------------------------------------------------------ anchors and declared addresses
 
 def section_anchors(doc: Document) -> list[tuple[str, list[str], list[str]]]:
     """``anchored_bodies`` of the nodes of ``doc``."""
