@@ -86,12 +86,12 @@ def read_chunks(path: Path) -> list[Chunk]:
     order (ra leaves out a chunk with sections below it and no words of its own)."""
     import pyarrow.parquet as pq
 
-    from ra.pipeline.analyze import field_texts
+    from ra.pipeline.analyze import body_texts, field_texts
 
     cols = ["ord", "doc_id", "breadcrumb", "tags", "path", "body", "description",
-            "descendants"]
-    rows = pq.read_table(path, columns=cols).to_pylist()
-    texts = [(r, field_texts(r)) for r in sorted(rows, key=lambda r: r["ord"])]
+            "descendants", "position"]
+    rows = sorted(pq.read_table(path, columns=cols).to_pylist(), key=lambda r: r["ord"])
+    texts = [(r, field_texts(r, body)) for r, body in zip(rows, body_texts(rows), strict=True)]
     return [Chunk(r["ord"], r["doc_id"], r["path"], t) for r, t in texts if any(t.values())]
 
 

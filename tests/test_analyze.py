@@ -140,3 +140,24 @@ def test_a_partition_sets_each_body_aside_once_for_the_same_tables(tmp_path):
     for mine, theirs in zip((part.analyzed, part.lengths, part.surface), analyze(chunks),
                             strict=True):
         assert mine.equals(theirs)
+
+
+def test_the_benchmark_peers_read_the_chunks_as_the_analyze_stage_does(tmp_path):
+    """``benchmarks.peers.read_chunks`` gives tantivy, FTS5 and bm25s ra's own field texts:
+    an anchor's id above a heading is the text of the section it names there too (it
+    called ``field_texts`` without the bodies the stage reads, and ``make bench`` failed)."""
+    import pyarrow.parquet as pq
+    from benchmarks.peers import read_chunks
+
+    text = ("# Naming\n\nIntro.\n\n<a id=\"c-case\"></a>\n## Casing (C-CASE)\n\nUse case.\n\n"
+            "## Other\n\nMore.\n")
+    chunks, _ = chunk(docs_table([SourceDoc("kb", "naming.md", text, 0, False),
+                                  SourceDoc("kb", "notes.txt", "plain <a id=\"x\"></a>\n", 0,
+                                            False)]))
+    pq.write_table(chunks, tmp_path / "chunks.parquet")
+    got = {c.ord: c.fields for c in read_chunks(tmp_path / "chunks.parquet")}
+    rows = chunks.to_pylist()
+    want = {r["ord"]: field_texts(r, body) for r, body in zip(rows, body_texts(rows),
+                                                             strict=True)}
+    assert got == {o: f for o, f in want.items() if any(f.values())}
+    assert "c-case" in got[2]["body"] and "c-case" not in got[1]["body"]
