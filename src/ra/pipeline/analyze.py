@@ -81,7 +81,7 @@ def body_texts(rows: list[dict]) -> list[str]:
             out += (row["body"] for row in doc)
             continue
         out += (with_anchors(plain_text(body), ids)
-                for body, ids, _ in anchored_bodies([row["body"] for row in doc]))
+                for body, ids in anchored_bodies([row["body"] for row in doc]))
     return out
 
 

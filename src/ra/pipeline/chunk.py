@@ -92,10 +92,10 @@ def chunk_docs(docs: Sequence[SourceDoc], *, chunk_at_headings: bool = True,
     # anchors alone above a heading name its section (ra.text.links.section_anchors)
     anchored = [a for doc in parsed for a in section_anchors(doc)]
     asides = [set_code_aside(text) if is_markdown(doc.path) else None
-              for (doc, _), (text, _, _) in zip(nodes, anchored, strict=True)]
+              for (doc, _), (text, _) in zip(nodes, anchored, strict=True)]
     held = [n.body if aside is None else plain_held(aside[0])  # code still aside
             for (_, n), aside in zip(nodes, asides, strict=True)]
-    held = [with_anchors(text, ids) for text, (_, ids, _) in zip(held, anchored, strict=True)]
+    held = [with_anchors(text, ids) for text, (_, ids) in zip(held, anchored, strict=True)]
     bodies = [text if aside is None else restore(text, aside[1])
               for text, aside in zip(held, asides, strict=True)]
     plains = [reader_line(n.title if n.heading else None, text, aside is not None,

@@ -20,6 +20,7 @@ from ra.store.artifacts import LINKS
 from ra.store.layout import ANCHOR_SEQ
 from ra.text.document import Document
 from ra.text.links import declared_pages, document_links, section_anchors, target_of
+from ra.text.markup import anchor_ids
 
 
 def links_table(parsed: Sequence[Document], first_ord: int = 0,
@@ -42,8 +43,9 @@ def links_table(parsed: Sequence[Document], first_ord: int = 0,
                  "kind": "page", "text": "moved" if moved else "", "target": page,
                  "external": False,
                  "target_paths": [page], "target_name": None, "target_anchors": []})
-        for node_ord, (_, above, inside) in enumerate(section_anchors(doc), start=ord_):
-            for seq, anchor in enumerate(dict.fromkeys(above + inside), start=ANCHOR_SEQ):
+        for node_ord, (body, above) in enumerate(section_anchors(doc), start=ord_):
+            ids = above + anchor_ids(body) if doc.kind == "markdown" else above
+            for seq, anchor in enumerate(dict.fromkeys(ids), start=ANCHOR_SEQ):
                 add({"ord": node_ord, "tree": doc.tree, "path": doc.path, "seq": -seq,
                      "kind": "anchor", "text": "", "target": anchor, "external": False,
                      "target_paths": [], "target_name": None, "target_anchors": [anchor]})

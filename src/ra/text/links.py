@@ -38,7 +38,6 @@ from ra.text.markup import (
     BACKSLASH_ESCAPE,
     LINK_TEXT,
     WIKI_LINK,
-    anchor_ids,
     heading_anchors,
     own_codes,
     plain_held,
@@ -235,29 +234,28 @@ def _visible(text: str, codes: tuple[str, ...]) -> str:
 
 # ------------------------------------------------------------ anchors and declared addresses
 
-def section_anchors(doc: Document) -> list[tuple[str, list[str], list[str]]]:
+def section_anchors(doc: Document) -> list[tuple[str, list[str]]]:
     """``anchored_bodies`` of the nodes of ``doc``."""
     return anchored_bodies([n.body for n in doc.nodes], doc.kind == "markdown")
 
 
 def anchored_bodies(bodies: Sequence[str], markdown: bool = True
-                    ) -> list[tuple[str, list[str], list[str]]]:
+                    ) -> list[tuple[str, list[str]]]:
     """For each body of one document's nodes, in order: the body as its chunk reads it,
-    the ids that anchors alone above its heading give it, and the ids of the anchors in
-    its text (``ra.text.markup.heading_anchors``). The anchors above a heading leave the
-    body of the node before, whose text they are not: mdBook's ``<a id="c-case"></a>``
-    put "c-case" in the text of the section above "Casing conforms to RFC 430 (C-CASE)",
-    which a search for C-CASE then gave, whole; a document's last node keeps its own."""
-    out: list[tuple[str, list[str], list[str]]] = []
+    and the ids that anchors alone above its heading give it
+    (``ra.text.markup.heading_anchors``; those of the anchors a body keeps are its
+    ``ra.text.markup.anchor_ids``). The anchors above a heading leave the body of the node before,
+    whose text they are not: mdBook's ``<a id="c-case"></a>`` put "c-case" in the text of
+    the section above "Casing conforms to RFC 430 (C-CASE)", which a search for C-CASE
+    then gave, whole; a document's last node keeps its own."""
+    out: list[tuple[str, list[str]]] = []
     moved: list[str] = []
     last = len(bodies) - 1
     for i, body in enumerate(bodies):
-        ahead, own = [], []
-        if markdown and ("<a" in body or "^" in body):
-            if i < last:
-                body, ahead = heading_anchors(body)
-            own = anchor_ids(body)
-        out.append((body, moved, own))
+        ahead: list[str] = []
+        if markdown and i < last and "<a" in body:
+            body, ahead = heading_anchors(body)
+        out.append((body, moved))
         moved = ahead
     return out
 

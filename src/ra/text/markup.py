@@ -551,9 +551,11 @@ def heading_anchors(body: str) -> tuple[str, list[str]]:
         return body, []
     lines = body.split("\n")
     at, moved = len(lines), []
-    while at > 0 and (not (line := lines[at - 1]).strip() or _COMMENT_LINE.fullmatch(line)
-                      or (found := _LONE_ANCHOR.fullmatch(line))):
+    while at > 0:
+        line = lines[at - 1]
         if line.strip() and not _COMMENT_LINE.fullmatch(line):
+            if (found := _LONE_ANCHOR.fullmatch(line)) is None:
+                break
             moved.append(found[1])
         at -= 1
     if not moved:
