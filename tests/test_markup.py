@@ -265,6 +265,18 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
      "{:toc} in a list item, and inline, stay as a reader sees them"),
     ("Code:\n\n<<< @/snippets/snippet.js{2} [snippet.js]\n\nAfter.", "Code: After."),
     ("A [[toc]] inline stays a wiki link.", "A toc inline stays a wiki link."),
+    # a table of contents written out, opening a section's text (a KEP's between
+    # markdown-toc's comments; doctoc's, labelled; a Swift proposal's): no text; three
+    # links to headings further down, or two at the start, say something and stay
+    ("<!-- toc -->\n- [Summary](#summary)\n- [Motivation](#motivation)\n  - [Goals](#goals)"
+     "\n<!-- /toc -->\n\nAbout pods.", "About pods."),
+    ("<!-- START doctoc -->\n**Table of Contents**  *generated with [DocToc](https://x.io)*"
+     "\n\n- [A](#a)\n\n  - [B](#b)\n1. [`c()` [x]](<#c> \"C\")\n<!-- END doctoc -->\nText.",
+     "Text."),
+    ("Only these support DIB:\n\n- [`GetBits`](#getbits)\n- [`GetPitch`](#getpitch)\n"
+     "- [`IsIndexed`](#isindexed)", "Only these support DIB: GetBits GetPitch IsIndexed"),
+    ("- [A](#a)\n- [B](#b)\n\nTwo.", "A B Two."),
+    ("- [A](#a)\n- [B](other.md#b)\n- [C](#c)", "A B C"),
     # Hugo shortcodes show their text (Kubernetes' glossary tooltips: text, else the term)
     ('A {{< glossary_tooltip text="Pod" term_id="pod" >}} runs on a '
      '{{< glossary_tooltip term_id="kube-node" >}}.', "A Pod runs on a kube node ."),

@@ -772,6 +772,14 @@ BRACKETED = rf"{_RUN}(?:{_PAIR}{_RUN})*"
 #: through a character at a time; each part begins with a character no run holds, so
 #: there is one way to match a text, and a failed match gives back in linear time.
 LINK_TEXT = rf"{_RUN}(?:(?:{_PAIR}|\n(?![ \t]*\n)){_RUN})*"
+#: A list item that is a link to a heading of its own page and nothing else:
+#: ``- [Summary](#summary)``, ``1. [`x`](<#x> "title")``
+_TOC_ITEM = (rf"\n{_WS}*(?:[-+*]|\d{{1,9}}[.)]){_WS}+\[{BRACKETED}\]\(<?#[^\s()<>]*>?"
+             rf"(?:{_WS}+\"[^\"\n]*\")?\){_WS}*{_EOL}")
+#: A line that labels a table of contents: "**Table of Contents**", "Contents:", "In
+#: this article"
+_TOC_LABEL = (rf"\n{_WS}*(?:\*\*|__|\*|_)?(?:table of contents|contents|toc|in this "
+              rf"(?:article|document|page|section)|on this page)\b[^\n]*{_EOL}")
 _LINK_TEXT = LINK_TEXT
 #: An inline link or image: ``[text](target "title")``, ``![alt](image.png)``.
 _INLINE_LINK = re.compile(rf"(?:!\[|\[)({_LINK_TEXT})\]\((?:[^()\n]|\([^()\n]*\))*\)")
@@ -858,6 +866,16 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     (("toc", "TOC", "Toc", "tosp", "TOSP", "Tosp"),
      re.compile(rf"\n{_WS}*(?:\[\[_?toc_?\]\]|\[TOC\]|\$\{{toc\}}|\[\[_tosp_\]\])"
                 rf"{_WS}*{_EOL}", re.I), "\n"),
+    # a table of contents written out: a list of three items or more, each a link to a
+    # heading of the same page and nothing else, that opens a section's text (after a
+    # label at most: doctoc's "**Table of Contents**"): a KEP's between markdown-toc's
+    # comments, a Swift proposal's "## Table of Contents". Its words are the headings',
+    # which their sections' titles hold: as text, they made a KEP's introduction match
+    # every query about one of its sections, and filled its snippets. Such a list
+    # further down is kept: it says something ("the following methods support only DIB
+    # section bitmaps: GetBits, …")
+    (("](#", "](<#"), re.compile(rf"\A(?:\n{_WS}*{_EOL})*(?:{_TOC_LABEL}(?:\n{_WS}*{_EOL})*)?"
+                                 rf"(?:{_TOC_ITEM}(?:\n{_WS}*{_EOL})*){{3,}}", re.I), "\n"),
     # kramdown (Jekyll, GitHub Pages): a one-item list marked `{:toc}` is where the table
     # of contents goes (its item, `* TOC`, is a placeholder); `{::comment}` hides its
     # text; extension tags (`{::options … /}`, `{::nomarkdown}` … `{:/}`) and attribute
