@@ -429,7 +429,12 @@ def test_an_indented_fence_does_not_close_the_outer_one():
 
 @pytest.mark.parametrize("text, tags", [
     ("Notes #meeting and #project/alpha.", ["meeting", "project/alpha"]),
-    ("Issue #929, colour #FF0000, #fff.", ["fff"]),  # numbers and colours are no tags
+    # numbers and colours are no tags: hex digits with a digit, or letters that repeat
+    # as a colour's (Electron's pages list "#fff", "#ffff", "#ffffff", "#ffffffff"), not
+    # as a word's
+    ("Issue #929, colour #FF0000, #fff, #FFFF, #fafafa, #ffeedd.", []),
+    ("#facade #add #decade #cafe #beef #bad", ["facade", "add", "decade", "cafe", "beef",
+                                               "bad"]),
     ("`#code` and ```\n#fenced\n```\nand %% #hidden %% <!-- #gone -->", []),
     ("[x](#anchor) and [r]: #ref\n\n## Heading {#id}", []),
     ("# Heading\n\n#tag-at-start of a line", ["tag-at-start"]),

@@ -1058,8 +1058,12 @@ _HELD_BRACKETS = (chr(_HELD + ord("[")), chr(_HELD + ord("]")))
 
 _EMOJI = "\u2600-\u27bf\U0001f300-\U0001faff"
 _TAG = re.compile(rf"#(?<!\S#)([\w{_EMOJI}][\w/{_EMOJI}-]*)")  # literal first: see _CLEAN
-#: digits only (an issue number), or a colour (hex digits, at least one of them a digit)
-_NO_TAG = re.compile(r"[\d/]+|(?=[a-fA-F]*\d)(?:[\da-fA-F]{3,4}|[\da-fA-F]{6}|[\da-fA-F]{8})")
+#: digits only (an issue number), or a colour: hex digits, at least one of them a digit,
+#: or letters that repeat as a colour's do (``#fff``, ``#ffffffff``, ``#fafafa``,
+#: ``#ffeedd``; Electron's pages list them: every page was tagged "fff" and "ffff"), not
+#: as a word's (``#facade``, ``#add``)
+_NO_TAG = re.compile(r"[\d/]+|(?=[a-fA-F]*\d)(?:[\da-fA-F]{3,4}|[\da-fA-F]{6}|[\da-fA-F]{8})"
+                     r"|(?=(?:.{3,4}|.{6}|.{8})\Z)(?i:([a-f]+)\1+|(?:([a-f])\2)+)")
 _NOT_TAGS = (_ANY_ATTRS, re.compile(r"\]\([^)\n]*\)"),
              re.compile(r"^[ \t]*\[[^\]\n]+\]:[^\n]*", re.M))
 
@@ -1068,7 +1072,7 @@ def inline_tags(text: str) -> list[str]:
     """Obsidian-style ``#tags`` in ``text``, in order, without repeats: a ``#`` after
     whitespace followed by letters, digits, ``_``, ``-``,
     ``/`` or emoji, at least one of them not a digit (``#929`` is an issue, not a tag;
-    ``#FF0000`` a colour). Code, comments, link destinations and attribute lists hold
+    ``#FF0000`` and ``#fff`` colours). Code, comments, link destinations and attribute lists hold
     none; a heading's ``# `` has a space after it."""
     if "#" not in text or not _TAG.search(text):
         return []
