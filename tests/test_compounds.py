@@ -258,6 +258,8 @@ NUMBERED = {
     "adr/0005-use-postgres.md": "# 5. Use Postgres\n\nWe store records in Postgres.\n",
     "adr/0012-queue.md": "# 12. Queue\n\nADR 5 chose Postgres; this ADR adds a queue.\n",
     "notes.md": "# Notes\n\nUTF-8 text everywhere; issue 1287 was closed.\n",
+    # a Swift proposal's file: its title does not say the number
+    "proposals/0296-async-await.md": "# Async/await\n\nFunctions that suspend.\n",
 }
 
 
@@ -274,6 +276,10 @@ def numbered_pages(tmp_path_factory):
     ("ADR 5", "kb:adr/0005-use-postgres.md"),
     ("ADR-0005", "kb:adr/0005-use-postgres.md"),
     ("KEP-5419", "kb:sig-node/5419-pod-level-resize/README.md"),
+    # typed without the zeros the file is numbered with
+    ("SE-296", "kb:proposals/0296-async-await.md"),
+    ("se 296", "kb:proposals/0296-async-await.md"),
+    ("SE-0296", "kb:proposals/0296-async-await.md"),
 ])
 def test_a_number_names_the_page_numbered_so(numbered_pages, query, first):
     """The page whose file or folder name starts with the number ranks first, as the

@@ -77,6 +77,17 @@ def _version(words: list[str]) -> bool:
         first.isdigit() or (first[0] in "vV" and first[1:].isdigit()))
 
 
+#: Digits a file's number is padded to with zeros: Rust's RFCs, Swift's proposals,
+#: Python's PEPs and ADRs number theirs with four
+PADDED = 4
+
+
+def _padded(digits: str) -> list[str]:
+    """``digits`` and, when shorter than ``PADDED``, it padded with zeros: ``296``,
+    ``0296``."""
+    return [digits, *("0" * k + digits for k in range(1, PADDED - len(digits) + 1))]
+
+
 def _other_spelling(number: str) -> str:
     """A version's first number with its ``v`` if it has none, else without."""
     return number[1:] if number[0] in "vV" else f"v{number}"
@@ -288,9 +299,13 @@ class Planner:
         """A query that is a page's name (``_name_only``: "KEP-1287", "RFC 243") also
         matches the pages whose path holds the number: every section of the page
         numbered so, which ranks first (``Plan.numbers``), not only those that say
-        "KEP" (its title, "In-place Update of Pod Resources", does not)."""
-        paths = tuple(filter(None, (self._term(digits, "path", 1.0, fuzzy=False)
-                                    for digits in self._numbers)))
+        "KEP" (its title, "In-place Update of Pod Resources", does not). A number
+        typed without the zeros its files are numbered with matches them too: "SE-296"
+        is ``0296-async-await.md``, "ADR 5" ``0005-….md``."""
+        forms = [f for digits in self._numbers for f in _padded(digits)]
+        held = self.reader.lookup_terms([self.analyzer.stem(f) for f in forms])
+        paths = tuple(filter(None, (self._term(f, "path", 1.0, fuzzy=False) for f in forms
+                                    if f in self._numbers or self.analyzer.stem(f) in held)))
         self.plan.expr = AnyOf((self.plan.expr, *paths))
         self.plan.groups = self._groups(self.plan.expr)
         self.plan.positive += tuple(r.index for r in paths)
