@@ -183,6 +183,39 @@ def test_get_reads_an_anchor_copied_from_a_browser(tmp_path, monkeypatch, capsys
     assert run(capsys, "get", "docs:guide.md#%E4%B8%8D%E5%9C%A8")[0] == 1  # 不在: none
 
 
+def test_get_cuts_a_chunk_larger_than_the_budget_to_its_own_text_and_sections(
+        tmp_path, monkeypatch, capsys):
+    """A KEP's page is 15,000 tokens; ``ra get ID --max-tokens 500`` gave all of them.
+    A chunk larger than a budget given comes as its own text (cut at a line when even
+    that is too large) and its sections by id while they fit, and says so."""
+    (tmp_path / "docs").mkdir()
+    intro = "".join(f"Line {i} of the introduction says something.\n" for i in range(40))
+    sections = "".join(f"## Part {i}\n\n" + "Words of this part. " * 60 + "\n\n"
+                       for i in range(30))
+    (tmp_path / "docs" / "kep.md").write_text(f"# KEP-1: Big\n\n{intro}\n{sections}")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "get", "docs:kep.md#kep-1-big", "--max-tokens", "600",
+                       "--json")
+    data = json.loads(out)
+    assert code == 0 and data["max_tokens"] == 600 and data["tokens"] <= 600
+    cut = data["cut"]
+    assert cut["tokens"] > 9_000 and not cut["own_cut"]
+    assert data["content"].startswith("# KEP-1: Big") and "Line 39" in data["content"]
+    assert "## Part 0" not in data["content"]
+    assert cut["sections"][0] == {"id": "docs:kep.md#part-0", "title": "Part 0",
+                                  "depth": 2, "tokens": cut["sections"][0]["tokens"]}
+    assert 0 < len(cut["sections"]) < 30 and cut["more"] == 30 - len(cut["sections"])
+    code, out, _ = run(capsys, "get", "docs:kep.md#kep-1-big", "--max-tokens", "100")
+    assert "the start of its own text above, its sections below" in out
+    assert "Line 39" not in out and "\ndocs:kep.md#part-0  Part 0\n" in out
+    assert "more sections not shown]" in out
+    code, out, _ = run(capsys, "get", "docs:kep.md#part-3", "--max-tokens", "600", "--json")
+    assert "cut" not in json.loads(out)  # it fits: as before
+    code, out, _ = run(capsys, "get", "docs:kep.md#kep-1-big", "--json")
+    assert "cut" not in json.loads(out)  # no budget: the whole chunk
+
+
 def test_get_whole_document(project, capsys):
     code, out, _ = run(capsys, "get", "docs:guide.md#logging", "--full-document", "--json")
     data = json.loads(out)

@@ -182,6 +182,19 @@ async def test_get_matches_the_cli(project, capsys):
     assert result.structured_content["id"] == "docs:guide.md"
 
 
+async def test_get_cuts_a_chunk_larger_than_a_budget_given(project, capsys):
+    """As ``ra get --max-tokens``: its own text and its sections by id; the structured
+    content passes the client's check of the output schema."""
+    result = await call(project, "get", {"id": "docs:guide.md", "max_tokens": 25})
+    _, as_json, _ = cli(capsys, "get", "docs:guide.md", "--max-tokens", "25", "--json")
+    data = result.structured_content
+    assert not result.is_error and data == json.loads(as_json)
+    assert data["cut"]["sections"][0]["id"] == "docs:guide.md#installation"
+    assert "more than max_tokens 25" in text(result)
+    result = await call(project, "get", {"id": "docs:guide.md"})
+    assert "cut" not in result.structured_content  # no budget given, no links: whole
+
+
 async def test_list_sources_reports_trees_counts_and_index_state(project, capsys):
     result = await call(project, "list_sources", {})
     data = result.structured_content

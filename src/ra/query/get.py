@@ -14,6 +14,11 @@ holds it already) and without sections of another chunk reached (its text holds 
 They are packed into what the token budget leaves after the chunk itself, two tiers as
 in search (``ra.query.budget``): in full while they fit, else as id and title; how many
 did not fit at all is said.
+
+A chunk larger than a budget given (``max_tokens``) comes as its own text (its heading
+and the text before its first section, cut at a line to fit if it must) and its sections
+as ids and titles while they fit (``Cut``): a KEP's or a Swift proposal's page is 15,000
+tokens, and ``ra get ID --max-tokens 500`` gave all of them.
 """
 
 from __future__ import annotations
@@ -44,10 +49,14 @@ class Chunk:
     linked: list[Linked] = field(default_factory=list)  # the chunks they reach, packed
     linked_omitted: int = 0  # reached chunks left out: not even their id fit the budget
     max_tokens: int | None = None
+    cut: Cut | None = None  # too large for the budget: its own text and its sections' ids
 
     def to_dict(self) -> dict:
         out = {k: getattr(self, k) for k in ("id", "tree", "path", "title", "breadcrumb",
                                               "content", "tokens")}
+        if self.cut is not None:
+            out["cut"] = asdict(self.cut)
+            out["max_tokens"] = self.max_tokens
         if self.links is not None:
             out["links"] = [link.to_dict() for link in self.links]
             out["linked"] = [asdict(c) for c in self.linked]
@@ -55,6 +64,28 @@ class Chunk:
             out["max_tokens"] = self.max_tokens
             out["tokens_used"] = self.tokens + sum(c.tokens for c in self.linked)
         return out
+
+
+@dataclass
+class Section:
+    """A section of a chunk given by id: ``depth`` its heading's level (0 a document)."""
+
+    id: str
+    title: str
+    depth: int
+    tokens: int  # what ``ra get id`` gives
+
+
+@dataclass
+class Cut:
+    """What a chunk too large for the budget was cut to: ``tokens`` its whole size,
+    ``content`` (the chunk's) its own text, whole or cut at a line (``own_cut``), then
+    ``sections`` below it by id, in order, while they fit; ``more`` did not."""
+
+    tokens: int
+    own_cut: bool
+    sections: list[Section]
+    more: int
 
 
 @dataclass
@@ -99,6 +130,8 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
     content = reader.contents([(meta.ord, span)]).get(meta.ord, "")
     tokens = meta.tokens if span == meta.descendants else _estimate(content)
     chunk = Chunk(meta.id, meta.tree, meta.path, meta.title, meta.breadcrumb, content, tokens)
+    if max_tokens is not None and tokens > max_tokens:
+        _cut(reader, chunk, meta, span, max_tokens)
     if links:
         _add_links(reader, chunk, meta, span, max_tokens)
     return chunk
@@ -168,6 +201,31 @@ def _add_links(reader, chunk: Chunk, meta, span: int, budget: int | None) -> Non
                            texts.get(by_id[p.item.id].ord) if p.tier == "full" else None)
                     for p in packing.items]
     chunk.linked_omitted = len(packing.skipped)
+
+
+def _cut(reader, chunk: Chunk, meta, span: int, budget: int) -> None:
+    """Cut ``chunk`` (``span`` sections below it) to ``budget`` tokens (``Cut``)."""
+    own = reader.contents([(meta.ord, 0)]).get(meta.ord, "") if span else chunk.content
+    text = own if _estimate(own) <= budget else _head(own, budget)
+    left = budget - _estimate(text)
+    rows = reader.query("SELECT id, title, depth, tokens FROM meta WHERE ord > ? AND ord <= ? "
+                        "ORDER BY ord", [meta.ord, meta.ord + span]) if span else []
+    sections: list[Section] = []
+    for sid, title, depth, tokens in rows:
+        cost = _estimate(f"{'  ' * (depth - meta.depth)}{sid}  {title}")
+        if cost > left:
+            break
+        sections.append(Section(sid, title, depth, tokens))
+        left -= cost
+    chunk.cut = Cut(chunk.tokens, text is not own, sections, len(rows) - len(sections))
+    chunk.content, chunk.tokens, chunk.max_tokens = text, budget - left, budget
+
+
+def _head(text: str, budget: int) -> str:
+    """The lines of ``text`` that fit ``budget`` tokens (estimated), at least one line's
+    worth of characters."""
+    end = text.rfind("\n", 0, budget * 4)
+    return text[:end + 1 if end > 0 else budget * 4]
 
 
 def _related(a, b) -> bool:

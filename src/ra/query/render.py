@@ -131,11 +131,14 @@ def _render_matches(r, color: bool, analyzer, terms) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_chunk(chunk) -> str:
-    """Text of ``ra get``'s ``Chunk``: the chunk, then the chunks its links reach."""
+def render_chunk(chunk, option: str = "--max-tokens") -> str:
+    """Text of ``ra get``'s ``Chunk``: the chunk, then the chunks its links reach.
+    ``option``: what the budget is called where the reader gives it."""
     out = [f"{RULE} {chunk.id} {RULE}\n{chunk.breadcrumb}\n\n{chunk.content.rstrip()}\n"]
+    if chunk.cut is not None:
+        out.append(_cut_note(chunk, option))
     if chunk.links is None:
-        return out[0]
+        return "\n".join(out).rstrip("\n") + "\n"
     reached = len(chunk.linked) + chunk.linked_omitted
     out.append(f"\n{plural(len(chunk.links), 'link')} out of {chunk.id}, "
                f"reaching {plural(reached, 'indexed chunk')}"
@@ -144,17 +147,33 @@ def render_chunk(chunk) -> str:
         out.append(f"\n{RULE} {c.id} {RULE}\n{c.breadcrumb}\n\n{c.content.rstrip()}\n"
                    if c.tier == "full" else f"{c.id}  {c.title}")
     if chunk.linked_omitted or any(c.tier != "full" for c in chunk.linked):
-        out.append(f"[{_budget_note(chunk)}]")
+        out.append(f"[{_budget_note(chunk, option)}]")
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _budget_note(chunk) -> str:
+def _cut_note(chunk, option: str) -> str:
+    """What ``ra get`` says of a chunk cut to its budget (``ra.query.get.Cut``)."""
+    cut = chunk.cut
+    given = ([("the start of its own text" if cut.own_cut else "its own text") + " above"]
+             if chunk.content.strip() else [])
+    if cut.sections:
+        given.append("its sections below; `ra get ID` reads one")
+    lines = [f"[{cut.tokens} tokens, more than {option} {chunk.max_tokens}: "
+             + ", ".join(given or ["nothing fits"]) + "]"]
+    top = min((s.depth for s in cut.sections), default=0)  # an outline, from its left
+    lines += [f"{'  ' * (s.depth - top)}{s.id}  {s.title}" for s in cut.sections]
+    if cut.more:
+        lines.append(f"[{plural(cut.more, 'more section')} not shown]")
+    return "\n".join(lines) + "\n"
+
+
+def _budget_note(chunk, option: str = "--max-tokens") -> str:
     listed = sum(c.tier != "full" for c in chunk.linked)
     parts = [f"{listed} given as id and title"] if listed else []
     if chunk.linked_omitted:
         parts.append(f"{chunk.linked_omitted} more not shown")
     return (f"within {chunk.max_tokens} tokens: " + ", ".join(parts)
-            + "; `ra get ID` reads one, --max-tokens allows more")
+            + f"; `ra get ID` reads one, {option} allows more")
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

@@ -81,6 +81,23 @@ class Linked(TypedDict):
     content: str | None  # in full only
 
 
+class Section(TypedDict):
+    id: str
+    title: str
+    depth: int
+    tokens: int
+
+
+class Cut(TypedDict):
+    """A chunk larger than ``max_tokens``: its whole size, whether its own text was cut,
+    its sections that fit as ids, how many more."""
+
+    tokens: int
+    own_cut: bool
+    sections: list[Section]
+    more: int
+
+
 class GetOutput(TypedDict):
     """``get``: ``ra get --json`` (the link keys with ``links`` only)."""
 
@@ -96,6 +113,7 @@ class GetOutput(TypedDict):
     linked_omitted: NotRequired[int]
     max_tokens: NotRequired[int | None]
     tokens_used: NotRequired[int]
+    cut: NotRequired[Cut]
 
 
 class SourceTree(TypedDict):
