@@ -326,6 +326,24 @@ def test_init_names_the_folder_that_holds_the_notes(tmp_path, monkeypatch, capsy
                                                      n.startswith(".") for n in names)
 
 
+def test_init_names_the_markdown_it_leaves_outside_the_tree(tmp_path, monkeypatch, capsys):
+    """Swift's evolution repository: the proposals in ``proposals/``; beside them the
+    process, the commonly rejected changes and ``visions/``, which only a tree of their
+    own indexes. ``ra init`` says so (tests and dependencies are not notes)."""
+    _files(tmp_path, [*(f"proposals/{n:04}-x.md" for n in range(12)), "process.md",
+                      "README.md", "commonly_proposed.md", "visions/a.md", "visions/b.md",
+                      "node_modules/p/README.md", "tests/t.md"])
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "init")
+    assert code == 0
+    assert ("tree docs is ./proposals (12 markdown files; outside it: 5 markdown files "
+            "(visions/ 2, commonly_proposed.md, process.md, README.md): add a tree for "
+            "those that are notes)") in " ".join(err.split())
+    _files(tmp_path / "all", ["notes/a.md", "design/b.md"])
+    monkeypatch.chdir(tmp_path / "all")
+    assert "outside it" not in run(capsys, "init")[2]  # the tree is "."
+
+
 def test_init_leaves_out_the_dependencies_it_did_not_count(tmp_path, monkeypatch, capsys,
                                                           isolated_home):
     """Notes spread out make the tree ``.``, which holds ``node_modules`` (a README and a

@@ -127,7 +127,7 @@ def init(
         return
     from ra.text.languages import said
 
-    folder, found, left_out = notes_folder(Path.cwd())
+    folder, found, left_out, outside = notes_folder(Path.cwd())
     translated = translations(Path.cwd() / folder) if found else []
     away = [pattern for pattern, _ in translated]
     found -= sum(n for _, n in translated)
@@ -165,6 +165,8 @@ def init(
         if ignored:
             skipped += "; ignored by git: " + ", ".join(
                 p.removesuffix("**") for p in ignored)
+        if outside:
+            skipped += outside_note(outside)
         output.note(f"wrote {target}: tree docs is {folder} "
                     f"({render.plural(found, 'markdown file')}{skipped})")
     else:
@@ -209,9 +211,13 @@ def _excludes(left_out: list[str], translated: list[str], ignored: list[str] = (
 NOTES_SHARE = 0.8
 
 
-def notes_folder(cwd: Path) -> tuple[str, int, list[str]]:
-    """The folder ``ra init`` names as the tree, how many markdown files it holds, and the
-    names of the dependency and build folders under it that hold some.
+def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
+    """The folder ``ra init`` names as the tree, how many markdown files it holds, the
+    names of the dependency and build folders under it that hold some, and the markdown
+    files outside it (not in tests, dependencies or hidden folders), which ``ra init``
+    names so that a user can add a tree for those that are notes (Swift's evolution
+    repository: ``proposals/``, and beside it ``process.md``, ``commonly_proposed.md``
+    and ``visions/``).
 
     Files at the top (README, CHANGELOG) say little about where notes are kept; from the
     top, it goes down into the subfolder holding at least ``NOTES_SHARE`` of the others
@@ -229,12 +235,15 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str]]:
     own: Counter[Path] = Counter()
     tested: Counter[Path] = Counter()  # of those, the ones in a folder of tests
     pruned: list[Path] = []  # the NOT_NOTES folders the walk left out
+    found: list[Path] = []  # every markdown file counted
     for top, folders, files in os.walk(cwd):
         rel = Path(top).relative_to(cwd)
         folders[:] = [f for f in folders if not f.startswith(".")]
         pruned += [rel / f for f in folders if f in NOT_NOTES]
         folders[:] = [f for f in folders if f not in NOT_NOTES]
-        n = sum(1 for f in files if is_markdown(f) and not f.startswith("."))
+        mine = [rel / f for f in files if is_markdown(f) and not f.startswith(".")]
+        found += mine
+        n = len(mine)
         if n:
             own[rel] = n
             in_tests = any(map(is_tests, rel.parts))
@@ -243,7 +252,7 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str]]:
                 tested[folder] += n if in_tests else 0
     top = Path(".")
     if not within[top]:
-        return "./docs", 0, []
+        return "./docs", 0, [], []
     # the folder is chosen by the notes outside tests (but by all, when all are there)
     counted = within if tested[top] == within[top] else within - tested
     below = counted[top] - own[top]
@@ -260,7 +269,20 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str]]:
                 and _holds_markdown(cwd / path)):
             left_out.add(path.name)
     name = "." if folder == top else f"./{folder.as_posix()}"
-    return name, within[folder], sorted(left_out)
+    outside = [] if folder == top else [
+        p for p in found if folder not in p.parents and not any(map(is_tests, p.parts[:-1]))]
+    return name, within[folder], sorted(left_out), sorted(outside)
+
+
+def outside_note(outside: list[Path], shown: int = 4) -> str:
+    """``ra init``'s words for the markdown files outside the tree: how many, and the
+    first few files or folders at the top that hold them, those holding most first."""
+    tops = Counter(p.parts[0] + ("/" if len(p.parts) > 1 else "") for p in outside)
+    ranked = sorted(tops, key=lambda t: (-tops[t], t.lower()))
+    names = ", ".join(f"{t} {tops[t]}" if tops[t] > 1 else t for t in ranked[:shown])
+    names += ", …" if len(ranked) > shown else ""
+    return (f"; outside it: {render.plural(len(outside), 'markdown file')} ({names}): add a "
+            "tree for those that are notes")
 
 
 #: Where coding agents keep rule files, whose front matter may name the files they apply
