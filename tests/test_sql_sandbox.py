@@ -62,3 +62,13 @@ def test_the_views_still_read_the_index(project, capsys):
     code, out, _ = sql(capsys, "select count(*) as n from postings p join terms t "
                                "using (term_id) join files f on true", "--json")
     assert code == 0 and json.loads(out)[0]["n"] > 0
+
+
+def test_the_help_names_every_view():
+    """``--schema`` lists them from ``VIEWS``; the help is written out, and had left out
+    ``links``."""
+    from ra.cli.sql_cmd import HELP
+    from ra.query.sql import VIEWS
+
+    named = HELP.split("Views: ")[1].split("(")[0].replace("\n", " ")
+    assert [v.strip() for v in named.split(",")] == list(VIEWS)

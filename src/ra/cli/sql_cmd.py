@@ -8,7 +8,7 @@ from ra.cli.common import load, open_reader, write_output
 
 HELP = """Run read-only SQL (DuckDB) over the index.
 
-Views: files, chunks, terms, postings, words, lengths, analyzed, surface
+Views: files, chunks, terms, postings, words, lengths, analyzed, surface, links
 (`ra sql --schema` lists their columns). Statements that write are refused, and so
 is reading anything but the index (other files, other databases, extensions).
 
