@@ -60,6 +60,10 @@ from ra.text import MARKDOWN_SUFFIXES
 from ra.text.analysis import Analyzer, analyzer_for, has_cjk, split_words
 
 MAX_PREFIX_TERMS = 64
+#: Terms a word the index lacks may go on to (``Planner._continued``), and the letters
+#: such a word has at least
+CONTINUATIONS = 4
+MIN_CONTINUED = 5
 MAX_CLAUSES = 256  # words and phrases per topic; longer queries are refused
 COMPOUND_PHRASE_WEIGHT = 0.5  # the bonus of a compound's phrase over its parts
 _NAMESPACE = re.compile(r"[a-z_][a-z0-9_]*")  # std, collections, boost: not HashMap, Vec
@@ -477,6 +481,8 @@ class Planner:
         alts = {exact: self._exact(exact, word)}
         if fuzzy and self.options.fuzzy and not self._negations:  # -word excludes word only
             self._fuzzy(word, alts)
+            if all(a.term_id is None for a in alts.values()):
+                self._continued(word, alts)
         return self._add(kind="term", text=text, fields=self._fields(fld),
                          alts=tuple(alts.values()), boost=boost)
 
@@ -601,6 +607,17 @@ class Planner:
             if term not in alts:
                 weight = self.options.fuzzy_weight ** max(hit.distance, 1)
                 alts[term] = Alt(term, hit.term_id, df, weight, hit.distance, hit.word)
+
+    def _continued(self, word: str, alts: dict[str, Alt]) -> None:
+        """A word the index lacks, with no typo of it either, is the start of the words
+        it has that go on from it, the ``CONTINUATIONS`` most frequent, weighed as a typo:
+        "postgres" is "postgresql" (two letters more than a typo's reach), "kube" is not
+        looked at (too short: ``MIN_CONTINUED`` letters)."""
+        if len(word) < MIN_CONTINUED or not word.isalpha():
+            return
+        for term, term_id, df in self.reader.words_with_prefix(word, CONTINUATIONS):
+            if term not in alts:
+                alts[term] = Alt(term, term_id, df, self.options.fuzzy_weight, 1, word + "*")
 
     def _prefix(self, text: str, fld: str | None, boost: float) -> Expr | None:
         if fld == "tree":  # tree names are matched whole: ``tree:doc*`` names no tree
