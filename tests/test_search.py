@@ -456,6 +456,17 @@ def test_a_typo_that_changes_the_stem_is_still_found(env):
     assert ids(env, "helm installde")[:1] == ["kb:cluster.md#configuration"]
 
 
+@pytest.mark.parametrize(("start", "first"), [("kuber", "kb:cluster.md#orchestration"),
+                                               ("manifes", "kb:cluster.md#configuration")])
+def test_a_word_the_index_lacks_matches_the_words_that_go_on_from_it(env, start, first):
+    """"postgres" on notes that say "PostgreSQL": no chunk holds it, nor a word within one
+    edit; the words it starts are its meaning (a typo's weight). Not with fuzzy off, nor
+    for a word of four letters ("kube"), nor one the index holds."""
+    assert ids(env, start)[:1] == [first]
+    assert ids(env, start, fuzzy=False) == []
+    assert ids(env, "kube") == []
+
+
 def test_fuzzy_off_and_raw_match_exactly(env):
     assert ids(env, "kuberentes", fuzzy=False) == []
     assert ids(env, "kuberentes", raw=True) == []
