@@ -12,6 +12,7 @@ from ra.text.document import parse_document, slugify
 from ra.text.markup import (
     comment_anchor,
     heading_anchor,
+    indented_code,
     inline_tags,
     mask_comments,
     plain_text,
@@ -411,6 +412,55 @@ def test_a_cells_options_leave_and_its_caption_stays(cell, shown):
 def test_code_is_kept_exactly():
     code = "```md\n!!! note \"x\"\n    <b>%% not a comment %%</b> [[w|x]] {{< s >}}\n```"
     assert plain_text(code) == '!!! note "x"\n    <b>%% not a comment %%</b> [[w|x]] {{< s >}}\n'
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    # Go's design documents: a tab
+    ("Loops:\n\n\tsum := Sum[int]([]int{1,2,3})\n\t#include <x.h>\n\n\tx := F[a](b)\n\nText.",
+     ["\tsum := Sum[int]([]int{1,2,3})\n\t#include <x.h>\n\n\tx := F[a](b)"]),
+    ("    first line of a section's text", ["    first line of a section's text"]),
+    # in a list item: four past its content (Google Cloud's tutorials), else the item's
+    ("1.  Update:\n\n        sudo apt-get update\n\n    Then [go](x.md).",
+     ["        sudo apt-get update"]),
+    ("- item\n\n    more of the item, [a link](x.md) #tag\n", []),
+    ("1.  a\n\n    ```\n    f\n    ```\n\n        code\n", ["        code"]),
+    # Python-Markdown: four spaces go on with an item whose text starts further in
+    ("  1.  __All__: text\n      more\n\n    ```\n    excerpt\n    ```\n", []),
+    # not after a paragraph (a lazy line), nor after markup: MDX, JSX, templates
+    ("Text\n    not code\n", []),
+    ("<Tabs>\n\n    text in a tab\n", []),
+    ("Intro.\n\n<Steps>\n\nStep.\n\n    still MDX, no code\n", []),
+    ("A List<T> in a sentence.\n\n    code\n", ["    code"]),
+    ("{{< tab >}}\n\n    ### Run\n\n    text in a shortcode\n", []),
+    ("Text\n\n    {{% note %}}\n", []),
+    # Python-Markdown's blocks, MDC's components (Nuxt), MyST's fields: containers
+    ("!!! note\n\n    Content.\n\n=== \"Tab\"\n\n    Tab text.\n\n  [^1]:\n    Note.\n\n"
+     "Term\n:   Definition.\n\n    More.\n", []),
+    ("!!! note\n\n    Content:\n\n        code in a note\n", ["        code in a note"]),
+    ("::u-page-grid\n  ::::u-page-feature\n    #title\n    Files\n\n    #description\n", []),
+    (":param arg2: A longer description,\n    with lines.\n\n    - And bullet points\n", []),
+    # fences, HTML that blank lines do not end, a template's capture
+    ("```\nx\n\n    in a fence\n```\n<script>\n\n    var a;\n</script>\n"
+     "{% set c %}\nx\n\n    captured\n{% endset %}", []),
+    # after an indented fence: a container not seen, whose text may go on
+    ("- a\n\n      ```\n      f\n      ```\n\n    after the fence\n", []),
+])
+def test_indented_code_is_code(text, code):
+    """An indented code block is code, as a fenced one: shown as written (dedented), no
+    link (Go's generics design read ``[]int{1,2,3}`` as one) and no tag in it; only where
+    every dialect reads code."""
+    assert [text[a:b] for a, b in indented_code(text)] == code
+    shown = plain_text(text)
+    assert all(line.strip() in shown for block in code for line in block.split("\n"))
+
+
+def test_indented_code_holds_no_links_or_tags():
+    text = "See:\n\n\tx := F[a](b)\n\t#include <stdio.h>\n\nand [this](y.md) #real"
+    assert inline_tags(text) == ["real"]
+    assert "x := F[a](b)\n#include <stdio.h>" in plain_text(text)
+    from ra.text.links import document_links
+    doc = parse_document(f"# T\n\n{text}\n", "kb", "t.md")
+    assert [link.target for links in document_links(doc) for link in links] == ["y.md"]
 
 
 def test_a_comment_may_hold_a_code_fence():

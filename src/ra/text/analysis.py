@@ -103,8 +103,9 @@ MAX_TOKEN_BYTES = 40
 #: Liquid capture (``{% set x %}`` … ``{% endset %}``) holds no headings; ``---js`` front
 #: matter is code, ``---json`` data (Eleventy). 41: a table of contents that opens a
 #: section (a list of links to the page's own headings) is no text. 42: a colour whose
-#: letters repeat (``#fff``, ``#fafafa``) is no tag.
-ANALYZER_VERSION = 42
+#: letters repeat (``#fff``, ``#fafafa``) is no tag. 43: an indented code block is code
+#: (``ra.text.markup.indented_code``): no links, tags or markup in it.
+ANALYZER_VERSION = 43
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

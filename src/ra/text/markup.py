@@ -212,17 +212,155 @@ def _closing_fence(char: str, length: int, indent: int) -> re.Pattern:
     return re.compile(rf"^ {{0,{indent + 3}}}{re.escape(char)}{{{length},}}[ \t]*$", re.M)
 
 
+#: Where an indented code block may be: a line indented four columns after a blank one
+_MAY_INDENT = re.compile(r"\n[ \t]*\n(?: {4}| {0,3}\t)[ \t]*\S")
+_INDENTS = ("    ", "\t", " \t", "  \t", "   \t")
+_LIST_ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)")
+#: What opens a block whose content may be indented below it: Python-Markdown's (MkDocs)
+#: admonitions, collapsible details, content tabs, footnotes, definitions; colon fences
+#: and MDC's components (Nuxt Content nests them with indentation)
+_OPENER = re.compile(r"(?:!!!|\?\?\?\+?|===\+?)[ \t]|\[\^[^\]\n]+\]:|:[ \t]|:{2,}[\w{]"
+                     r"|:[\w][\w .-]*:(?:[ \t]|$)")  # and a field list's field (MyST)
+#: A JSX component opening a line (``<Tabs>``, ``<Step>``): MDX, which has no indented
+#: code (not ``List<T>`` in a sentence)
+_COMPONENT = re.compile(r"^[ \t]*<[A-Z][\w.]*(?:[\s/>]|$)", re.M)
+#: HTML whose block goes on through blank lines (CommonMark's kinds 1 and 2), to its end
+_HTML_RAW = {"<script": "</script>", "<pre": "</pre>", "<style": "</style>",
+             "<textarea": "</textarea>", "<!--": "-->"}
+
+
+def _columns(line: str) -> int:
+    """The indentation of ``line`` in columns (a tab to the next multiple of four)."""
+    col = 0
+    for ch in line:
+        if ch == " ":
+            col += 1
+        elif ch == "\t":
+            col += 4 - col % 4
+        else:
+            break
+    return col
+
+
+def indented_code(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each indented code block of ``text`` (CommonMark's: lines
+    indented four columns past their container's content, after a blank line), from the
+    start of its first line to the end of its last. Go's design documents indent their
+    code with a tab, Google Cloud's tutorials inside list items: read as text, its
+    ``F[a](b)`` was a link and ``#include`` a tag.
+
+    Only what is code in every dialect: a block follows a blank line after prose or a
+    heading (not a tag: MDX has no indented code, and JSX nests markup so), does not
+    start with ``<`` or a template's ``{{``/``{%``, and inside a list item is indented
+    four past both CommonMark's content column and Python-Markdown's (four), where a
+    line indented as either goes on with the item; Python-Markdown's indented blocks
+    (admonitions, content tabs, footnotes, definitions), MDC's components and MyST's
+    fields are containers as items are, and so is a run of indented lines that is not
+    code (a Hugo shortcode's content); fences, comments, HTML that spans blank lines and
+    template captures are skipped; a text holding a JSX component (MDX) has none."""
+    if (not text.startswith(_INDENTS) and not _MAY_INDENT.search(text)) or (
+            "<" in text and _COMPONENT.search(text)):
+        return []
+    found: list[tuple[int, int]] = []
+    # the open containers: (the least indentation that goes on in it, that is code in it)
+    containers: list[tuple[int, int]] = []
+    opened = False  # an opener's content column is that of its first indented line
+    fence: tuple[str, int] | None = None  # its backticks or tildes, its column
+    raw_end: str | None = None
+    blank, prose = True, True  # after a blank line; the last text was prose or a heading
+    code: tuple[int, int] | None = None  # the block being read: (start, end)
+    at = 0
+    for line in text.split("\n"):
+        start, at = at, at + len(line) + 1
+        body = line.lstrip(" \t")
+        if raw_end is not None:
+            raw_end = None if raw_end in line else raw_end
+            continue
+        col = _columns(line)
+        if fence is not None:
+            if (body.startswith(fence[0]) and not body.strip(fence[0][0]).strip()
+                    and col <= fence[1] + 3):
+                # a fence indented past its container's content: in a container this
+                # reading did not see (JSX, a template's block), whose text may go on
+                prose = fence[1] <= (containers[-1][1] - 4 if containers else 0)
+                fence = None
+            continue
+        if not body:
+            blank = True
+            continue
+        if code is not None:
+            if col >= (containers[-1][1] if containers else 4):
+                code = (code[0], start + len(line))
+                blank = False
+                continue
+            found.append(code)
+            code = None
+        if opened and containers and col > containers[-1][0] - 4:
+            containers[-1], opened = (col, col + 4), False  # its content starts here
+        elif blank:
+            while containers and col < containers[-1][0]:
+                containers.pop()
+            opened = False
+        least = containers[-1][1] if containers else 4
+        if blank and col >= least:
+            if prose and not body.startswith(("<", "{{", "{%")):
+                code, blank = (start, start + len(line)), False
+                continue
+            containers.append((col, col + 4))  # indented, not code: its content
+        blank = False
+        if body.startswith(("```", "~~~")):
+            run = body[:len(body) - len(body.lstrip(body[0]))]
+            if "`" not in body[len(run):] or run[0] == "~":
+                fence = (run, col)
+                continue
+        if raw := next((t for t in _HTML_RAW if body.lower().startswith(t)), None):
+            raw_end = None if _HTML_RAW[raw] in body[len(raw):] else _HTML_RAW[raw]
+            prose = False
+            continue
+        if capture := _CAPTURE_OPEN.match(body):
+            raw_end = None if f"end{capture.group(1)}" in body else f"end{capture.group(1)}"
+            prose = False
+            continue
+        if (item := _LIST_ITEM.match(body)) and not body.startswith(("---", "***", "___")):
+            marker = len(item.group().rstrip(" \t"))
+            width = _columns(" " * col + item.group()) - col - marker
+            content = col + marker + (width if 0 < width <= 4 and item.end() < len(body) else 1)
+            indent = col // 4 * 4 + 4  # Python-Markdown's: a tab past the list's level
+            containers.append((min(content, indent), max(content, indent) + 4))
+            prose = True
+        elif _OPENER.match(body):
+            containers.append((col + 4, col + 8))
+            opened, prose = True, not body.startswith(("!!!", "???", "===", "::"))
+        else:
+            prose = not body.startswith(("<", "{", "|", ">"))
+    if code is not None:
+        found.append(code)
+    return found
+
+
+#: A template's capture, whose content is its own (Nunjucks, Liquid): ``{% set x %}``
+_CAPTURE_OPEN = re.compile(r"\{%-?[ \t]*(set|capture|raw|highlight|comment)\b[^%=]*-?%\}")
+
+
 def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list[str]]:
     """``text`` with code behind placeholders and comments removed, and the code set
     aside, in placeholder order. ``raw``: code is held as written (fences and backticks
     included) and comments are blanked, so that restoring gives a text of the same
-    length, line for line. ``html=False`` leaves HTML comments alone."""
+    length, line for line. ``html=False`` leaves HTML comments alone. Indented code
+    blocks (``indented_code``) are code unless ``raw``."""
     out: list[str] = []
     codes: list[str] = []
     pos = i = 0
+    blocks = [] if raw else indented_code(text)
     markdown_fences: list[str] = []  # open fences whose content is markdown
     unclosed: set[str] = set()  # comment openers with no closer after them: none later
-    while (m := _EVENT.search(text, i)) is not None:
+    while (m := _EVENT.search(text, i)) is not None or blocks:
+        if blocks and (m is None or m.start() >= blocks[0][0]):
+            begin, end = blocks.pop(0)
+            if begin >= pos:  # not within code or a comment already taken
+                out += [text[pos:begin], _hold(codes, _dedented(text[begin:end]))]
+                pos = i = end
+            continue
         start, token = m.start(), m.group()
         if token[0] in "`~" and len(token) >= 3 and (begin := _line_start(text, start)) >= 0:
             line = text.find("\n", start)
@@ -282,6 +420,14 @@ _CELL_OPTIONS = re.compile(r"\A(?:[ \t]*(?::[\w-]+:|#\|)[^\n]*(?:\n|\Z))+"
 #: ... but for a caption or an alt text, which it does show (``#| fig-cap: "Plot"``)
 _SHOWN_OPTION = re.compile(r"^[ \t]*(?::(?:caption|alt):|#\|[ \t]*(?:[\w-]+-cap|[\w-]*alt)"
                            r"[ \t]*:)[ \t]*(.*?)[ \t]*$", re.M)
+
+
+def _dedented(block: str) -> str:
+    """An indented code block's code: each line without the indentation of the least
+    indented (four columns, or a list item's content and four)."""
+    lines = block.expandtabs(4).split("\n")
+    cut = min((_columns(x) for x in lines if x.strip()), default=0)
+    return "\n".join(x[cut:] for x in lines)
 
 
 def _code(block: str, info: str = "") -> str:
