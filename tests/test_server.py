@@ -606,6 +606,28 @@ async def test_stdio_end_to_end(project):
     assert sources.structured_content["trees"][0]["documents"] == 2
 
 
+@pytest.mark.skipif(not RA.exists(), reason="the ra executable is not installed beside python")
+def test_stdio_answers_the_calls_in_flight_when_input_ends(project):
+    """``printf '…' | ra mcp``: stdin ends right after the last request, while the search
+    runs; every request read is answered before the server stops (it stopped first)."""
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "script", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "method": "tools/call", "id": 2,  # an argument named id too
+         "params": {"name": "get", "arguments": {"id": "docs:guide.md#logging"}}},
+        {"jsonrpc": "2.0", "id": "three", "method": "tools/call",
+         "params": {"name": "search", "arguments": {"queries": "logging"}}}]
+    done = subprocess.run([str(RA), "mcp"], cwd=project, capture_output=True, text=True,
+                          timeout=E2E_SECONDS, input="".join(json.dumps(m) + "\n"
+                                                             for m in messages))
+    answers = {a["id"]: a for a in map(json.loads, done.stdout.splitlines())}
+    assert done.returncode == 0 and set(answers) == {1, 2, "three"}, done.stderr
+    assert answers[2]["result"]["structuredContent"]["id"] == "docs:guide.md#logging"
+    assert not answers["three"]["result"]["isError"]
+
+
 NOISY_SERVER = """\
 import os, sys, threading
 import ra.serve.mcp as m

@@ -9,6 +9,11 @@ a chance to lose the CPU to another process). When stdin and stdout are pipes or
 non-blocking calls on the event loop, waiting only when a pipe is empty or full. Anything
 else (a terminal, a file, /dev/null) is served by the SDK's own transport, unchanged.
 
+At the end of input, the requests read and not yet answered are answered first (within
+``DRAIN_SECONDS``): a script that pipes its requests in (``printf … | ra mcp``) closes
+stdin right after the last one, and the SDK's server, its input ended, stopped without
+answering the call in flight (``Exchange``).
+
 As the SDK's transport does, the wire moves to private descriptors for the run: fd 0 reads
 /dev/null and fd 1 writes to stderr (or nowhere, without one), so a stray print or a child
 process cannot corrupt the protocol. Both are restored afterwards, blocking again: the
@@ -20,7 +25,9 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
+import re
 import stat
 from collections import deque
 from collections.abc import Iterator
@@ -28,6 +35,10 @@ from collections.abc import Iterator
 import anyio
 
 CHUNK = 1 << 16  # bytes per read: a pipe's default capacity
+DRAIN_SECONDS = 60.0  # how long the end of input waits for the answers still owed
+#: An answer's id, as the SDK writes it: first but for the protocol's version
+#: (``{"jsonrpc":"2.0","id":2,…``)
+_ID = re.compile(r'"id":(-?\d+|"(?:[^"\\]|\\.)*")')
 
 
 def pipes() -> bool:
@@ -54,8 +65,9 @@ async def serve(server) -> None:
     # What MCPServer.run_stdio_async does, over our streams: the SDK offers no public
     # way to hand an MCPServer its streams.
     low = server._lowlevel_server
+    exchange = Exchange()
     with claimed() as (rfd, wfd):
-        async with stdio_server(Lines(rfd), Writer(wfd)) as (read, write):
+        async with stdio_server(Lines(rfd, exchange), Writer(wfd, exchange)) as (read, write):
             await low.run(read, write, low.create_initialization_options())
 
 
@@ -83,12 +95,49 @@ def claimed() -> Iterator[tuple[int, int]]:
             os.close(private)
 
 
+class Exchange:
+    """The ids of the requests read and not yet answered, so that the end of input can
+    wait for their answers. A request is a message with a ``method`` and an ``id``; an
+    answer one the server writes with a ``result`` or an ``error`` (found in its first
+    characters, where the SDK writes its id: no answer is parsed whole)."""
+
+    def __init__(self) -> None:
+        self.owed: set[str] = set()
+        self.settled = anyio.Event()
+
+    def read(self, line: str) -> None:
+        if '"method"' not in line or '"id"' not in line:
+            return  # a notification, or a client's answer
+        try:  # parsed whole: an argument may be named id too (``get``'s)
+            message = json.loads(line)
+        except ValueError:
+            return
+        if isinstance(message, dict) and "method" in message and "id" in message:
+            self.owed.add(json.dumps(message["id"], ensure_ascii=False))
+
+    def written(self, text: str) -> None:
+        if self.owed and ('"result"' in text or '"error"' in text) and (
+                found := _ID.search(text, 0, 200)):
+            self.owed.discard(found.group(1))
+            if not self.owed:
+                self.settled.set()
+
+    async def drained(self) -> None:
+        """Return once every request read has been answered, or after
+        ``DRAIN_SECONDS`` (a request cancelled is never answered)."""
+        if self.owed:
+            with anyio.move_on_after(DRAIN_SECONDS):
+                await self.settled.wait()
+
+
 class Lines:
     """The lines of a non-blocking descriptor as text, for ``stdio_server``'s ``async for
-    line in stdin`` (undecodable bytes replaced, as the SDK's own reader does)."""
+    line in stdin`` (undecodable bytes replaced, as the SDK's own reader does); at the
+    end of input, once ``exchange`` has every answer it owes."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, exchange: Exchange | None = None) -> None:
         self.fd = fd
+        self.exchange = exchange
         self.lines: deque[bytes] = deque()
         self.partial = b""
 
@@ -104,20 +153,28 @@ class Lines:
                 continue
             if not chunk:  # end of input; a last line may lack its newline
                 if not self.partial:
+                    if self.exchange is not None:
+                        await self.exchange.drained()
                     raise StopAsyncIteration
                 chunk = b"\n"
             *lines, self.partial = (self.partial + chunk).split(b"\n")
             self.lines.extend(lines)
-        return self.lines.popleft().decode("utf-8", "replace")
+        line = self.lines.popleft().decode("utf-8", "replace")
+        if self.exchange is not None:
+            self.exchange.read(line)
+        return line
 
 
 class Writer:
     """Text written whole to a non-blocking descriptor, for ``stdio_server``'s writer."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, exchange: Exchange | None = None) -> None:
         self.fd = fd
+        self.exchange = exchange
 
     async def write(self, text: str) -> None:
+        if self.exchange is not None:
+            self.exchange.written(text)
         data = memoryview(text.encode("utf-8"))
         while data:
             try:
