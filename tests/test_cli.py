@@ -106,7 +106,7 @@ def test_search_json_shape(project, capsys):
     result = first["results"][0]
     assert {"id", "tree", "path", "title", "breadcrumb", "score", "snippet", "content",
             "tokens"} <= set(result)
-    assert data["max_tokens"] is None and data["tokens_used"] > 0
+    assert data["max_tokens"] == 4000 and data["tokens_used"] > 0
 
 
 def test_search_list_omits_content(project, capsys):
@@ -214,6 +214,33 @@ def test_get_cuts_a_chunk_larger_than_the_budget_to_its_own_text_and_sections(
     assert "cut" not in json.loads(out)  # it fits: as before
     code, out, _ = run(capsys, "get", "docs:kep.md#kep-1-big", "--json")
     assert "cut" not in json.loads(out)  # no budget: the whole chunk
+
+
+def test_search_keeps_to_a_default_budget_that_config_and_the_option_change(
+        tmp_path, monkeypatch, capsys):
+    """A style guide of one file (airbnb's: 35,000 tokens) came whole for a query its
+    sections answer: ``ra search`` keeps to ``[search] max_tokens`` (4000) as the MCP
+    tools keep to theirs, a page larger than it given as its best matching section;
+    ``--max-tokens 0`` or ``max_tokens = 0`` is no budget."""
+    (tmp_path / "docs").mkdir()
+    rules = "".join(f"## Rule {i}\n\n" + "Prefer plain words over jargon. " * 80 + "\n\n"
+                    for i in range(20))
+    (tmp_path / "docs" / "guide.md").write_text(
+        f"# Style guide\n\nPrefer template literals.\n\n{rules}## Strings\n\nUse template "
+        "literals, not string concatenation.\n")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "search", "prefer template literals jargon", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["max_tokens"] == 4000 and data["tokens_used"] <= 4000
+    code, out, _ = run(capsys, "search", "prefer template literals jargon", "--json",
+                       "--max-tokens", "0")
+    whole = json.loads(out)
+    assert whole["max_tokens"] is None and whole["tokens_used"] > 10_000
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n\n[search]\n'
+                                       "max_tokens = 0\n")
+    code, out, _ = run(capsys, "search", "prefer template literals jargon", "--json")
+    assert json.loads(out)["tokens_used"] == whole["tokens_used"]
 
 
 def test_get_whole_document(project, capsys):
@@ -584,7 +611,7 @@ def test_init_names_agent_rule_folders_as_trees(tmp_path, monkeypatch, capsys, i
     assert code == 0 and out.split()[0] == "claude-skills:release/SKILL.md"
     code, out, err = run(capsys, "context", "--list", "src/api/users.py")
     assert code == 0, err
-    assert [line.split()[0] for line in out.splitlines() if line and line[0] != " "] == [
+    assert [line.split()[0] for line in out.splitlines() if line and line[0] not in " ["] == [
         "claude:api.md", "copilot:py.instructions.md"]
     code, out, _ = run(capsys, "context", "--list", "src/App.tsx")
     assert out.split()[0] == "cursor:react.mdc"

@@ -54,7 +54,8 @@ Search for specific topics (words are AND'd and typo-tolerant; quote exact phras
 - `ra search "error handling" "logging conventions"` - several topics in one call
 - `ra search "database migrations" --list` - ids, titles and snippets only
 - `ra get docs:guide.md#migrations` - one section by the id a search showed
-- `ra search "error handling" --max-tokens 2000` - stay within a token budget
+- `ra search "error handling" --max-tokens 2000` - a smaller token budget (the default
+  is 4000; a page larger than it comes as its best matching section)
 
 Connected over MCP (`ra mcp`), the same is available as the tools `search` (`queries`:
 one topic or an array of topics), `context` (`files`), `get` (`id`) and `list_sources`

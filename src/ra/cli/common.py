@@ -10,8 +10,15 @@ from pathlib import Path
 from ra.cli import output
 
 #: ``--max-tokens`` of search, context and likethis (``ra.query.rank.fit_parts``).
-BUDGET_HELP = ("Token budget over all results (cl100k); a page larger than it is given "
-               "as its best matching section.")
+BUDGET_HELP = ("Token budget over all results (cl100k; default [search] max_tokens, 4000; "
+               "0: none); a page larger than it is given as its best matching section.")
+
+
+def budget(given: int | None, config) -> int | None:
+    """The token budget of a search, context or likethis command: ``--max-tokens`` if
+    given, else ``[search] max_tokens``; 0 is none."""
+    chosen = config.search.max_tokens if given is None else given
+    return chosen or None
 
 
 def load(cwd: Path | None = None):

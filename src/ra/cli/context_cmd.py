@@ -12,7 +12,7 @@ from pathlib import Path
 import typer
 
 from ra.cli import output
-from ra.cli.common import BUDGET_HELP, load, open_reader, write_output
+from ra.cli.common import BUDGET_HELP, budget, load, open_reader, write_output
 from ra.cli.inspect_cmd import inspect_app
 from ra.query import render
 
@@ -98,7 +98,7 @@ def context(
     tree: list[str] = typer.Option([], "--tree", "-t", help="Only these trees."),
     list_: bool = typer.Option(False, "--list", help="Ids, titles and snippets only."),
     json_: bool = typer.Option(False, "--json", help="JSON output."),
-    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1, max=1_000_000,
+    max_tokens: int | None = typer.Option(None, "--max-tokens", min=0, max=1_000_000,
                                           help=BUDGET_HELP),
     explain: bool = typer.Option(False, "--explain",
                                  help="Show each file's ranked terms and the query."),
@@ -110,8 +110,8 @@ def context(
     config = load()
     with open_reader(config) as reader:
         response = context_search(reader, config, list(files),
-                                  _options(limit, terms, tree, list_, max_tokens, explain, tag,
-                                           path, since, until))
+                                  _options(limit, terms, tree, list_, budget(max_tokens, config),
+                                           explain, tag, path, since, until))
     _render(response, config, json_, list_)
 
 
@@ -124,7 +124,7 @@ def likethis(
     tree: list[str] = typer.Option([], "--tree", "-t", help="Only these trees."),
     list_: bool = typer.Option(False, "--list", help="Ids, titles and snippets only."),
     json_: bool = typer.Option(False, "--json", help="JSON output."),
-    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1, max=1_000_000,
+    max_tokens: int | None = typer.Option(None, "--max-tokens", min=0, max=1_000_000,
                                           help=BUDGET_HELP),
     explain: bool = typer.Option(False, "--explain", help="Show the ranked terms and query."),
     tag: list[str] = _TAG, path: str | None = _PATH, since: str | None = _SINCE,
@@ -135,8 +135,8 @@ def likethis(
     config = load()
     with open_reader(config) as reader:
         response = find_similar(reader, config, target,
-                                _options(limit, terms, tree, list_, max_tokens, explain, tag,
-                                           path, since, until))
+                                _options(limit, terms, tree, list_, budget(max_tokens, config),
+                                         explain, tag, path, since, until))
     _render(response, config, json_, list_)
 
 

@@ -6,7 +6,7 @@ import typer
 from typer.core import TyperCommand
 
 from ra.cli import output
-from ra.cli.common import BUDGET_HELP, load, open_reader, write_output
+from ra.cli.common import BUDGET_HELP, budget, load, open_reader, write_output
 from ra.query import render
 
 
@@ -146,7 +146,7 @@ def search(
     json_: bool = typer.Option(False, "--json", help="JSON output."),
     output_: str | None = typer.Option(None, "--output", "-o",
                                        help="full | list | matches | json"),
-    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1, max=1_000_000,
+    max_tokens: int | None = typer.Option(None, "--max-tokens", min=0, max=1_000_000,
                                           help=BUDGET_HELP),
     explain: bool = typer.Option(False, "--explain",
                                  help="Show the parsed query, expansions, SQL, timings."),
@@ -184,15 +184,15 @@ def search(
     from ra.query.search import Searcher, SearchOptions
 
     mode = _mode(list_, matches, json_, output_)
+    config = load()
     options = SearchOptions(
         limit=limit, candidate_limit=candidate_limit, cutoff_ratio=cutoff_ratio,
         aggregation_threshold=aggregation_threshold, aggregation=not no_aggregation,
         fuzzy=None if fuzzy is None else fuzzy > 0, fuzzy_distance=fuzzy, raw=raw,
         trees=tuple(tree), include_archived=include_archived,
         list_only=list_ or mode == "list",
-        max_tokens=max_tokens, explain=explain, tags=tuple(tag), path=path, since=since,
-        until=until, offset=offset, sort=sort, semantic=semantic, strict=strict)
-    config = load()
+        max_tokens=budget(max_tokens, config), explain=explain, tags=tuple(tag), path=path,
+        since=since, until=until, offset=offset, sort=sort, semantic=semantic, strict=strict)
     meaning = config.semantic.enabled if semantic is None else semantic
     with open_reader(config, semantic=meaning and not raw) as reader:
         searcher = Searcher(reader, config)

@@ -168,6 +168,10 @@ class SearchSettings:
     coordination: float = 1.0  # ranked and partial answers: score × share matched ** this
     feedback: bool = False  # long queries: add the words of the best chunks (RM3)
     proximity: float = 0.0  # weight of the bonus for query words close together; 0: off
+    #: the token budget of ``ra search``, ``ra context`` and ``ra likethis`` when
+    #: ``--max-tokens`` is not given (0: none), as ``[mcp] max_tokens`` is the MCP tools':
+    #: agents call the CLI too, and a style guide of one file (35,000 tokens) came whole
+    max_tokens: int = 4000
     boosts: FieldBoosts = field(default_factory=FieldBoosts)
 
 

@@ -163,7 +163,7 @@ _QUERY_SEARCH = {"fuzzy": _boolean, "fuzzy_distance": _integer(0, 2), "limit": _
                  "coordination": _number(0), "feedback": _boolean, "fill": _boolean,
                  "proximity": _number(0)}
 _BOOSTS = {name: _number(0) for name in ("title", "tags", "path", "body")}
-_SEARCH = {**_QUERY_SEARCH, "stemmer": _stemmer, "boosts": _BOOSTS}
+_SEARCH = {**_QUERY_SEARCH, "stemmer": _stemmer, "boosts": _BOOSTS, "max_tokens": _integer(0)}
 _CONTEXT = {name: _integer(1) for name in ("limit", "terms", "min_term_frequency",
                                            "min_word_length", "max_word_length", "sample_size")}
 _TREE = {"path": _string, "include": _glob_list, "exclude": _glob_list}
