@@ -499,6 +499,18 @@ def test_an_html_anchor_names_the_section_it_stands_above_or_in(tmp_path):
     assert "old-name" not in plain["docs:naming.md#casing-c-case"]
 
 
+def test_ra_get_of_an_id_an_anchor_gives_reads_its_section(tmp_path, monkeypatch, capsys):
+    """airbnb's style guide names each rule with ``<a name="functions--declarations">`` in
+    a list item, and links it so; ``ra get`` of that id said "no chunk"."""
+    kb(tmp_path, {"guide.md": "# Guide\n\n## Functions\n\n- <a name=\"functions--decl\">"
+                              "</a> Use named function expressions.\n\n## Types\n\nNone.\n"})
+    monkeypatch.chdir(tmp_path)
+    assert main(["get", "docs:guide.md#functions--decl", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["id"] == "docs:guide.md#functions"
+    assert main(["get", "docs:guide.md#functions--nothing"]) == 1
+    assert "no chunk with id" in capsys.readouterr().err
+
+
 def test_a_link_to_an_obsidian_block_reaches_the_chunk_holding_it(tmp_path):
     """``[[Internal links#^b15695]]`` names the paragraph that ends with ``^b15695``
     (Obsidian's help vault: 20 such links in its English pages reached the page); an id

@@ -2,8 +2,9 @@
 
 Ids are parsed strictly (``ra.text.ids``): paths that climb out of their tree are refused,
 and only ids present in the index are served, so ``get`` never reads outside the
-configured trees. ``tree:path`` and ``tree:path#preamble`` name the document node; an
-unknown id fails with the nearest known ids as suggestions. An id percent-encoded as a
+configured trees. ``tree:path`` and ``tree:path#preamble`` name the document node; an id
+an HTML anchor or an Obsidian block gives (``tree:path#functions--declarations``) names
+the chunk holding it; an unknown id fails with the nearest known ids as suggestions. An id percent-encoded as a
 browser shows an anchor (``#%E7%BF%BB%E8%AF%91``) is read decoded when it names nothing
 as written; the id of a symlink to a file the index holds under its own path names that
 file (``CLAUDE.md`` → ``AGENTS.md``).
@@ -124,6 +125,10 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
         except NotFoundError as exc:
             raise NotFoundError(f"no chunk with id {text!r}",
                                 suggestions=exc.suggestions) from None
+    if meta is None and cid.slug and (anchored := _anchored(reader, cid)) is not None:
+        # an id an HTML anchor gives a chunk (airbnb's <a name="functions--declarations">)
+        return get_chunk(reader, config, anchored, full_document=full_document,
+                         links=links, max_tokens=max_tokens)
     if meta is None:
         raise NotFoundError(f"no chunk with id {text!r}", suggestions=nearest(reader, text))
     span = 0 if own_only else meta.descendants
@@ -135,6 +140,21 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
     if links:
         _add_links(reader, chunk, meta, span, max_tokens)
     return chunk
+
+
+def _anchored(reader, cid: ChunkId) -> str | None:
+    """The id of the chunk that an id given by an HTML anchor or an Obsidian block
+    (``cid``'s slug) names in its document: the links artifact's ``anchor`` rows, as
+    links reach them (``ra.index.links``)."""
+    from ra.index.links import RAW
+    from ra.store.layout import ANCHOR_SEQ
+
+    rows = reader.query(f"SELECT min(ord) FROM {RAW} WHERE seq <= -{ANCHOR_SEQ} AND tree = ? "
+                        "AND path = ? AND target = ?", [cid.tree, cid.path, cid.slug])
+    if not rows or rows[0][0] is None:
+        return None
+    found = reader.lineage([rows[0][0]], ancestors=[]).get(rows[0][0])
+    return None if found is None or found.id == str(cid) else found.id
 
 
 def ids_of_path(reader, config, text: str) -> list[str]:
@@ -208,8 +228,9 @@ def _cut(reader, chunk: Chunk, meta, span: int, budget: int) -> None:
     own = reader.contents([(meta.ord, 0)]).get(meta.ord, "") if span else chunk.content
     text = own if _estimate(own) <= budget else _head(own, budget)
     left = budget - _estimate(text)
-    rows = reader.query("SELECT id, title, depth, tokens FROM meta WHERE ord > ? AND ord <= ? "
-                        "ORDER BY ord", [meta.ord, meta.ord + span]) if span else []
+    below = list(range(meta.ord + 1, meta.ord + span + 1))
+    found = reader.lineage(below, ancestors=[]) if below else {}  # a held reader: no SQL
+    rows = [(m.id, m.title, m.depth, m.tokens) for o in below if (m := found.get(o))]
     sections: list[Section] = []
     for sid, title, depth, tokens in rows:
         cost = _estimate(f"{'  ' * (depth - meta.depth)}{sid}  {title}")
