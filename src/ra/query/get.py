@@ -2,12 +2,12 @@
 
 Ids are parsed strictly (``ra.text.ids``): paths that climb out of their tree are refused,
 and only ids present in the index are served, so ``get`` never reads outside the
-configured trees. ``tree:path`` and ``tree:path#preamble`` name the document node; an id
-an HTML anchor or an Obsidian block gives (``tree:path#functions--declarations``) names
-the chunk holding it; an unknown id fails with the nearest known ids as suggestions. An id percent-encoded as a
-browser shows an anchor (``#%E7%BF%BB%E8%AF%91``) is read decoded when it names nothing
-as written; the id of a symlink to a file the index holds under its own path names that
-file (``CLAUDE.md`` → ``AGENTS.md``).
+configured trees. ``tree:path`` and ``tree:path#preamble`` name the document node; an
+id an HTML anchor or an Obsidian block gives (``#functions--declarations``) names the
+chunk holding it; an unknown id fails with the nearest known ids as suggestions. An id
+percent-encoded as a browser shows an anchor (``#%E7%BF%BB%E8%AF%91``) is read decoded
+when it names nothing as written; the id of a symlink to a file the index holds under
+its own path names that file (``CLAUDE.md`` → ``AGENTS.md``).
 
 With ``links``, the chunks its links reach (``ra.index.links``) come along, each once, in
 the order the links appear, without the chunk's own sections and ancestors (their text

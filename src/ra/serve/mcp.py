@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import os
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -52,6 +53,10 @@ from ra.serve import mcp_schemas as schemas
 from ra.serve.worker import Worker
 
 log = logging.getLogger("ra.serve.mcp")
+#: A tool's arguments that fail validation come back as pydantic's message, which ends
+#: each error with a link to pydantic's documentation ("For further information visit
+#: https://errors.pydantic.dev/…"): the agent needs the error, not the link.
+os.environ.setdefault("PYDANTIC_ERRORS_INCLUDE_URL", "0")
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True,
                             openWorldHint=False)
