@@ -51,6 +51,7 @@ from ra.query.signals import (
     content_words,
     extract_signals,
     is_markdown,
+    kind_terms,
     path_terms,
     project_path,
     query_node,
@@ -117,6 +118,40 @@ def test_sample_content_reads_utf16_with_a_byte_order_mark(tmp_path):
     (tmp_path / "raw.bin").write_bytes("no mark".encode("utf-16-le"))
     with pytest.raises(UnreadableFile, match="binary"):
         sample_content(tmp_path / "raw.bin", 1000)
+
+
+@pytest.mark.parametrize(("path", "tests"), [
+    ("tests/test_orders.py", True), ("src/orders_test.go", True), ("app/Orders.test.tsx", True),
+    ("x/orders.spec.js", True), ("spec/models/order_spec.rb", True),
+    ("src/OrdersTest.java", True), ("lib/__tests__/a.js", True),
+    ("src/Latest.java", False), ("src/contest.py", False), ("docs/testing.md", False),
+    ("src/attest.py", False)])
+def test_a_file_of_tests_is_about_testing(path, tests):
+    """A path's ``test``/``tests`` are noise (conformance, above); that the file is one of
+    tests is a signal of its own: "test", weighed as a folder's word."""
+    found = kind_terms(path)
+    assert [(w.word, w.source, w.weight) for w in found] == (
+        [("test", "path:kind", 3.0)] if tests else [])
+
+
+def test_context_of_a_test_file_finds_the_testing_guidelines(tmp_path, monkeypatch, capsys):
+    """Microsoft's engineering playbook: ``ra context tests/test_orders.py`` (a pytest file
+    using ``unittest.mock``) gave its observability recipes and Git's basics."""
+    docs = {"testing.md": "# Unit testing\n\nWrite a unit test for every public function; "
+                          "mock what the test does not own.\n",
+            "git.md": "# Git\n\nCreate an orders branch, commit and push it.\n",
+            "observe.md": "# Observability\n\nLog each order once it is created.\n"}
+    for name, text in docs.items():
+        (tmp_path / "docs" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "docs" / name).write_text(text)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_orders.py").write_text(
+        "from unittest.mock import MagicMock\n\ndef test_create_order():\n    repo = "
+        "MagicMock()\n    create_order(repo, 'book')\n    repo.save.assert_called_once()\n")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "context", "tests/test_orders.py", "--list")
+    assert code == 0 and out.split()[0] == "docs:testing.md#unit-testing"
 
 
 def test_path_terms_split_camel_case_and_drop_noise():

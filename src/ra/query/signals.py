@@ -404,6 +404,26 @@ def _trees_for(rules: MatchedRules, wanted: tuple[str, ...], warnings: list[str]
     return trees
 
 
+#: A file of tests, by its folder or its name: ``tests/``, ``spec/``, ``__tests__/``,
+#: ``test_orders.py``, ``orders_test.go``, ``Orders.test.tsx``, ``orders.spec.js``,
+#: ``orders_spec.rb``, ``OrdersTest.java``, ``OrdersTests.cs``
+_TEST_FOLDER = re.compile(r"(?:^|/)(?:tests?|spec|specs|__tests__|testing)/", re.I)
+_TEST_NAME = re.compile(r"(?:^|/)(?:test_[^/]+|[^/]+(?:_test|_spec|[.-]test|[.-]spec)"
+                        r"\.[^/]+|[^/]*[a-z0-9](?:Test|Tests|Spec)\.[^/.]+)$")
+
+
+def kind_terms(path: str) -> list[WeightedWord]:
+    """What kind of file ``path`` is, as a word: a file of tests is about testing
+    ("test", weighed as a folder's word), which its path alone does not say, since a
+    path's ``test`` and ``tests`` are noise (every project has them: ``NOISE``). Editing
+    ``tests/test_orders.py`` (``unittest.mock``, ``assert_called_once``) against
+    Microsoft's engineering playbook gave its observability recipes and Git's basics; its
+    unit-testing and mocking pages are what an agent writing that file needs."""
+    if _TEST_FOLDER.search(path) or _TEST_NAME.search(path):
+        return [WeightedWord("test", "path:kind", DIRECTORY_WEIGHT, 1, DIRECTORY_WEIGHT)]
+    return []
+
+
 def extract_signals(file: str | Path, config, reader=None, *, trees: tuple[str, ...] = (),
                     max_terms: int | None = None, analyzer=None) -> FileSignals:
     """Path, rule and content signals of one file, ranked against ``reader``'s index (or
@@ -421,8 +441,8 @@ def extract_signals(file: str | Path, config, reader=None, *, trees: tuple[str, 
     stop = for_file(path)
     words = content_words(text, markdown=is_markdown(path), min_length=ctx.min_word_length,
                           max_length=ctx.max_word_length, stopwords=stop)
-    terms = tally(path_terms(path, min_length=ctx.min_word_length, stopwords=stop), words,
-                  analyzer, ctx.min_term_frequency)
+    terms = tally(path_terms(path, min_length=ctx.min_word_length, stopwords=stop)
+                  + kind_terms(path), words, analyzer, ctx.min_term_frequency)
     located = indexed_as(Path(file), config)
     signals = FileSignals(str(file), path, "markdown" if is_markdown(path) else "text",
                           located and f"{located[0]}:{located[1]}", rules, chosen, terms,
