@@ -454,6 +454,11 @@ def test_indented_code_is_code(text, code):
     assert all(line.strip() in shown for block in code for line in block.split("\n"))
 
 
+def test_indented_code_is_shown_without_its_indentation_and_as_written_within_lines():
+    assert plain_text("Go:\n\n\tx\t:= 1 // aligned\n\t\tnested\n\nText.") == (
+        "Go:\n\nx\t:= 1 // aligned\n    nested\n\nText.")
+
+
 def test_indented_code_holds_no_links_or_tags():
     text = "See:\n\n\tx := F[a](b)\n\t#include <stdio.h>\n\nand [this](y.md) #real"
     assert inline_tags(text) == ["real"]

@@ -104,8 +104,9 @@ MAX_TOKEN_BYTES = 40
 #: matter is code, ``---json`` data (Eleventy). 41: a table of contents that opens a
 #: section (a list of links to the page's own headings) is no text. 42: a colour whose
 #: letters repeat (``#fff``, ``#fafafa``) is no tag. 43: an indented code block is code
-#: (``ra.text.markup.indented_code``): no links, tags or markup in it.
-ANALYZER_VERSION = 43
+#: (``ra.text.markup.indented_code``): no links, tags or markup in it. 44: its lines keep
+#: their tabs past the indentation.
+ANALYZER_VERSION = 44
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

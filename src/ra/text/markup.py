@@ -424,10 +424,15 @@ _SHOWN_OPTION = re.compile(r"^[ \t]*(?::(?:caption|alt):|#\|[ \t]*(?:[\w-]+-cap|
 
 def _dedented(block: str) -> str:
     """An indented code block's code: each line without the indentation of the least
-    indented (four columns, or a list item's content and four)."""
-    lines = block.expandtabs(4).split("\n")
+    indented (four columns, or a list item's content and four); the rest of a line as
+    written (Go's code aligns with tabs inside its lines too)."""
+    lines = block.split("\n")
     cut = min((_columns(x) for x in lines if x.strip()), default=0)
-    return "\n".join(x[cut:] for x in lines)
+    out = []
+    for line in lines:
+        lead = len(line) - len(line.lstrip(" \t"))
+        out.append(line[:lead].expandtabs(4)[cut:] + line[lead:])
+    return "\n".join(out)
 
 
 def _code(block: str, info: str = "") -> str:
