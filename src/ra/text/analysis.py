@@ -105,8 +105,9 @@ MAX_TOKEN_BYTES = 40
 #: section (a list of links to the page's own headings) is no text. 42: a colour whose
 #: letters repeat (``#fff``, ``#fafafa``) is no tag. 43: an indented code block is code
 #: (``ra.text.markup.indented_code``): no links, tags or markup in it. 44: its lines keep
-#: their tabs past the indentation.
-ANALYZER_VERSION = 44
+#: their tabs past the indentation. 45: a template's capture is skipped as
+#: ``_blank_highlights`` reads it (no longer a ``{% raw %}`` or ``{% comment %}`` block too).
+ANALYZER_VERSION = 45
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

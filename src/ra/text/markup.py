@@ -261,6 +261,7 @@ def indented_code(text: str) -> list[tuple[int, int]]:
     if (not text.startswith(_INDENTS) and not _MAY_INDENT.search(text)) or (
             "<" in text and _COMPONENT.search(text)):
         return []
+    text = _blank_highlights(text)  # a template's capture is its own: offsets kept
     found: list[tuple[int, int]] = []
     # the open containers: (the least indentation that goes on in it, that is code in it)
     containers: list[tuple[int, int]] = []
@@ -317,10 +318,6 @@ def indented_code(text: str) -> list[tuple[int, int]]:
             raw_end = None if _HTML_RAW[raw] in body[len(raw):] else _HTML_RAW[raw]
             prose = False
             continue
-        if capture := _CAPTURE_OPEN.match(body):
-            raw_end = None if f"end{capture.group(1)}" in body else f"end{capture.group(1)}"
-            prose = False
-            continue
         if (item := _LIST_ITEM.match(body)) and not body.startswith(("---", "***", "___")):
             marker = len(item.group().rstrip(" \t"))
             width = _columns(" " * col + item.group()) - col - marker
@@ -336,10 +333,6 @@ def indented_code(text: str) -> list[tuple[int, int]]:
     if code is not None:
         found.append(code)
     return found
-
-
-#: A template's capture, whose content is its own (Nunjucks, Liquid): ``{% set x %}``
-_CAPTURE_OPEN = re.compile(r"\{%-?[ \t]*(set|capture|raw|highlight|comment)\b[^%=]*-?%\}")
 
 
 def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list[str]]:
