@@ -317,15 +317,29 @@ async def test_malformed_calls_are_tool_errors_and_the_server_keeps_serving(proj
         with anyio.fail_after(60):
             for tool, args in bad_calls:
                 result = await client.call_tool(tool, args)
-                if tool == "list_sources":  # extra arguments are ignored
-                    assert not result.is_error
-                    continue
                 assert result.is_error, (tool, args)
                 assert text(result).strip(), (tool, args)
                 assert "pydantic.dev" not in text(result)  # the error, not a link
             good = await client.call_tool("search", {"queries": "logging conventions"})
     assert not good.is_error
     assert good.structured_content["queries"][0]["results"][0]["id"] == "docs:guide.md#logging"
+
+
+async def test_an_argument_a_tool_does_not_take_is_named_not_dropped(project):
+    # the SDK drops unknown keys: a misspelt `max_token` ran with the default budget
+    async with Client(create_server(project)) as client:
+        schemas = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+        wrong = await client.call_tool("search", {"queries": "logging", "max_token": 50,
+                                                  "limt": 1})
+        alias = await client.call_tool("search", {"query": "logging"})
+        empty = await client.call_tool("list_sources", {"verbose": True})
+    assert all(s["additionalProperties"] is False for s in schemas.values())
+    assert wrong.is_error
+    assert "unknown argument 'max_token' (did you mean 'max_tokens'?)" in text(wrong)
+    assert "unknown argument 'limt' (did you mean 'limit'?)" in text(wrong)
+    assert "the tool takes queries, limit, max_tokens, list" in text(wrong)
+    assert not alias.is_error  # an alias the tool declares is no stranger
+    assert empty.is_error and "unknown argument 'verbose'; the tool takes none" in text(empty)
 
 
 async def test_an_unexpected_failure_is_a_tool_error_not_a_crash(project, monkeypatch):

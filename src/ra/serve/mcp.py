@@ -44,7 +44,7 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import AliasChoices, Field, StringConstraints
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from ra import __version__
 from ra.errors import QueryError, RaError, message
@@ -319,9 +319,40 @@ def _tool(tools: list[Tool]) -> Callable:
                                   annotations=READ_ONLY)
         meta = tool.fn_metadata  # results are still validated against the TypedDict
         meta.output_schema = schemas.published(meta.output_schema)
+        meta.arg_model = _closed(meta.arg_model)
+        tool.parameters = meta.arg_model.model_json_schema(by_alias=True)
         tools.append(tool)
         return fn
     return register
+
+
+def _closed(model: type[BaseModel]) -> type[BaseModel]:
+    """The tool's arguments with no others allowed: a misspelt one (``max_token``,
+    ``limt``) is a tool error naming it and the arguments the tool takes, where the SDK
+    drops it and the call runs without it; the published schema says
+    ``additionalProperties: false``."""
+    names = [f.alias or name for name, f in model.model_fields.items()]
+    known = set(names) | {a for f in model.model_fields.values()
+                          if isinstance(f.validation_alias, AliasChoices)
+                          for a in f.validation_alias.choices if isinstance(a, str)}
+
+    def unknown(cls, data: Any) -> Any:
+        extra = [k for k in data if k not in known] if isinstance(data, dict) else []
+        if extra:
+            import difflib
+
+            said = "; ".join(
+                f"unknown argument {k!r}" + (f" (did you mean {close[0]!r}?)" if (
+                    close := difflib.get_close_matches(str(k), names, 1, 0.6)) else "")
+                for k in extra)
+            raise ValueError(f"{said}; the tool takes {', '.join(names) or 'none'}")
+        return data
+
+    return type(model.__name__, (model,), {
+        "__module__": model.__module__,
+        "model_config": ConfigDict(**model.model_config,  # an alias beside its name: ignored
+                                   json_schema_extra={"additionalProperties": False}),
+        "_unknown": model_validator(mode="before")(classmethod(unknown))})
 
 
 def _add_search_tools(tools: list[Tool]) -> None:
