@@ -622,9 +622,12 @@ async def test_stdio_end_to_end(project):
 
 
 @pytest.mark.skipif(not RA.exists(), reason="the ra executable is not installed beside python")
-def test_stdio_answers_the_calls_in_flight_when_input_ends(project):
+@pytest.mark.parametrize("ends", ["pipes", "files"])
+def test_stdio_answers_the_calls_in_flight_when_input_ends(project, tmp_path, ends):
     """``printf '…' | ra mcp``: stdin ends right after the last request, while the search
-    runs; every request read is answered before the server stops (it stopped first)."""
+    runs; every request read is answered before the server stops (it stopped first). The
+    same from a file into a file (``ra mcp < requests > answers``: the SDK's transport,
+    which served files, answered the first request alone)."""
     messages = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
@@ -634,10 +637,18 @@ def test_stdio_answers_the_calls_in_flight_when_input_ends(project):
          "params": {"name": "get", "arguments": {"id": "docs:guide.md#logging"}}},
         {"jsonrpc": "2.0", "id": "three", "method": "tools/call",
          "params": {"name": "search", "arguments": {"queries": "logging"}}}]
-    done = subprocess.run([str(RA), "mcp"], cwd=project, capture_output=True, text=True,
-                          timeout=E2E_SECONDS, input="".join(json.dumps(m) + "\n"
-                                                             for m in messages))
-    answers = {a["id"]: a for a in map(json.loads, done.stdout.splitlines())}
+    requests = "".join(json.dumps(m) + "\n" for m in messages)
+    if ends == "pipes":
+        done = subprocess.run([str(RA), "mcp"], cwd=project, capture_output=True, text=True,
+                              timeout=E2E_SECONDS, input=requests)
+        out = done.stdout
+    else:
+        (tmp_path / "requests").write_text(requests)
+        with open(tmp_path / "requests") as stdin, open(tmp_path / "answers", "w") as stdout:
+            done = subprocess.run([str(RA), "mcp"], cwd=project, stdin=stdin, stdout=stdout,
+                                  stderr=subprocess.PIPE, text=True, timeout=E2E_SECONDS)
+        out = (tmp_path / "answers").read_text()
+    answers = {a["id"]: a for a in map(json.loads, out.splitlines())}
     assert done.returncode == 0 and set(answers) == {1, 2, "three"}, done.stderr
     assert answers[2]["result"]["structuredContent"]["id"] == "docs:guide.md#logging"
     assert not answers["three"]["result"]["isError"]
@@ -700,9 +711,12 @@ def test_stdio_claims_the_standard_descriptors_and_gives_them_back():
                  "    os.write(wfd, b'wire')\n")
     done = _python(no_stderr, input="")
     assert (done.returncode, done.stdout) == (0, "wire")
-    with open(__file__) as regular:  # a file, /dev/null, a terminal: the SDK's transport
+    with open(__file__) as regular:  # a file or /dev/null never blocks: ours too
         done = _python("from ra.serve.stdio import pipes; print(pipes())", stdin=regular)
-    assert done.stdout == "False\n"
+    assert done.stdout == "True\n"
+    done = _python("from ra.serve.stdio import pipes; print(pipes())",
+                   stdin=subprocess.DEVNULL)
+    assert done.stdout == "True\n"
 
 
 async def test_stdio_lines_come_whole_across_reads_and_writes_wait_for_room():

@@ -6,13 +6,15 @@ thread and back, three per tool call, each waking another thread (and, on a busy
 a chance to lose the CPU to another process). When stdin and stdout are pipes or sockets
 (what an agent runtime gives the server it starts), ``serve`` hands the SDK's transport
 (``stdio_server(stdin, stdout)`` takes such streams) the same lines read and written with
-non-blocking calls on the event loop, waiting only when a pipe is empty or full. Anything
-else (a terminal, a file, /dev/null) is served by the SDK's own transport, unchanged.
+non-blocking calls on the event loop, waiting only when a pipe is empty or full. A file or
+a device other than a terminal (``ra mcp < requests > answers``, ``2>/dev/null``) never
+makes a call wait, and is served the same way; a terminal (someone typing) is served by
+the SDK's own transport, unchanged.
 
 At the end of input, the requests read and not yet answered are answered first (within
-``DRAIN_SECONDS``): a script that pipes its requests in (``printf … | ra mcp``) closes
-stdin right after the last one, and the SDK's server, its input ended, stopped without
-answering the call in flight (``Exchange``).
+``DRAIN_SECONDS``): a script that pipes its requests in (``printf … | ra mcp``, or
+``ra mcp < requests``) closes stdin right after the last one, and the SDK's server, its
+input ended, stopped without answering the call in flight (``Exchange``).
 
 As the SDK's transport does, the wire moves to private descriptors for the run: fd 0 reads
 /dev/null and fd 1 writes to stderr (or nowhere, without one), so a stray print or a child
@@ -42,13 +44,15 @@ _ID = re.compile(r'"id":(-?\d+|"(?:[^"\\]|\\.)*")')
 
 
 def pipes() -> bool:
-    """Whether stdin and stdout are pipes or sockets, which can be read and written
-    without blocking."""
+    """Whether stdin and stdout are pipes, sockets, files or devices other than a terminal,
+    which can be read and written without blocking (a file or a device never blocks: its
+    calls return at once, and nothing waits on it)."""
     try:
         modes = [os.fstat(fd).st_mode for fd in (0, 1)]
     except OSError:
         return False
-    return all(stat.S_ISFIFO(m) or stat.S_ISSOCK(m) for m in modes)
+    return all(stat.S_ISFIFO(m) or stat.S_ISSOCK(m) or stat.S_ISREG(m)
+               or (stat.S_ISCHR(m) and not os.isatty(fd)) for fd, m in enumerate(modes))
 
 
 def run(server) -> None:
