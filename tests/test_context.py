@@ -630,25 +630,36 @@ def test_an_input_file_is_never_returned(book):
     assert SHARED_STATE_DOC in resp.queries[0].explain["excluded"]
 
 
-def test_binary_and_missing_files_are_skipped_with_warnings(in_book, capsys):
+def test_binary_files_are_skipped_and_missing_ones_searched_by_their_path(in_book, capsys):
     code, out, err = run(capsys, "context", "src/worker_pool.rs", "src/missing.rs",
                          "src/blob.bin", "--list")
     assert code == 0 and out.strip()
-    assert "src/missing.rs: no such file; skipped" in err
+    assert "src/missing.rs: no such file yet: its path alone" in err
     assert "src/blob.bin: binary file; skipped" in err
     code, _, err = run(capsys, "context", "src", "--list")  # a folder: what to give instead
     assert code == 1 and "src: a folder; skipped (give its files: src/*)" in err
     root, config, reader = in_book
     resp = context_search(reader, config, ["src/missing.rs", "src/worker_pool.rs"])
-    assert resp.to_dict()["warnings"] == ["src/missing.rs: no such file; skipped"]
+    assert resp.to_dict()["warnings"] == ["src/missing.rs: no such file yet: its path alone"]
 
 
-def test_an_empty_file_is_an_error(in_book, capsys):
-    code, out, err = run(capsys, "context", "src/empty.rs")
-    assert code == 1 and not out
-    assert "nothing to analyse" in err and "empty" in err
-    code, _, err = run(capsys, "context", "src/missing.rs", "src/blob.bin")
-    assert code == 1 and "no such file" in err and "binary" in err
+def test_a_file_not_written_yet_is_searched_by_its_path(in_book, capsys):
+    """An agent asks before it creates the file (both helpers' tries: "nothing to
+    analyse: …: no such file"); an empty file just created is the same."""
+    root, config, reader = in_book
+    new = context_search(reader, config, ["src/shared_state/mutex_guard.rs"],
+                         ContextOptions(explain=True))
+    words = {t["word"] for t in new.queries[0].explain["files"][0]["terms"]}
+    assert {"mutex", "guard", "shared", "state"} <= words
+    assert new.queries[0].results[0].path == "ch16-03-shared-state.md"
+    assert new.warnings == ["src/shared_state/mutex_guard.rs: no such file yet: its path alone"]
+    code, out, err = run(capsys, "context", "src/empty.rs", "--list")
+    assert code == 0 and out.strip() and "src/empty.rs: empty: its path alone" in err
+    code, out, err = run(capsys, "context", "src/qxzv.rs", "--list")
+    assert code == 1 and not out  # no word of its path is the book's
+    assert "nothing to search for: no word of src/qxzv.rs occurs in the index" in err
+    code, _, err = run(capsys, "context", "src/blob.bin")
+    assert code == 1 and "nothing to analyse" in err and "binary" in err
 
 
 def test_rule_search_overrides_apply(book):

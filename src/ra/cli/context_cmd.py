@@ -90,7 +90,8 @@ def _render(response, config, json_: bool, list_: bool) -> None:
 
 
 def context(
-    files: list[Path] = typer.Argument(..., help="The files you are working on."),
+    files: list[Path] = typer.Argument(..., help=(
+        "The files you are working on (one not written yet: its path).")),
     limit: int | None = typer.Option(None, "--limit", "-n", min=1, max=1_000_000,
                                      help="Maximum results (default [context] limit, 10)."),
     terms: int | None = typer.Option(None, "--terms", min=1, max=1_000_000,

@@ -2,8 +2,9 @@
 
 ``extract_signals`` reads one file and ranks its terms, in five steps:
 
-1. sample: the first ``sample_size`` bytes; a missing, binary (NUL byte) or empty file is
-   skipped with a warning (``UnreadableFile``);
+1. sample: the first ``sample_size`` bytes; a binary file (NUL byte) is skipped with a
+   warning (``UnreadableFile``); a file that does not exist yet or is empty (one an agent
+   is about to write) has its path and rules alone, with a warning;
 2. path: components of the project-relative path, split at ``_ - .`` and camelCase (a
    camelCase name is also kept whole: docs write ``editLink``), lowercased, noise
    (``src``, ``tests``, extensions…) and stopwords dropped; a file-name word weighs 4, a
@@ -62,6 +63,10 @@ class ContextError(RaError):
 
 class UnreadableFile(ContextError):
     """A file that is missing, binary or empty (skipped with a warning)."""
+
+
+class MissingFile(UnreadableFile):
+    """A file that does not exist (yet): an agent about to create it."""
 
 
 
@@ -176,7 +181,7 @@ def sample_content(file: str | Path, sample_size: int) -> str:
 
     path = Path(file)
     if not path.exists():
-        raise UnreadableFile(f"{file}: no such file; skipped")
+        raise MissingFile(f"{file}: no such file; skipped")
     if path.is_dir():
         raise UnreadableFile(f"{file}: a folder; skipped (give its files: "
                              f"{str(file).rstrip('/')}/*)")
@@ -431,12 +436,16 @@ def extract_signals(file: str | Path, config, reader=None, *, trees: tuple[str, 
     from ra.text.analysis import analyzer_for
 
     ctx = config.context
-    text = sample_content(file, ctx.sample_size)
-    if not text.strip():
-        raise UnreadableFile(f"{file}: empty file; skipped")
+    try:
+        text = sample_content(file, ctx.sample_size)
+        new = None if text.strip() else "empty"
+    except MissingFile:  # a file about to be written: its path and rules say what it is
+        text, new = "", "no such file yet"
     analyzer = analyzer or analyzer_for(config.search.stemmer)
     path = project_path(Path(file), config)
     rules, warnings = config.match_rules(path), []
+    if new:
+        warnings.append(f"{file}: {new}: its path alone")
     chosen = _trees_for(rules, tuple(trees), warnings, str(file))
     stop = for_file(path)
     words = content_words(text, markdown=is_markdown(path), min_length=ctx.min_word_length,

@@ -432,7 +432,7 @@ def _add_context_tool(tools: list[Tool]) -> None:
     async def context(
         files: Annotated[list[str], Field(min_length=1, max_length=MAX_FILES, description=(
             "Files you are working on, relative to the project root (or absolute inside "
-            "it). ra analyses their paths and content."))],
+            "it). ra analyses their paths and content; a file not written yet, its path."))],
         ctx: Context,
         limit: Annotated[int | None, Field(ge=1, le=1000, description=(
             "Maximum sections to return (default 10)."))] = None,
