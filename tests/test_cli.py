@@ -353,6 +353,30 @@ def test_init_names_the_folder_that_holds_the_notes(tmp_path, monkeypatch, capsy
                                                      n.startswith(".") for n in names)
 
 
+def test_init_names_the_top_when_its_readme_is_the_notes(tmp_path, monkeypatch, capsys):
+    """coding-interview-university: its README (and how-to.md) at the top, 30 READMEs in
+    other languages in ``translations/``, which ``ra init`` named as the tree, leaving
+    the English out; the System Design Primer: its 110 KB README at the top, eight
+    solutions (and their Chinese) in ``solutions/system_design/``, which it named."""
+    _files(tmp_path / "ciu", ["README.md", "how-to.md", *(
+        f"translations/README-{lang}.md" for lang in ("cn", "de", "es", "fr", "ja", "kh"))])
+    monkeypatch.chdir(tmp_path / "ciu")
+    code, _, err = run(capsys, "init")
+    assert code == 0 and 'path = "."' in (tmp_path / "ciu" / ".ra.toml").read_text()
+    assert "tree docs is . (2 markdown files; translations left out: README-cn.md" in err
+    primer = tmp_path / "primer"
+    _files(primer, ["CONTRIBUTING.md", *(f"solutions/system_design/{n}/README{lang}.md"
+                                         for n in "abcdefgh" for lang in ("", "-zh-Hans"))])
+    (primer / "README.md").write_text("# The primer\n\n" + "Caches and queues. " * 400)
+    (primer / "CHANGELOG.md").write_text("# Changes\n\n" + "A change. " * 2000)
+    monkeypatch.chdir(primer)
+    code, _, err = run(capsys, "init")
+    assert code == 0 and 'path = "."' in (primer / ".ra.toml").read_text()
+    (primer / "README.md").write_text("# The primer\n\nSee the solutions.\n")
+    code, _, err = run(capsys, "init", "--force")  # a README about the notes: theirs
+    assert 'path = "./solutions/system_design"' in (primer / ".ra.toml").read_text()
+
+
 def test_init_names_the_markdown_it_leaves_outside_the_tree(tmp_path, monkeypatch, capsys):
     """Swift's evolution repository: the proposals in ``proposals/``; beside them the
     process, the commonly rejected changes and ``visions/``, which only a tree of their

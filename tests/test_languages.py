@@ -123,6 +123,30 @@ def test_translations_mirror_their_pages():
         "src/docs/{de,fr}/, pages.{de,pt_BR}/, es/, *.{fr,de}.md, README-ja.md, README_ko.md")
 
 
+def test_translations_named_by_country_or_kept_in_a_folder_of_translations():
+    """What the sites write, not ISO 639-1: Nextra's ``cot.jp.mdx`` and ``cot.kr.mdx``
+    beside ``cot.en.mdx`` (the Prompt Engineering Guide), coding-interview-university's
+    ``translations/README-cn.md``, ``-kh``, ``-ptbr`` (of the README above it), and
+    ML-For-Beginners' lessons, each with a ``translations/`` folder of its README."""
+    nextra = [f"pages/{p}.{lang}.mdx" for p in ("cot", "rag", "settings")
+              for lang in ("en", "jp", "kr", "zh")]
+    assert translations(nextra) == [("**/*.jp.mdx", 3), ("**/*.kr.mdx", 3),
+                                    ("**/*.zh.mdx", 3)]
+    ciu = ["README.md", "how-to.md", *(f"translations/README-{lang}.md" for lang in
+                                       ("cn", "kh", "ptbr", "tw", "ja", "af"))]
+    assert translations(ciu) == [(f"**/README-{lang}.md", 1) for lang in
+                                 ("af", "cn", "ja", "kh", "ptbr", "tw")]
+    lessons = [f"{n}-Lesson/{p}" for n in (1, 2) for p in (
+        "README.md", "translations/README.es.md", "translations/README.pt-br.md",
+        "assignment.md")] + ["Readme.zh-cn.md"] + ["README.md"]
+    assert translations(lessons) == [("**/*.es.md", 2), ("**/*.pt-br.md", 2),
+                                     ("**/*.zh-cn.md", 1)]
+    # four letters that are no language and its country, or a country's code where no
+    # page has its name, are no translation
+    assert translations(["README.md", "README-test.md", "README-dev.md", "notes.md",
+                         "notes.br.md", "guide.jp.md"]) == []
+
+
 def test_sibling_vaults_with_translated_names_are_translations():
     """Obsidian's help keeps a vault per language beside its release notes, each page's
     name translated ("Editing and formatting" is "Bearbeitung und Formatierung"): no

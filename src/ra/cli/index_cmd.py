@@ -230,11 +230,11 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
     the folder named are looked into until their first markdown file, since a tree there
     would index them (a JavaScript project's ``node_modules`` holds a README and a
     CHANGELOG per package), so ``ra init`` excludes them."""
+    from ra.config.globs import glob_set
     from ra.config.settings import NOT_NOTES, is_tests
+    from ra.text.languages import TRANSLATION_FOLDERS
+    from ra.text.languages import translations as mirrored
 
-    within: Counter[Path] = Counter()  # markdown files in each folder and below it
-    own: Counter[Path] = Counter()
-    tested: Counter[Path] = Counter()  # of those, the ones in a folder of tests
     pruned: list[Path] = []  # the NOT_NOTES folders the walk left out
     found: list[Path] = []  # every markdown file counted
     for top, folders, files in os.walk(cwd):
@@ -242,18 +242,34 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
         folders[:] = [f for f in folders if not f.startswith(".")]
         pruned += [rel / f for f in folders if f in NOT_NOTES]
         folders[:] = [f for f in folders if f not in NOT_NOTES]
-        mine = [rel / f for f in files if is_markdown(f) and not f.startswith(".")]
-        found += mine
-        n = len(mine)
-        if n:
-            own[rel] = n
-            in_tests = any(map(is_tests, rel.parts))
-            for folder in (rel, *rel.parents):
-                within[folder] += n
-                tested[folder] += n if in_tests else 0
-    top = Path(".")
-    if not within[top]:
+        found += [rel / f for f in files if is_markdown(f) and not f.startswith(".")]
+    if not found:
         return "./docs", 0, [], []
+    # pages named for a language (README-ja.md, cot.jp.mdx) weigh nothing, and those in a
+    # folder of translations of the pages above it count for nothing:
+    # coding-interview-university's translations/ held 30 READMEs to the one at the top
+    # (folders named for a language stay counted: ``content/`` of a Hugo site holds
+    # ``en/`` and its translations, and is named with those excluded)
+    away = glob_set(tuple(p for p, _ in mirrored(p.as_posix() for p in found)
+                          if p.startswith("**/"))).matches
+    within: Counter[Path] = Counter()  # markdown files in each folder and below it
+    own: Counter[Path] = Counter()
+    tested: Counter[Path] = Counter()  # of those, the ones in a folder of tests
+    size: Counter[Path] = Counter()  # the bytes of those not named for a language
+    for path in found:
+        translated = away(path.as_posix())
+        if translated and TRANSLATION_FOLDERS.intersection(
+                p.lower() for p in path.parent.parts):
+            continue
+        rel, in_tests = path.parent, any(map(is_tests, path.parent.parts))
+        own[rel] += 1
+        if not translated:
+            with contextlib.suppress(OSError):
+                size[path] = (cwd / path).stat().st_size
+        for folder in (rel, *rel.parents):
+            within[folder] += 1
+            tested[folder] += in_tests
+    top = Path(".")
     # the folder is chosen by the notes outside tests (but by all, when all are there)
     counted = within if tested[top] == within[top] else within - tested
     below = counted[top] - own[top]
@@ -264,15 +280,39 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
         if best is None or counted[best] < NOTES_SHARE * below:
             break
         folder = best
+    if folder != top and _top_is_notes(size, folder):
+        folder = top
     left_out: set[str] = set()
     for path in pruned:
         if ((folder == top or folder in path.parents) and path.name not in left_out
                 and _holds_markdown(cwd / path)):
             left_out.add(path.name)
     name = "." if folder == top else f"./{folder.as_posix()}"
+    held = sum(1 for p in found if folder == top or folder in p.parents)  # translations too
     outside = [] if folder == top else [
-        p for p in found if folder not in p.parents and not any(map(is_tests, p.parts[:-1]))]
-    return name, within[folder], sorted(left_out), sorted(outside)
+        p for p in found if folder not in p.parents and not any(map(is_tests, p.parts[:-1]))
+        and not away(p.as_posix())]
+    return name, held, sorted(left_out), sorted(outside)
+
+
+#: The share of the chosen folder's bytes that the markdown at the top (not its
+#: changelog, license or contributing guide) must reach for ``ra init`` to name the top:
+#: a README that is the notes (the System Design Primer's, 110 KB, beside eight solutions
+#: of 135 KB in ``solutions/system_design/``).
+TOP_SHARE = 0.5
+#: Files at the top that are about the project, not notes (their stems, lowercase).
+ABOUT_PROJECT = frozenset(
+    "authors changelog changes code_of_conduct code-of-conduct codeowners contributing "
+    "contributors governance history license maintainers news notice releases security "
+    "support".split())
+
+
+def _top_is_notes(size: Counter[Path], folder: Path) -> bool:
+    """Whether the markdown at the top (``ABOUT_PROJECT`` left out) weighs ``TOP_SHARE``
+    of ``folder``'s at least, in bytes."""
+    at_top = sum(n for p, n in size.items() if len(p.parts) == 1
+                 and p.stem.lower() not in ABOUT_PROJECT)
+    return at_top >= TOP_SHARE * sum(n for p, n in size.items() if folder in p.parents)
 
 
 def outside_note(outside: list[Path], shown: int = 4) -> str:

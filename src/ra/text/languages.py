@@ -242,8 +242,24 @@ def _mirror(mine: set, original: set, least: int = TRANSLATED_MIN) -> bool:
 
 
 #: A page's name and a language: ``index.fr`` (mkdocs-static-i18n), ``README.zh-CN``, and
-#: for a README only, after a dash or an underscore (``README-ja``, ``README_zh-CN``)
-_BESIDE = re.compile(rf"(.+?)(\.|(?<=readme)[-_])({_LANGUAGE})", re.I)
+#: for a README only, after a dash or an underscore (``README-ja``, ``README_zh-CN``); or
+#: four letters, a language and its country joined (``README-ptbr``: ``JOINED``)
+_BESIDE = re.compile(rf"(.+?)(\.|(?<=readme)[-_])((?:{_LANGUAGE})|[a-z]{{4}})", re.I)
+#: Countries' codes that name their language in translations' file names, where ISO 639-1
+#: says otherwise or names no language sites are translated into (Nextra's
+#: ``cot.jp.mdx`` and ``cot.kr.mdx`` beside ``cot.en.mdx`` on the Prompt Engineering
+#: Guide; ``README-cn.md``, ``README-tw.md``, ``README-kh.md`` on
+#: coding-interview-university), and a language joined to its country (``README-ptbr``).
+#: Only beside a page of the same name: never a folder's name.
+BY_COUNTRY = frozenset("br cn cz dk gr hk il ir jp kh kr tw ua vn".split())
+JOINED = frozenset("ptbr ptpt zhcn zhtw zhhk enus engb esmx frca".split())
+
+
+def _names_language(tag: str) -> bool:
+    """Whether a page's suffix (``_BESIDE``) names a language sites are translated into."""
+    low = tag.lower()
+    return low in BY_COUNTRY or low in JOINED or (
+        len(low) != 4 and is_language_tag(tag, True))
 
 
 def _beside(files: list[str]) -> list[tuple[str, int]]:
@@ -253,7 +269,11 @@ def _beside(files: list[str]) -> list[tuple[str, int]]:
     then the language with the most pages is the original, English on a tie), and a
     project's README in another language (``README.zh-CN.md``, ``README-ja.md`` beside
     ``README.md``: one is enough; other pages, ``TRANSLATED_MIN`` of them). Only the
-    languages sites are translated into count (``TRANSLATED_INTO``)."""
+    languages sites are translated into count (``TRANSLATED_INTO``, and the countries'
+    codes sites name them by: ``BY_COUNTRY``, ``JOINED``). A page in a ``translations/``
+    folder (``TRANSLATION_FOLDERS``) translates the page of its name above it
+    (ML-For-Beginners' ``2-Regression/3-Linear/translations/README.es.md``,
+    coding-interview-university's ``translations/README-ja.md``)."""
     plain: set[tuple[str, str]] = set()  # (folder/name without suffix, suffix)
     named: dict[str, set[str]] = {}  # exclude pattern → folder/names of its pages
     suffix_of: dict[str, str] = {}
@@ -262,12 +282,14 @@ def _beside(files: list[str]) -> list[tuple[str, int]]:
         stem, dot, kind = name.rpartition(".")
         stem, suffix = (stem, f".{kind}") if dot else (name, "")
         m = _BESIDE.fullmatch(stem)
-        if m is None or not is_language_tag(m.group(3), True):
-            plain.add((f"{where}/{stem}", suffix))
+        if m is None or not _names_language(m.group(3)):
+            plain.add((_page(where, stem), suffix))
             continue
         base, sep, lang = m.group(1, 2, 3)
         pattern = f"**/*.{lang}{suffix}" if sep == "." else f"**/{base}{sep}{lang}{suffix}"
-        named.setdefault(pattern, set()).add(f"{where}/{base}")
+        up, _, folder = where.rpartition("/")  # a page's translations/ folder: of the page
+        home = up if folder.lower() in TRANSLATION_FOLDERS else where  # above it
+        named.setdefault(pattern, set()).add(_page(home, base))
         suffix_of[pattern] = suffix
     if not named:
         return []
@@ -284,6 +306,12 @@ def _beside(files: list[str]) -> list[tuple[str, int]]:
         if same >= least and same >= TRANSLATED_SHARE * len(names):
             out.append((pattern, len(names)))
     return out
+
+
+def _page(folder: str, name: str) -> str:
+    """A page's folder and name, as translations are matched with it (a README whatever
+    its case: ``Readme.zh-cn.md`` beside ``README.md``)."""
+    return f"{folder}/{'README' if name.lower() == 'readme' else name}"
 
 
 def _suffixed(files: list[str], folders: set[str]) -> list[tuple[str, int]]:
