@@ -520,6 +520,34 @@ def test_an_ancestor_that_claimed_its_sections_gives_way_to_the_best_that_fits()
         assert [(c.id, c.score) for c in out] == [("t:p.md#b-1", score)]
 
 
+def test_the_part_of_a_large_result_is_aggregated_as_results_are():
+    """The System Design Primer's "Latency numbers every programmer should know" (716
+    tokens, under a 5,468-token appendix whose introduction names it) closes with a list
+    of further reading whose links repeat its title: the short list scored best and was
+    given alone. Its section matched too and holds it: the section stands for both."""
+    tree = {
+        "t:r.md#appendix": sized("t:r.md#appendix", None, 0.0, 5468),
+        "t:r.md#powers": sized("t:r.md#powers", "t:r.md#appendix", 0.0, 155, 2),
+        "t:r.md#latency": sized("t:r.md#latency", "t:r.md#appendix", 0.0, 716, 2),
+        "t:r.md#visualized": sized("t:r.md#visualized", "t:r.md#latency", 0.0, 71, 2),
+        "t:r.md#sources": sized("t:r.md#sources", "t:r.md#latency", 0.0, 141, 2),
+    }
+    cands = [tree["t:r.md#sources"]._replace(score=42.2),
+             tree["t:r.md#latency"]._replace(score=35.2),
+             tree["t:r.md#visualized"]._replace(score=34.8),
+             tree["t:r.md#appendix"]._replace(score=20.0)]
+    kwargs = dict(threshold=0.75, cutoff_ratio=0.0, limit=None, lookup=tree.get)
+    assert [c.id for c in rank(cands, **kwargs)] == ["t:r.md#appendix"]
+    fitted = rank(cands, max_tokens=4000, **kwargs)
+    assert [c.id for c in fitted] == ["t:r.md#latency"]
+    assert set(fitted[0].constituents) == {"t:r.md#latency", "t:r.md#sources",
+                                           "t:r.md#visualized"}
+    small = rank(cands, max_tokens=500, **kwargs)  # the section too large: its best part
+    assert [c.id for c in small] == ["t:r.md#sources"]
+    alone = rank(cands, max_tokens=4000, aggregation=False, **kwargs)
+    assert [c.id for c in alone] == ["t:r.md#sources"]  # without aggregation: as before
+
+
 def test_a_large_result_with_no_part_that_fits_stays_as_it_is():
     alone = [scored("t:p.md", 30.0)]
     too_big = [scored("t:p.md", 30.0), scored("t:p.md#b", 5.0)]
@@ -534,8 +562,9 @@ def test_a_large_result_with_no_part_that_fits_stays_as_it_is():
 def test_a_budget_changes_what_stands_for_a_page_never_where_it_ranks(forest, budget,
                                                                       aggregation):
     """Every position keeps its score and its page; a result that changed is a matched
-    chunk beneath the one it replaces, fits the budget, and the one it replaces did not;
-    still no result nests in another."""
+    chunk beneath the one it replaces (or a section there standing for matched chunks
+    beneath it), fits the budget, and the one it replaces did not; still no result nests
+    in another."""
     tree, cands = forest
     tokens = {cid: 3 * (1 + len(cid)) % 47 for cid in tree}  # sizes of every shape
     tree = {cid: c._replace(tokens=tokens[cid]) for cid, c in tree.items()}
@@ -548,7 +577,10 @@ def test_a_budget_changes_what_stands_for_a_page_never_where_it_ranks(forest, bu
     for old, new in zip(before, after, strict=True):
         if new.id != old.id:
             assert old.tokens > budget >= new.tokens
-            assert new.id in matched and old.id in _true_ancestors(tree, new.id)
+            assert old.id in _true_ancestors(tree, new.id)
+            assert new.id in matched or (
+                new.constituents and set(new.constituents) <= matched
+                and all(new.id in _true_ancestors(tree, i) | {i} for i in new.constituents))
     out = {c.id for c in after}
     assert len(out) == len(after)
     assert not any(_true_ancestors(tree, c.id) & out for c in after)

@@ -372,7 +372,8 @@ def aggregate(cands: Sequence[Candidate], threshold: float,
 
 
 def fit_parts(results: Sequence[Candidate], cands: Sequence[Candidate],
-              max_tokens: int | None, lookup: Lookup | None = None) -> list[Candidate]:
+              max_tokens: int | None, lookup: Lookup | None = None,
+              threshold: float | None = None) -> list[Candidate]:
     """``results`` with each one too large for the token budget ``max_tokens`` that has
     matched chunks beneath it (an aggregate's, or those an ancestor claimed) given as
     the best of those that fits, in its place and with its score: the page ranks where
@@ -383,17 +384,40 @@ def fit_parts(results: Sequence[Candidate], cands: Sequence[Candidate],
     section that answers the query would fit: on the hand-written tasks and questions
     over the Rust book and the C++ docs, 31 of 100 top results did not fit the MCP
     server's default budget (4,000 tokens).
+
+    With aggregation (``threshold``), the parts beneath a large result aggregate as the
+    results do, up to the largest sections that fit: the best of them is the part. The
+    best single chunk was a section's short list of further reading, whose link texts
+    repeat the section's title ("Latency numbers every programmer should know - 1", on
+    the System Design Primer), where the section it closes fits and matched too.
     """
     large = {r.id for r in results if too_large(r, max_tokens)}
     if not large:
         return list(results)
     lineage = _Lineage(lookup, cands)
     best: dict[str, Candidate] = {}  # a large result's id → its best part that fits
-    for c in sorted(cands, key=best_first):
-        if not too_large(c, max_tokens):
-            for a in large.intersection(lineage.ancestors(c)):
-                best.setdefault(a, c)
+    if threshold is None:
+        for c in sorted(cands, key=best_first):
+            if not too_large(c, max_tokens):
+                for a in large.intersection(lineage.ancestors(c)):
+                    best.setdefault(a, c)
+    else:
+        for a in large:
+            if parts := [c for c in cands if not too_large(c, max_tokens)
+                         and a in lineage.ancestors(c)]:
+                best[a] = aggregate(parts, threshold, _within(lineage, a, max_tokens))[0]
     return [best[r.id]._replace(score=r.score) if r.id in best else r for r in results]
+
+
+def _within(lineage: _Lineage, top: str, max_tokens: int | None) -> Lookup:
+    """A lookup of the chunks beneath ``top`` that fit ``max_tokens``: aggregation of the
+    parts of a large result stops below it."""
+    def node(chunk_id: str) -> Candidate | None:
+        found = lineage.node(chunk_id)
+        if found is None or too_large(found, max_tokens) or top not in lineage.ancestors(found):
+            return None
+        return found._replace(score=0.0, constituents=())
+    return node
 
 
 def too_large(c: Candidate, max_tokens: int | None) -> bool:
@@ -417,7 +441,8 @@ def rank_with_stats(cands: Sequence[Candidate], *, threshold: float, cutoff_rati
     kept = elbow_cutoff(merged, cutoff_ratio, len(merged))
     if reweigh is not None:  # reorders what the elbow kept: boosting the first result
         kept = reweigh(kept)  # before it cut "const generics" on the RFCs to one
-    relevant = fit_parts(kept, cands, max_tokens, lookup)
+    relevant = fit_parts(kept, cands, max_tokens, lookup,
+                         threshold if aggregation else None)
     final = relevant if limit is None else relevant[:max(0, limit)]
     return final, RankStats(len(cands), len(merged), len(relevant), len(final))
 
