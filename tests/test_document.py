@@ -386,6 +386,11 @@ def test_a_title_from_a_file_name_reads_a_wiki_s_dashes_and_url_escapes():
                       "0001-record-decisions.md": "0001-record-decisions",
                       "2024-01-15.md": "2024-01-15"}  # a journal's day
     assert parse_document("# Set-up\n\nText.\n", "wiki", "x-y.md").title == "Set-up"
+    # a language's suffix is not the page's name (Nextra's pages have no h1)
+    assert {name: parse_document("## Capabilities\n", "d", name).title for name in (
+        "models/llama.en.mdx", "docs/index.fr.md", "pages/trunk.io.md", "notes.v2.md")} == {
+        "models/llama.en.mdx": "llama", "docs/index.fr.md": "docs",
+        "pages/trunk.io.md": "trunk.io", "notes.v2.md": "notes.v2"}
     row = {"breadcrumb": doc.title, "tags": [], "path": doc.path, "body": "Steps.",
            "description": None, "descendants": 0}
     assert field_texts(row, "Steps.")["path"] == "Tax/ODO-1-(SI)"

@@ -107,7 +107,9 @@ MAX_TOKEN_BYTES = 40
 #: (``ra.text.markup.indented_code``): no links, tags or markup in it. 44: its lines keep
 #: their tabs past the indentation. 45: a template's capture is skipped as
 #: ``_blank_highlights`` reads it (no longer a ``{% raw %}`` or ``{% comment %}`` block too).
-ANALYZER_VERSION = 45
+#: 46: a page titled by its file's name is not titled by its language's suffix
+#: (``llama.en.mdx`` is "llama").
+ANALYZER_VERSION = 46
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -450,10 +450,15 @@ def _stem(path: str) -> str:
     lowercase slug, ``ch04-01-what-is-ownership``, stays as it is), URL escapes decoded
     after (Azure DevOps stores "ODO-1 (SI)" as ``ODO%2D1-(SI).md``). A folder's page
     (``index``, ``_index``, ``README``) is named for its folder, as a site shows it
-    (Zola's ``documentation/_index.md`` was titled "_index")."""
+    (Zola's ``documentation/_index.md`` was titled "_index"). A language's suffix is not
+    the page's name (Nextra's ``llama.en.mdx`` was "llama.en", ``index.fr.md`` "index.fr")."""
+    from ra.text.languages import names_language
+
     at = PurePosixPath(path)
-    stem = (at.parent.name if at.stem.lower() in _FOLDER_PAGES and at.parent.name
-            else at.stem) or path
+    name, dot, language = at.stem.rpartition(".")
+    name = name if dot and name and names_language(language) else at.stem
+    stem = (at.parent.name if name.lower() in _FOLDER_PAGES and at.parent.name
+            else name) or path
     if "-" in stem and " " not in stem.strip() and any(c.isupper() for c in stem):
         stem = " ".join(stem.replace("-", " ").split()) or stem
     return unescaped(stem)

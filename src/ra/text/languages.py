@@ -255,7 +255,7 @@ BY_COUNTRY = frozenset("br cn cz dk gr hk il ir jp kh kr tw ua vn".split())
 JOINED = frozenset("ptbr ptpt zhcn zhtw zhhk enus engb esmx frca".split())
 
 
-def _names_language(tag: str) -> bool:
+def names_language(tag: str) -> bool:
     """Whether a page's suffix (``_BESIDE``) names a language sites are translated into."""
     low = tag.lower()
     return low in BY_COUNTRY or low in JOINED or (
@@ -282,7 +282,7 @@ def _beside(files: list[str]) -> list[tuple[str, int]]:
         stem, dot, kind = name.rpartition(".")
         stem, suffix = (stem, f".{kind}") if dot else (name, "")
         m = _BESIDE.fullmatch(stem)
-        if m is None or not _names_language(m.group(3)):
+        if m is None or not names_language(m.group(3)):
             plain.add((_page(where, stem), suffix))
             continue
         base, sep, lang = m.group(1, 2, 3)
