@@ -558,6 +558,34 @@ def test_dashes_and_lowercase_keywords_are_text(env, query, same_as):
     assert explain["parsed"] == "threads or mutex" and "or" not in explain["ast"]
 
 
+def test_a_question_s_frame_may_close_with_do_or_mean(env):
+    """"what does temperature do": the Prompt Engineering Guide's settings page says no
+    "do", and the four chunks that did (boilerplate code) came alone."""
+    def score_only(query: str) -> list[tuple[str, bool]]:
+        explain = search(env, query, explain=True).queries[0].explain
+        return [(c["text"], c["score_only"]) for c in explain["clauses"]]
+
+    assert score_only("what does mutex do") == [("what", True), ("does", True),
+                                                 ("mutex", False), ("do", True)]
+    assert score_only("what does mutex mean")[-1] == ("mean", True)
+    assert score_only("mutex threads do")[-1] == ("do", False)  # no question: a word
+    assert score_only("what do")[-1] == ("do", False)  # nothing but a frame: as typed
+
+
+def test_operators_typed_with_words_are_said_not_searched(env):
+    """"== vs ===" was searched as "vs" alone, and said nothing of it (You Don't Know JS);
+    words of no letter or digit are named in a note, and a query of nothing else in its
+    error's hint. Punctuation goes unsaid."""
+    topic = search(env, "mutex == threads ===").queries[0]
+    assert topic.note == ("not searched: `==`, `===` (no letter or digit: ra searches "
+                          "words; the words around an operator find its page)")
+    assert ids(env, "mutex == threads ===") == ids(env, "mutex threads")
+    assert search(env, "mutex ... threads").queries[0].note is None
+    with pytest.raises(QueryError) as error:
+        search(env, '== "===" ..<')
+    assert error.value.hint.startswith("'==', '===', '..<': no letter or digit")
+
+
 def test_a_query_with_the_word_or_is_ranked_not_filtered(env):
     """"tomatoes or compost": either will do. Filtered, it kept only chunks that hold
     "or" besides both words: none here. Ranked, both sections come, and a chunk with

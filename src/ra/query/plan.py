@@ -180,6 +180,9 @@ class Plan:
     #: without leading zeros: a page whose file or folder name starts with one ranks
     #: first (``ra.query.search.numbered``)
     numbers: tuple[str, ...] = ()
+    #: the words typed with no letter or digit (``==``, ``=>``), which nothing matches: not
+    #: searched, and said so (``ra.query.search``)
+    unsearchable: tuple[str, ...] = ()
 
     def counted(self) -> tuple:
         """The groups coordination counts (for a plan built by hand without groups: each
@@ -212,6 +215,10 @@ class Plan:
 QUESTION_WORDS = frozenset("how what whats why when where which who can could should would "
                            "do does did is are".split())
 FRAME_WORDS = QUESTION_WORDS | frozenset("to i we you a an the my our there any".split())
+#: The last words of a question's frame: "what does temperature do", "what does
+#: idempotent mean" (a page on a thing rarely says so: the settings page of the Prompt
+#: Engineering Guide had no "do", and the four chunks that did, boilerplate code, came alone)
+CLOSING_WORDS = frozenset({"do", "mean"})
 #: The words of a comparison, score-only as the frame is (``Planner._needed``).
 COMPARISON_WORDS = frozenset({"vs", "versus"})
 #: Articles: score-only in a query that is filtered, not ranked, where two other words are
@@ -258,7 +265,7 @@ class Planner:
         expr = self._node(node, None, 1.0)
         if expr is None:
             raise QueryError("the query has no searchable words", query=query,
-                             syntax=False, hint="use letters or digits, e.g. 'error handling'")
+                             syntax=False, hint=_unsearchable_hint(self.plan.unsearchable))
         if rankable:
             expr = self._without_score_only(expr)
         self.plan.expr = expr
@@ -342,12 +349,17 @@ class Planner:
         rarely asks about it) and the words of a comparison (``vs``, ``versus``, "Box vs
         Rc": a page that compares two things rarely writes "vs", and as a word to AND it
         kept, on the Rust book, the table of contents alone). Each is dropped only when
-        something is left. Of a query's words, and of a slug's parts (``_compound``)."""
+        something is left. A question's last word closes its frame when it is "do" or
+        "mean" (``CLOSING_WORDS``). Of a query's words, and of a slug's parts
+        (``_compound``)."""
         word = self._word
         n = 0
         while n < len(items) and word(items[n]) in (QUESTION_WORDS if n == 0 else FRAME_WORDS):
             n += 1
-        rest = items[n:] or items
+        end = len(items)
+        if n and end - n > 1 and word(items[-1]) in CLOSING_WORDS:
+            end -= 1  # "what does X do": the question's frame closes it
+        rest = items[n:end] or items
         kept = tuple(i for i in rest if (w := word(i)) is None
                      or w.rstrip(".") not in COMPARISON_WORDS)
         return kept or rest
@@ -474,8 +486,10 @@ class Planner:
             if (document := self._document(text, fld, boost)) is not None:
                 return document
             return self._compound(text, words, fld, boost)
+        if not words:
+            return self._unsearchable(text)
         if len(words) != 1:
-            return self._phrase(text, fld, boost, 0) if words else None
+            return self._phrase(text, fld, boost, 0)
         word = words[0]
         exact = self.analyzer.stem(word)
         alts = {exact: self._exact(exact, word)}
@@ -485,6 +499,12 @@ class Planner:
                 self._continued(word, alts)
         return self._add(kind="term", text=text, fields=self._fields(fld),
                          alts=tuple(alts.values()), boost=boost)
+
+    def _unsearchable(self, text: str) -> None:
+        """Nothing: ``text`` has no letter or digit (``==``), and the plan says so unless it
+        is punctuation (a lone dash, an ellipsis)."""
+        if text not in self.plan.unsearchable and not _PUNCTUATION.fullmatch(text):
+            self.plan.unsearchable += (text,)
 
     def _compound(self, text: str, words: list[str], fld: str | None, boost: float) -> Expr:
         """``tldr-pages``: its parts (each fuzzy) or its joined word, plus its phrase for
@@ -635,7 +655,7 @@ class Planner:
             return self._add(kind="tree", text=text, tree=text)
         words = split_words(text)
         if not words:
-            return None
+            return self._unsearchable(text)
         if len(words) == 1:  # a quoted single word: exact, no fuzzy
             return self._term(words[0], fld, boost, fuzzy=False)
         alts = tuple(self._exact(self.analyzer.stem(w), w) for w in words)
@@ -715,6 +735,25 @@ def _negated(expr: Expr, under: bool = False) -> set[int]:
         case AllOf(items) | AnyOf(items):
             return set().union(*(_negated(i, under) for i in items))
     return set()  # pragma: no cover
+
+
+#: What prose puts between words, unsaid when it is dropped: one character, an ellipsis
+_PUNCTUATION = re.compile(r"\W|\.\.\.|…|[-–—]+")
+
+
+def unsearchable_note(words: tuple[str, ...]) -> str:
+    """What a query is told of the words it typed that nothing can match."""
+    said = ", ".join(f"`{w}`" for w in words)
+    return (f"not searched: {said} (no letter or digit: ra searches words; the words "
+            "around an operator find its page)")
+
+
+def _unsearchable_hint(words: tuple[str, ...]) -> str:
+    if not words:
+        return "use letters or digits, e.g. 'error handling'"
+    said = ", ".join(f"'{w}'" for w in words)
+    return (f"{said}: no letter or digit, and ra searches words; search for what it is "
+            "called, e.g. 'equality operators', 'range operator'")
 
 
 def plan_query(node: ast.Node, reader, analyzer: Analyzer, options: PlanOptions,

@@ -34,7 +34,7 @@ from ra.query.impacts import is_plain, top_rows, top_sql, with_phrases
 from ra.query.named import boost_named
 from ra.query.parser import dash_negations, parse, parse_lenient, typed_operators
 from ra.query.phrases import PhraseScorer
-from ra.query.plan import Plan, PlanOptions, plan_query, shortened
+from ra.query.plan import Plan, PlanOptions, plan_query, shortened, unsearchable_note
 from ra.query.render import plural
 from ra.query.snippets import matcher, snippet_of
 from ra.text.analysis import analyzer_for, split_words
@@ -269,6 +269,8 @@ class Searcher:
             return Topic(typed, "none", 0, explain={"ast": None} if o.explain else None,
                          note=note)
         self.config.require_trees([c.tree for c in plan.clauses if c.kind == "tree"])
+        if plan.unsearchable:
+            note = _joined(note, unsearchable_note(plan.unsearchable))
         t_plan = time.perf_counter()
         pending = self._start_meaning(node, plan, o)
         plan, rows, metas, sql = self._with_feedback(plan, *self._score(plan, o), o)
