@@ -599,6 +599,21 @@ def test_a_query_with_the_word_or_is_ranked_not_filtered(env):
     assert search(env, "tomatoes OR compost", explain=True).queries[0].explain["ranked"] is False
 
 
+def test_a_comparison_is_ranked_not_filtered(env):
+    """"tomatoes vs compost" asks about each: filtered, it kept only chunks holding both
+    (the System Design Primer: a list of disadvantages and a table of contents, never
+    its "Cache-aside" and "Write-through" sections); ranked, both sections come."""
+    for query in ("tomatoes vs compost", "tomatoes vs. compost", "tomatoes versus compost"):
+        topic = search(env, query, aggregation=False, cutoff_ratio=0.0,
+                       explain=True).queries[0]
+        assert topic.explain["ranked"], query
+        assert {"kb:gardening.md#tomatoes", "kb:gardening.md#compost"} <= {
+            r.id for r in topic.results}, query
+    assert search(env, "tomatoes vs compost", strict=True,
+                  explain=True).queries[0].explain["ranked"]
+    assert search(env, "tomatoes AND vs", explain=True).queries[0].explain["ranked"] is False
+
+
 def test_a_dash_negation_that_took_matches_out_says_so(env):
     """``-word`` may be a flag an agent pasted (``Get-ChildItem -Recurse``): the exclusion
     stands, and the topic says how many chunks matching the rest it took out and how to

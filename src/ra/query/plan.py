@@ -279,7 +279,8 @@ class Planner:
                              hint="e.g. 'rust -unsafe' or 'tree:docs install'")
         self.plan.groups = self._groups(expr)
         self.plan.ranked = rankable and (
-            len(self.plan.groups) >= self.options.long_query_words or self._says_or())
+            len(self.plan.groups) >= self.options.long_query_words or self._says_or()
+            or self._compares())
         if rankable and not self.plan.ranked and expr is not (
                 expr := self._without_articles(expr)):
             self.plan.expr, self.plan.groups = expr, self._groups(expr)
@@ -379,6 +380,14 @@ class Planner:
         postgres database" asks for either, and as a filter it kept only the chunks that
         hold the word "or" besides every other word (one, on the Nuxt Content docs)."""
         return any(c.kind == "term" and c.text.lower() == "or"
+                   for c in self.plan.clauses if c.index in self.plan.positive)
+
+    def _compares(self) -> bool:
+        """Whether the query compares (``vs``, ``versus``): "cache-aside vs write-through"
+        asks about each, and a section on each answers it. As a filter it kept the
+        chunks holding both (a list of disadvantages, a table of contents) and never the
+        two sections (the System Design Primer's "Cache-aside" and "Write-through")."""
+        return any(c.kind == "term" and c.text.lower().rstrip(".") in COMPARISON_WORDS
                    for c in self.plan.clauses if c.index in self.plan.positive)
 
     def _groups(self, expr: Expr) -> tuple:
