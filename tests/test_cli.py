@@ -212,8 +212,16 @@ def test_get_cuts_a_chunk_larger_than_the_budget_to_its_own_text_and_sections(
     assert "more sections not shown]" in out
     code, out, _ = run(capsys, "get", "docs:kep.md#part-3", "--max-tokens", "600", "--json")
     assert "cut" not in json.loads(out)  # it fits: as before
-    code, out, _ = run(capsys, "get", "docs:kep.md#kep-1-big", "--json")
+    code, out, _ = run(capsys, "get", "docs:kep.md#kep-1-big", "--max-tokens", "0", "--json")
     assert "cut" not in json.loads(out)  # no budget: the whole chunk
+    # without --max-tokens, [search] max_tokens (4000): the OpenAPI spec's "Objects and
+    # Fields" (55,000 tokens) came whole, as a zettelkasten's generated index (196 KB)
+    code, out, _ = run(capsys, "get", "docs:kep.md#kep-1-big", "--json")
+    assert json.loads(out)["max_tokens"] == 4000 and json.loads(out)["cut"]["more"] >= 0
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n[search]\n'
+                                       'max_tokens = 0\n')
+    code, out, _ = run(capsys, "get", "docs:kep.md#kep-1-big", "--json")
+    assert "cut" not in json.loads(out)
 
 
 def test_search_keeps_to_a_default_budget_that_config_and_the_option_change(

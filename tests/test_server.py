@@ -182,9 +182,10 @@ async def test_get_matches_the_cli(project, capsys):
     assert result.structured_content["id"] == "docs:guide.md"
 
 
-async def test_get_cuts_a_chunk_larger_than_a_budget_given(project, capsys):
+async def test_get_cuts_a_chunk_larger_than_the_budget(project, capsys):
     """As ``ra get --max-tokens``: its own text and its sections by id; the structured
-    content passes the client's check of the output schema."""
+    content passes the client's check of the output schema. The budget is the agent's,
+    else ``[mcp] max_tokens``."""
     result = await call(project, "get", {"id": "docs:guide.md", "max_tokens": 25})
     _, as_json, _ = cli(capsys, "get", "docs:guide.md", "--max-tokens", "25", "--json")
     data = result.structured_content
@@ -192,7 +193,13 @@ async def test_get_cuts_a_chunk_larger_than_a_budget_given(project, capsys):
     assert data["cut"]["sections"][0]["id"] == "docs:guide.md#installation"
     assert "more than max_tokens 25" in text(result)
     result = await call(project, "get", {"id": "docs:guide.md"})
-    assert "cut" not in result.structured_content  # no budget given, no links: whole
+    assert "cut" not in result.structured_content  # within [mcp] max_tokens: whole
+    # no budget given: [mcp] max_tokens (OpenAPI's 55,000-token "Objects and Fields" came
+    # whole, twice: as text and as structured content)
+    config = project / ".ra.toml"
+    config.write_text(config.read_text() + "\n[mcp]\nmax_tokens = 25\n")
+    result = await call(project, "get", {"id": "docs:guide.md"})
+    assert result.structured_content["cut"] == data["cut"]
 
 
 async def test_list_sources_reports_trees_counts_and_index_state(project, capsys):

@@ -53,7 +53,8 @@ Search for specific topics (words are AND'd and typo-tolerant; quote exact phras
 - `ra search "error handling"`
 - `ra search "error handling" "logging conventions"` - several topics in one call
 - `ra search "database migrations" --list` - ids, titles and snippets only
-- `ra get docs:guide.md#migrations` - one section by the id a search showed
+- `ra get docs:guide.md#migrations` - one section by the id a search showed (one
+  larger than the budget comes as its own text and its sections' ids)
 - `ra search "error handling" --max-tokens 2000` - a smaller token budget (the default
   is 4000; a page larger than it comes as its best matching section)
 

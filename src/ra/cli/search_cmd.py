@@ -210,13 +210,15 @@ def get(
                                        help="The whole document the chunk belongs to."),
     json_: bool = typer.Option(False, "--json", help="JSON output."),
     links: bool = typer.Option(False, "--links", help="Also the chunks it links to."),
-    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1,
-                                          help="Token budget for the chunk and its links."),
+    max_tokens: int | None = typer.Option(
+        None, "--max-tokens", min=0, help=(
+            "Token budget for the chunk and its links (default [search] max_tokens, 4000; "
+            "0: none): a larger chunk comes as its own text and its sections' ids.")),
 ) -> None:
     from ra.query.get import get_chunk
 
     config = load()
     with open_reader(config) as reader:
         found = get_chunk(reader, config, chunk_id, full_document=full_document,
-                          links=links, max_tokens=max_tokens)
+                          links=links, max_tokens=budget(max_tokens, config))
     write_output(render.dumps(found.to_dict()) + "\n" if json_ else render.render_chunk(found))

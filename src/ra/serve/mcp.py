@@ -249,10 +249,10 @@ Limit = Annotated[int | None, Field(ge=1, le=1000, description="Results per topi
 MaxTokens = Annotated[int | None, Field(ge=1, le=MAX_TOKENS, description=(
     "Token budget over all results (cl100k tokens; default [mcp] max_tokens, 4000). "
     "Results in rank order while they fit (search, context: a page larger than the "
-    "budget comes as its best matching section; get: a chunk larger than a budget given "
-    "comes as its own text and its sections' ids); one that does not fit is given as a "
-    "list entry (id, title, snippet), else as its id and title; the answer says what it "
-    "cut."))]
+    "budget comes as its best matching section; get: a chunk larger than the budget "
+    "comes as its own text and its sections' ids, to get each by; a larger budget reads "
+    "it whole); one that does not fit is given as a list entry (id, title, snippet), else "
+    "as its id and title; the answer says what it cut."))]
 SearchOut = Annotated[CallToolResult, schemas.SearchOutput]
 GetOut = Annotated[CallToolResult, schemas.GetOutput]
 SourcesOut = Annotated[CallToolResult, schemas.SourcesOutput]
@@ -413,7 +413,7 @@ def _add_search_tools(tools: list[Tool]) -> None:
 
             c = kb.call(lambda s: get_chunk(
                 s.reader, kb.config, id, full_document=full_document, links=links,
-                max_tokens=_budget(kb, max_tokens) if links else max_tokens))
+                max_tokens=_budget(kb, max_tokens)))
             return _result(render_chunk(c, "max_tokens"), c.to_dict())
         return await answer(ctx, body)
 
