@@ -278,6 +278,17 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
      "- [`IsIndexed`](#isindexed)", "Only these support DIB: GetBits GetPitch IsIndexed"),
     ("- [A](#a)\n- [B](#b)\n\nTwo.", "A B Two."),
     ("- [A](#a)\n- [B](other.md#b)\n- [C](#c)", "A B C"),
+    # ten or more that close a section's text, after an introduction: the System Design
+    # Primer's "Index of system design topics" (82 of them); nine, or text after, stay
+    ("> Summaries of topics.\n\n<img src=\"x.png\">\n\n" + "".join(
+        f"{'    ' * (k % 2)}* [Topic {k}](#topic-{k})\n" for k in range(10)),
+     "Summaries of topics."),
+    ("Topics:\n\n" + "".join(f"* [T{k}](#t{k})\n" for k in range(10)),  # announced
+     "Topics: " + " ".join(f"T{k}" for k in range(10))),
+    ("Topics\n\n" + "".join(f"* [T{k}](#t{k})\n" for k in range(9)),
+     "Topics " + " ".join(f"T{k}" for k in range(9))),
+    ("Topics\n\n" + "".join(f"* [T{k}](#t{k})\n" for k in range(10)) + "\nAnd more.",
+     "Topics " + " ".join(f"T{k}" for k in range(10)) + " And more."),
     # Hugo shortcodes show their text (Kubernetes' glossary tooltips: text, else the term)
     ('A {{< glossary_tooltip text="Pod" term_id="pod" >}} runs on a '
      '{{< glossary_tooltip term_id="kube-node" >}}.', "A Pod runs on a kube node ."),
