@@ -683,21 +683,44 @@ def test_a_text_found_in_several_places_is_given_once_with_its_copies(versions):
     response = versions.search(["sign release tarball"], SearchOptions(limit=3,
                                                                         cutoff_ratio=0))
     results = response.queries[0].results
-    first = results[0]
-    assert first.id == "kb:v1/release.md#signing"
-    assert first.copies == ("kb:v2/release.md#signing", "kb:v3/release.md#signing")
-    assert first.near_copies == ("kb:v4/release.md#signing",)  # one word other
+    first = results[0]  # the newest version stands for the others (v4: one word other)
+    assert first.id == "kb:v4/release.md#signing" and first.copies == ()
+    assert first.near_copies == ("kb:v1/release.md#signing", "kb:v2/release.md#signing",
+                                 "kb:v3/release.md#signing")
     assert [r.id for r in results[1:]] == ["kb:v4/notes.md#signing",  # another file's
                                            "kb:v5/release.md#signing"]  # another text
     data = response.to_dict()["queries"][0]["results"]
-    assert data[0]["copies"] == list(first.copies)
-    assert data[0]["near_copies"] == ["kb:v4/release.md#signing"]
+    assert data[0]["near_copies"] == list(first.near_copies) and "copies" not in data[0]
     assert "copies" not in data[1] and "near_copies" not in data[1]
-    shown = ("(the same text at kb:v2/release.md#signing, kb:v3/release.md#signing)\n"
-             "    (nearly the same text at kb:v4/release.md#signing)")
+    shown = ("    (nearly the same text at kb:v1/release.md#signing, kb:v2/release.md#signing, "
+             "kb:v3/release.md#signing)")
     assert shown in render_search(response, "list")
     assert shown.replace("    ", "") in render_search(response, "full")
     assert response.queries[0].total_matches == 6  # copies still count as matches
+
+
+def test_the_newest_version_of_a_page_stands_for_its_copies(tmp_path_factory):
+    """The MCP specification keeps a folder per version (``2024-11-05/`` …
+    ``2026-07-28/``, ``draft/``): "pagination nextCursor" showed the oldest's id, the
+    current one among its copies; an agent cites and gets the id it is shown."""
+    from ra.query.search import newest_version
+
+    for searcher in one_tree(tmp_path_factory, "dated", {
+            "spec/2024-11-05/release.md": RELEASE, "spec/2026-07-28/release.md": RELEASE,
+            "spec/2025-06-18/release.md": RELEASE, "spec/draft/release.md": RELEASE}):
+        first = searcher.search(["sign release tarball"], SearchOptions(
+            limit=3, cutoff_ratio=0)).queries[0].results[0]
+        assert first.id == "kb:spec/2026-07-28/release.md#signing"
+        assert sorted(first.copies + first.near_copies) == [
+                                        "kb:spec/2024-11-05/release.md#signing",
+                                        "kb:spec/2025-06-18/release.md#signing",
+                                        "kb:spec/draft/release.md#signing"]
+    assert newest_version(["versions/3.0.4.md", "versions/3.2.0.md", "versions/3.1.1.md"]) == 1
+    assert newest_version(["ref/7.4/x.md", "ref/7.10/x.md", "ref/latest/x.md"]) == 2
+    assert newest_version(["v/version-2.1/x", "v/version-10.0/x"]) == 1
+    assert newest_version(["docs/draft/x", "docs/next/x"]) == 0  # none released: as found
+    assert newest_version(["a/x.md", "b/x.md"]) is None  # not versions
+    assert newest_version(["v1/a/x.md", "v2/b/x.md"]) is None  # other pages
 
 
 def test_the_same_text_scored_otherwise_in_another_folder_is_a_near_copy(tmp_path_factory):
@@ -775,7 +798,7 @@ def test_context_on_a_short_lived_reader_reads_the_texts_once(versions, monkeypa
     monkeypatch.setattr(reader, "texts", lambda ords: asked.append(ords) or real(ords))
     cold = context_search(reader, versions.config, [source]).to_dict()
     assert len(asked) == 1, asked
-    assert cold["queries"][0]["results"][0]["copies"]  # the versions' copies were compared
+    assert cold["queries"][0]["results"][0]["near_copies"]  # the versions were compared
     warm_reader = IndexReader.open(versions.config.index_dir, keep_vocabulary=True)
     try:
         assert context_search(warm_reader, versions.config, [source]).to_dict() == cold
@@ -786,8 +809,8 @@ def test_context_on_a_short_lived_reader_reads_the_texts_once(versions, monkeypa
 def test_copies_do_not_take_places_within_the_limit(versions):
     results = versions.search(["sign release"], SearchOptions(limit=3, cutoff_ratio=0)
                               ).queries[0].results
-    assert [r.id for r in results] == ["kb:v1/release.md#signing", "kb:v5/release.md#signing",
-                                       "kb:v4/notes.md#signing"]
+    assert [r.id for r in results] == ["kb:v4/release.md#signing", "kb:v5/release.md#signing",
+                                       "kb:v4/notes.md#signing"]  # v4: the newest version
 
 
 def test_an_empty_topic_is_answered_with_nothing(env):

@@ -616,8 +616,37 @@ class Searcher:
             same.append(meta)
             section.append(meta)
             kept.append(cand)
+        kept = [self._newest(c, copies, near) for c in kept]
         return (kept + rest, {k: tuple(v) for k, v in copies.items()},
                 {k: tuple(v) for k, v in near.items()})
+
+    def _newest(self, cand, copies: dict[str, list], near: dict[str, list]):
+        """``cand``, or the copy that stands for it and its copies when their paths are one
+        page's versions (``newest_version``): the newest released, whose id an agent cites
+        and gets. The oldest stood for them (its id first in order, or its shorter text
+        scoring more): the MCP specification's "pagination nextCursor" showed
+        ``2024-11-05/…/pagination.mdx``, with 2026-07-28's among its near copies."""
+        same, close = copies.get(cand.id, []), near.get(cand.id, [])
+        if not (same or close):
+            return cand
+        ids = [cand.id, *same, *close]
+        pick = newest_version([self.reader.meta(i).path for i in ids])
+        if pick is None or ids[pick] == cand.id:
+            return cand
+        chosen = ids[pick]
+        copies.pop(cand.id, None)
+        near.pop(cand.id, None)
+        if chosen in same:  # word for word: the others are its copies as they were
+            copies[chosen] = [cand.id if i == chosen else i for i in same]
+            if close:
+                near[chosen] = close
+        else:  # a near copy: all the others are near copies of it
+            near[chosen] = [cand.id, *same, *(i for i in close if i != chosen)]
+        meta = self.reader.meta(chosen)
+        old = self.reader.meta(cand.id).doc_id.split(":", 1)[1]
+        moved = (i.replace(old, meta.path, 1) for i in cand.constituents)  # its sections
+        return self._candidate(meta, cand.score)._replace(  # in the newest, where it has them
+            constituents=tuple(i for i in moved if self.reader.meta(i) is not None))
 
     def _results(self, ranked, marked: list[str], o: SearchOptions,
                  copies: dict[str, tuple[str, ...]] | None = None,
@@ -645,6 +674,40 @@ class Searcher:
 
 
 SORTS = ("score", "date", "path")
+
+#: A path's part that names a version: ``2.1``, ``v7.4``, ``version-2.1`` (Docusaurus),
+#: ``2024-11-05`` (the MCP specification), ``3.1.0.md`` (OpenAPI's versions/)
+_VERSION_PART = re.compile(r"(?:version[-_]?|v)?(\d+(?:[._-]\d+)*)(?:\.[a-z]+)?", re.I)
+#: Names of a version not released yet, older than any released one for this purpose,
+#: and of the newest
+_UNRELEASED = frozenset("alpha beta canary dev draft main master next nightly preview "
+                        "unreleased vnext".split())
+_LATEST = frozenset({"current", "latest", "stable"})
+
+
+def newest_version(paths: list[str]) -> int | None:
+    """The index of the newest of ``paths``, the same page in folders (or files) named for
+    versions, which is all they differ in: released versions by their numbers, then
+    ``latest``; one not released yet (``draft``, ``next``) only when none is. None when
+    the paths differ otherwise."""
+    parts = [p.split("/") for p in paths]
+    if len({len(p) for p in parts}) != 1:
+        return None
+    differ = [i for i in range(len(parts[0])) if len({p[i] for p in parts}) > 1]
+    if len(differ) != 1:
+        return None
+    keys = []
+    for p in parts:
+        name = p[differ[0]]
+        if name.lower() in _LATEST:
+            keys.append((2, ()))
+        elif name.lower() in _UNRELEASED:
+            keys.append((0, ()))
+        elif found := _VERSION_PART.fullmatch(name):
+            keys.append((1, tuple(int(n) for n in re.split(r"[._-]", found[1]))))
+        else:
+            return None
+    return max(range(len(keys)), key=lambda k: keys[k])
 
 
 class Contents:
