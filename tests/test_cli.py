@@ -566,6 +566,29 @@ def test_init_leaves_out_the_older_versions_of_the_docs(tmp_path, monkeypatch, c
     assert load_config(only).trees[0].exclude == ()
 
 
+def test_init_leaves_out_a_specification_s_older_snapshots(tmp_path, monkeypatch, capsys,
+                                                            isolated_home):
+    """The MCP specification keeps a folder per released version, named for its day
+    (``2024-11-05/`` … ``2025-06-18/``), and ``draft/``: an old version's shorter section
+    outranked the current one's. The older snapshots are left out; the newest and the
+    draft stay. Folders numbered for versions (PowerShell's ``5.1/``, ``7.4/``: products
+    supported side by side) and a changelog's two pages per release stay."""
+    pages = ["index.md", "basic/lifecycle.md", "basic/transports.md", "server/tools.md",
+             "server/resources.md", "server/prompts.md"]
+    spec = tmp_path / "spec"
+    _files(spec, [f"docs/specification/{v}/{p}" for v in ("2024-11-05", "2025-06-18",
+                                                          "draft") for p in pages]
+           + ["docs/specification/2024-11-05/old-only.md", "docs/index.md"]
+           + [f"docs/changelog/{v}/{p}" for v in ("2024-01", "2024-02")
+              for p in ("index.md", "highlights.md")]
+           + [f"docs/reference/{v}/{p}" for v in ("5.1", "7.4") for p in pages])
+    monkeypatch.chdir(spec)
+    code, _, err = run(capsys, "init")
+    assert code == 0
+    assert load_config(spec).trees[0].exclude == ("specification/2024-11-05/**",)
+    assert "older versions left out: specification/2024-11-05/ (7 files)" in err
+
+
 def test_init_stems_the_notes_in_their_language(tmp_path, monkeypatch, capsys,
                                                isolated_home):
     """Notes in Portuguese get Portuguese's stemmer: "aplicação" then finds the notes that

@@ -360,18 +360,84 @@ def read_document(abspath: str) -> tuple[str, list[str]]:
 _VERSIONED = re.compile(r"(?:\w+_)?versioned_docs")
 
 
+#: A path's part that names a version: ``2.1``, ``v7.4``, ``version-2.1`` (Docusaurus),
+#: ``2024-11-05`` (the MCP specification), ``3.1.0.md`` (OpenAPI's versions/)
+_VERSION_PART = re.compile(r"(?:version[-_]?|v)?(\d+(?:[._-]\d+)*)(?:\.[a-z]+)?", re.I)
+#: Names of a version not released yet, older than any released one for this purpose,
+#: and of the newest
+_UNRELEASED = frozenset("alpha beta canary dev draft main master next nightly preview "
+                        "unreleased vnext".split())
+_LATEST = frozenset({"current", "latest", "stable"})
+
+
+def version_key(name: str) -> tuple | None:
+    """How new the version a folder's or file's ``name`` names is, to compare with
+    others: released ones by their numbers, ``latest`` above them, ``draft`` and
+    ``next`` below; None when it names no version."""
+    low = name.lower()
+    if low in _LATEST:
+        return (2, ())
+    if low in _UNRELEASED:
+        return (0, ())
+    found = _VERSION_PART.fullmatch(name)
+    return (1, tuple(int(n) for n in re.split(r"[._-]", found[1]))) if found else None
+
+
+#: How many pages a version's folder shares with the newest one's at least (and half of
+#: its own), to be an older version of the same docs (Quarto's changelog keeps two pages
+#: per release, ``download/changelog/1.4/``, which are no versions of one another)
+VERSION_PAGES = 5
+#: A folder named for the day its version was released (a specification's snapshot:
+#: the MCP specification's ``2025-06-18/``); numbered ones (the PowerShell docs' ``5.1/``,
+#: ``7.4/``) are often products supported side by side, and stay
+_DATED = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
+
+
 def older_versions(paths: Iterable[str]) -> list[tuple[str, int]]:
     """``(exclude pattern, files)`` of the folders among the tree-relative ``paths`` that
     keep released versions of the docs (Docusaurus' ``versioned_docs``), when some paths
     are outside them: searched with the current pages, the same page answers once per
-    version (Jest's docs keep three). Sorted by pattern."""
+    version (Jest's docs keep three). And sibling folders named for the days versions
+    were released (``_DATED``) whose pages mirror the newest one's (at least
+    ``VERSION_PAGES`` pages and half of theirs with its path there): the older ones (the
+    MCP specification keeps ``2024-11-05/`` … ``2026-07-28/`` and ``draft/``: an old
+    version's shorter section outranked the current one's; the newest and ``draft``
+    stay). Sorted by pattern."""
+    paths = list(paths)
     kept: Counter[str] = Counter()
     for rel in paths:
         parts = rel.split("/")[:-1]
         at = next((i for i, p in enumerate(parts) if _VERSIONED.fullmatch(p)), None)
         kept["" if at is None else "/".join(parts[:at + 1]) + "/**"] += 1
     current = kept.pop("", 0)
-    return sorted(kept.items()) if current else []
+    found = sorted(kept.items()) if current else []
+    away = tuple(p.removesuffix("**") for p, _ in found)
+    return sorted(found + _older_folders([p for p in paths if not p.startswith(away)]))
+
+
+def _older_folders(paths: list[str]) -> list[tuple[str, int]]:
+    """The folders of ``older_versions`` named for versions (see there)."""
+    groups: dict[str, dict[str, set[str]]] = {}  # parent → version folder → its pages
+    for rel in paths:
+        parts = rel.split("/")
+        for i, name in enumerate(parts[:-1]):
+            if _DATED.fullmatch(name) or name.lower() in _UNRELEASED | _LATEST:
+                groups.setdefault("/".join(parts[:i]), {}).setdefault(name, set()).add(
+                    "/".join(parts[i + 1:]))
+                break
+    out = []
+    for parent, versions in groups.items():
+        released = [n for n in versions if _DATED.fullmatch(n)]
+        if len(released) < 2:
+            continue
+        newest = max(released, key=version_key)
+        prefix = f"{parent}/" if parent else ""
+        for name, pages in sorted(versions.items()):
+            same = len(pages & versions[newest])
+            if (name != newest and _DATED.fullmatch(name) and same >= VERSION_PAGES
+                    and 2 * same >= len(pages)):
+                out.append((f"{prefix}{name}/**", len(pages)))
+    return out
 
 
 def git_ignored(folder) -> list[str] | None:

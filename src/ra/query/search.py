@@ -675,16 +675,6 @@ class Searcher:
 
 SORTS = ("score", "date", "path")
 
-#: A path's part that names a version: ``2.1``, ``v7.4``, ``version-2.1`` (Docusaurus),
-#: ``2024-11-05`` (the MCP specification), ``3.1.0.md`` (OpenAPI's versions/)
-_VERSION_PART = re.compile(r"(?:version[-_]?|v)?(\d+(?:[._-]\d+)*)(?:\.[a-z]+)?", re.I)
-#: Names of a version not released yet, older than any released one for this purpose,
-#: and of the newest
-_UNRELEASED = frozenset("alpha beta canary dev draft main master next nightly preview "
-                        "unreleased vnext".split())
-_LATEST = frozenset({"current", "latest", "stable"})
-
-
 def newest_version(paths: list[str]) -> int | None:
     """The index of the newest of ``paths``, the same page in folders (or files) named for
     versions, which is all they differ in: released versions by their numbers, then
@@ -696,17 +686,11 @@ def newest_version(paths: list[str]) -> int | None:
     differ = [i for i in range(len(parts[0])) if len({p[i] for p in parts}) > 1]
     if len(differ) != 1:
         return None
-    keys = []
-    for p in parts:
-        name = p[differ[0]]
-        if name.lower() in _LATEST:
-            keys.append((2, ()))
-        elif name.lower() in _UNRELEASED:
-            keys.append((0, ()))
-        elif found := _VERSION_PART.fullmatch(name):
-            keys.append((1, tuple(int(n) for n in re.split(r"[._-]", found[1]))))
-        else:
-            return None
+    from ra.pipeline.discover import version_key
+
+    keys = [version_key(p[differ[0]]) for p in parts]
+    if None in keys:
+        return None
     return max(range(len(keys)), key=lambda k: keys[k])
 
 
