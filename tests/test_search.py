@@ -572,6 +572,23 @@ def test_a_question_s_frame_may_close_with_do_or_mean(env):
     assert score_only("what do")[-1] == ("do", False)  # nothing but a frame: as typed
 
 
+def test_function_words_are_no_typos_and_or_is_no_word_to_count(env):
+    """"is there a bonus or profit sharing" on Basecamp's handbook: "there" matched
+    "three", "these", "where" and "here" as typos, and "or" (in 52 of its 94 chunks)
+    counted as a word matched, so every section matched and the page came whole, one
+    result; now its "Employee Profit Sharing" section."""
+    def clauses(query: str) -> dict[str, tuple]:
+        explain = search(env, query, explain=True).queries[0].explain
+        return {c["text"]: (c["score_only"], [a["term"] for a in c["terms"]])
+                for c in explain["clauses"]}
+
+    shown = clauses("is there a quick fox or owl")
+    assert shown["there"] == (True, ["there"])  # "three" is in the index, one letter off
+    assert shown["or"][0] is True  # it ranks the query, and adds score only
+    assert shown["quick"][0] is False and shown["owl"][0] is False
+    assert "three" in clauses("threee")["threee"][1]  # a typo of a word still is one
+
+
 def test_operators_typed_with_words_are_said_not_searched(env):
     """"== vs ===" was searched as "vs" alone, and said nothing of it (You Don't Know JS);
     words of no letter or digit are named in a note, and a query of nothing else in its

@@ -362,7 +362,7 @@ class Planner:
             end -= 1  # "what does X do": the question's frame closes it
         rest = items[n:end] or items
         kept = tuple(i for i in rest if (w := word(i)) is None
-                     or w.rstrip(".") not in COMPARISON_WORDS)
+                     or (w.rstrip(".") not in COMPARISON_WORDS and w != "or"))
         return kept or rest
 
     def _number(self, digits: str) -> None:
@@ -408,7 +408,8 @@ class Planner:
                 if isinstance(occ.node, ast.Term) and not occ.negated and not has_cjk(text):
                     fuzzy += found  # a word, or the parts of a compound word
         d = self.options.distance if self.options.fuzzy else 0
-        eligible = sorted({w for w in fuzzy if len(w) > MIN_FUZZY_LENGTH}) if d > 0 else []
+        eligible = sorted({w for w in fuzzy if len(w) > MIN_FUZZY_LENGTH
+                           and w.lower() not in LIGHT_WORDS}) if d > 0 else []
         self.reader.prefetch(self.analyzer.stem_all(words), eligible, d)
         if self.options.fuzzy:
             self._fuzzy_cache.update(expansions(self.reader, eligible, d))
@@ -502,7 +503,10 @@ class Planner:
         word = words[0]
         exact = self.analyzer.stem(word)
         alts = {exact: self._exact(exact, word)}
-        if fuzzy and self.options.fuzzy and not self._negations:  # -word excludes word only
+        # -word excludes the word only; a function word is no typo ("there" matched here,
+        # these, three and where: every section of a handbook, merged into one page)
+        if (fuzzy and self.options.fuzzy and not self._negations
+                and word.lower() not in LIGHT_WORDS):
             self._fuzzy(word, alts)
             if all(a.term_id is None for a in alts.values()):
                 self._continued(word, alts)
