@@ -161,3 +161,20 @@ def test_the_benchmark_peers_read_the_chunks_as_the_analyze_stage_does(tmp_path)
                                                              strict=True)}
     assert got == {o: f for o, f in want.items() if any(f.values())}
     assert "c-case" in got[2]["body"] and "c-case" not in got[1]["body"]
+
+
+def test_the_path_field_holds_the_words_of_a_camel_case_file_name():
+    """openshift/runbooks names each runbook for its alert, ``etcdNoLeader.md``, whose
+    page says "does not have a leader": "etcd no leader" found its sections, never the
+    page. The file's name only: ``Microsoft.PowerShell.Core/`` would put "shell" in each
+    of its pages' paths."""
+    row = {"breadcrumb": "etcdNoLeader", "tags": [], "description": None, "descendants": 0}
+    fields = {path: field_texts({**row, "path": path}, "Text.")["path"] for path in (
+        "alerts/etcd/etcdNoLeader.md", "Microsoft.PowerShell.Core/Get-ChildItem.md",
+        "ch04-01-what-is-ownership.md", "api/XMLHttpRequest.md")}
+    assert fields == {
+        "alerts/etcd/etcdNoLeader.md": "alerts/etcd/etcdNoLeader etcd No Leader",
+        "Microsoft.PowerShell.Core/Get-ChildItem.md":
+            "Microsoft.PowerShell.Core/Get-ChildItem Child Item",
+        "ch04-01-what-is-ownership.md": "ch04-01-what-is-ownership",
+        "api/XMLHttpRequest.md": "api/XMLHttpRequest XML Http Request"}

@@ -28,6 +28,7 @@ query layer matches typos against surface words). Pure: tables in, tables out.
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -64,8 +65,20 @@ def field_texts(row: dict, body: str) -> dict[str, str]:
 
 def _path_words(path: str) -> str:
     """The path field's text: the path without its suffix, URL escapes decoded (a page
-    of an Azure DevOps wiki, ``ODO%2D1-(SI).md``, is "ODO-1 (SI)", not "odo 2d1 si")."""
-    return unescaped(posixpath.splitext(path)[0])
+    of an Azure DevOps wiki, ``ODO%2D1-(SI).md``, is "ODO-1 (SI)", not "odo 2d1 si"),
+    then the words of the camelCase names of the file's: a runbook named for its alert,
+    ``etcdNoLeader.md``, is also "etcd No Leader" (the name alone is one word, and "etcd
+    no leader" did not find it). Not the folders': ``Microsoft.PowerShell.Core/`` would
+    put "shell" in the path of each of its pages."""
+    text = unescaped(posixpath.splitext(path)[0])
+    names = _CAMEL_NAME.findall(text.rpartition("/")[2])
+    return f"{text} {' '.join(_CAMEL.sub(' ', n) for n in names)}" if names else text
+
+
+#: Where a camelCase name's words meet: ``etcd|No|Leader``, ``XML|Http|Request``
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+#: A name of letters and digits that is camelCase, for ``_path_words``
+_CAMEL_NAME = re.compile(r"[A-Za-z0-9]*(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z])[A-Za-z0-9]*")
 
 
 def body_texts(rows: list[dict]) -> list[str]:

@@ -109,8 +109,9 @@ MAX_TOKEN_BYTES = 40
 #: ``_blank_highlights`` reads it (no longer a ``{% raw %}`` or ``{% comment %}`` block too).
 #: 46: a page titled by its file's name is not titled by its language's suffix
 #: (``llama.en.mdx`` is "llama"). 47: a list of ten links or more to the page's own
-#: headings that closes a section's text is a table of contents (no text).
-ANALYZER_VERSION = 47
+#: headings that closes a section's text is a table of contents (no text). 48: the path
+#: field also holds the words of the file's camelCase name (``etcdNoLeader``).
+ANALYZER_VERSION = 48
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster
