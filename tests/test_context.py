@@ -88,6 +88,15 @@ def test_path_terms_weigh_the_file_name_above_directories():
         assert (words[word].source, words[word].weight) == (want["source"], want["weight"])
 
 
+def test_numbers_and_a_folder_s_page_name_are_no_path_words():
+    """Deviation from the original (which keeps any alphanumeric word): a zettelkasten's
+    new note ``docs/3000/README.md`` searched "3000" ("$3000", "localhost:3000") and
+    "readme" (the notes on writing READMEs)."""
+    assert set(by_word(path_terms("docs/3000/README.md"))) == set()
+    assert set(by_word(path_terms("guides/2024/payments/index.md"))) == {"guides",
+                                                                          "payments"}
+
+
 def test_analyze_file_combines_path_and_content(tmp_path):
     case = _case("context_path_terms", "analyze_file_combines_signals")
     file = tmp_path / "src" / "auth" / "login.rs"

@@ -50,9 +50,12 @@ from ra.text.stopwords import STOPWORDS, for_file, is_stopword
 FILENAME_WEIGHT, DIRECTORY_WEIGHT, RULE_BOOST = 4.0, 3.0, 2.0
 HEADING = {1: ("md:h1", 3.0), 2: ("md:h2-h3", 2.0), 3: ("md:h2-h3", 2.0),
            4: ("md:h4-h6", 1.5), 5: ("md:h4-h6", 1.5), 6: ("md:h4-h6", 1.5)}
+#: Path words that say nothing of a file: folders every project has, extensions, and the
+#: names of a folder's page (``README.md``, ``index.md``: "readme" found the notes on
+#: writing READMEs for a new note ``docs/3000/README.md`` of a zettelkasten)
 NOISE = frozenset("src lib bin test tests docs doc rs py js ts jsx tsx mjs go md markdown "
                   "txt html htm css json yaml yml toml xml c h cc cpp hpp cxx java kt rb "
-                  "php cs swift sh".split())
+                  "php cs swift sh readme index".split())
 EXPLAIN_EXTRA_TERMS = 10  # runners-up shown by --explain after the selected terms
 _PATH_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_]+")
 
@@ -124,7 +127,8 @@ def _path_words(component: str) -> list[str]:
 def path_terms(path: str, *, min_length: int = 4,
                stopwords: frozenset[str] = STOPWORDS) -> list[WeightedWord]:
     """Words of a relative path: file-name words weigh 4, directory words 3; noise
-    components and extensions, stopwords and short words are dropped."""
+    components and extensions, stopwords, short words and numbers are dropped (a
+    zettelkasten's ``docs/3000/README.md`` searched "3000": "$3000", "localhost:3000")."""
     parts = [p for p in PurePosixPath(path).parts if p not in ("/", ".", "..")]
     out: dict[str, WeightedWord] = {}
     for i, part in enumerate(parts):
@@ -134,7 +138,7 @@ def path_terms(path: str, *, min_length: int = 4,
             "path:dir", DIRECTORY_WEIGHT)
         for word in _path_words(name):
             if (len(word) >= min_length and word not in NOISE and word.isalnum()
-                    and not is_stopword(word, stopwords)):
+                    and not word.isdigit() and not is_stopword(word, stopwords)):
                 _collect(out, word, source, weight)
     return list(out.values())
 
