@@ -923,3 +923,22 @@ def test_snippets_mark_the_query_s_words_but_its_function_words(tmp_path_factory
         marked = re.findall(r"\*\*(.+?)\*\*", snippet("how to add a middleware to a route"))
         assert {m.lower() for m in marked} == {"add", "route", "middleware"}
         assert "**to**" in snippet("to a")  # nothing else to mark
+
+
+def test_a_listed_title_that_repeats_says_what_it_is_under(tmp_path_factory):
+    """OpenAPI's specification has some 40 sections titled "Fixed Fields" per version: a
+    list of them said "Fixed Fields" again and again. A title two results share comes
+    after its parent's, as the breadcrumb has it; a title of its own stays alone."""
+    from ra.query.render import render_search
+
+    for searcher in one_tree(tmp_path_factory, "fields", {
+            "spec.md": "# Spec\n\n## Server Object\n\n### Fixed Fields\n\nThe url widget.\n\n"
+                       "## Tag Object\n\n### Fixed Fields\n\nThe name widget.\n\n"
+                       "## Widgets\n\nA widget.\n"}):
+        response = searcher.search(["widget"], SearchOptions(list_only=True, cutoff_ratio=0,
+                                                             aggregation=False))
+        lines = [ln for ln in render_search(response, "list").splitlines()
+                 if ln.startswith("kb:")]
+        assert sorted(lines) == ["kb:spec.md#fixed-fields  Server Object › Fixed Fields",
+                                 "kb:spec.md#fixed-fields-1  Tag Object › Fixed Fields",
+                                 "kb:spec.md#widgets  Widgets"]

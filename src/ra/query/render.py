@@ -10,6 +10,7 @@ the caller's decision (``ra.cli.output.use_color``: a terminal, no ``NO_COLOR``)
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 RULE = "───"
 MODES = ("full", "list", "matches", "json")
@@ -55,6 +56,7 @@ def render_search(response, mode: str, *, color: bool = False, analyzer=None,
             out.append("(no chunk holds these words; showing the chunks closest in meaning)")
         if not topic.results:
             out.append(_nothing_shown(topic, response.max_tokens))
+        titled = Counter(r.title for r in topic.results)
         for i, r in enumerate(topic.results):
             if i == some:  # first on the page: those holding every word are not on it
                 elsewhere = ", not on this page" if i == 0 else ""
@@ -63,7 +65,8 @@ def render_search(response, mode: str, *, color: bool = False, analyzer=None,
                     elsewhere = f",{cut} not shown (see the note)"
                 out.append(f"(only {plural(topic.total_matches, 'chunk')} {holds} every "
                            f"word{elsewhere}; the results below hold some of them)")
-            out.append(_render_result(r, mode, color, analyzer, set(topic.terms)))
+            out.append(_render_result(r, mode, color, analyzer, set(topic.terms),
+                                      titled[r.title] > 1))
         if topic.explain is not None:
             out.append(render_explain(topic.explain))
     if response.max_tokens is not None:
@@ -101,17 +104,28 @@ def _header(r, color: bool) -> str:
     return style(f"{RULE} {r.id} {RULE}", "36", color)
 
 
-def _render_result(r, mode: str, color: bool, analyzer, terms) -> str:
+def _render_result(r, mode: str, color: bool, analyzer, terms, repeated: bool = False
+                   ) -> str:
+    """One result; ``repeated``: another of the topic's has its title ("Fixed Fields", 40
+    sections of each OpenAPI version): its entry says what it is under."""
     if r.seen_in is not None:
         return f"{_header(r, color)}\n(shown above under {r.seen_in!r})\n"
+    title = _under(r) if repeated else r.title
     if r.tier == "ref":
-        return f"{r.id}  {style(r.title, '1', color)}"
+        return f"{r.id}  {style(title, '1', color)}"
     if mode == "list" or r.tier == "list":
-        return f"{r.id}  {style(r.title, '1', color)}\n    {r.snippet}\n{_copies(r, '    ')}"
+        return f"{r.id}  {style(title, '1', color)}\n    {r.snippet}\n{_copies(r, '    ')}"
     if mode == "matches":
         return _render_matches(r, color, analyzer, terms)
     return (f"{_header(r, color)}\n{r.breadcrumb}\n{_copies(r)}\n"
             f"{(r.content or '').rstrip()}\n")
+
+
+def _under(r) -> str:
+    """``r``'s title after its parent's, as its breadcrumb has them: "Server Variable
+    Object › Fixed Fields"."""
+    crumbs = (r.breadcrumb or "").split(" › ")
+    return " › ".join(crumbs[-2:]) if len(crumbs) > 1 and crumbs[-1] == r.title else r.title
 
 
 def _copies(r, indent: str = "") -> str:
