@@ -277,6 +277,10 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ("Only these support DIB:\n\n- [`GetBits`](#getbits)\n- [`GetPitch`](#getpitch)\n"
      "- [`IsIndexed`](#isindexed)", "Only these support DIB: GetBits GetPitch IsIndexed"),
     ("- [A](#a)\n- [B](#b)\n\nTwo.", "A B Two."),
+    # roadmap.sh: a resource's kind before a link's text is a badge, not words
+    ("- [@official@Docker Compose](https://docs.docker.com)\n- [@video@Intro](https://y.tu)"
+     "\n- [@who@ mentions](x.md) and me@home@x", "Docker Compose Intro @who@ mentions and "
+     "me@home@x"),
     ("- [A](#a)\n- [B](other.md#b)\n- [C](#c)", "A B C"),
     # ten or more that close a section's text, after an introduction: the System Design
     # Primer's "Index of system design topics" (82 of them); nine, or text after, stay

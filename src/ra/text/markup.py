@@ -931,9 +931,18 @@ _INLINE_LINK = re.compile(rf"(?:!\[|\[)({_LINK_TEXT})\]\((?:[^()\n]|\([^()\n]*\)
 
 def _link_text(m: re.Match) -> str:
     """A link's text, an image's alt text; a badge (``[![alt](image.svg)](url)``, a link
-    whose text is an image) shows the image's alt text."""
+    whose text is an image) shows the image's alt text. A resource's kind that roadmap.sh
+    writes before a link's text (``[@official@Docker Compose](…)``, ``@video@``,
+    ``@article@``) is shown as a badge, no text: "official video" matched every page of
+    its developer roadmaps."""
     text = m.group(1)
+    if text.startswith("@"):
+        text = _KIND_BADGE.sub("", text)
     return _INLINE_LINK.sub(r"\1", text) if "](" in text else text
+
+
+#: roadmap.sh's kind of a linked resource, before the link's text
+_KIND_BADGE = re.compile(r"\A@[a-z]+@(?=\S)")
 
 
 #: A wiki link or embed: ``[[target]]``, ``[[target|alias]]``, ``![[file]]``. Not when a
