@@ -548,6 +548,34 @@ def test_the_part_of_a_large_result_is_aggregated_as_results_are():
     assert [c.id for c in alone] == ["t:r.md#sources"]  # without aggregation: as before
 
 
+def test_the_part_headed_for_the_query_comes_before_a_better_scored_one():
+    """Sourcegraph's handbook: "parental leave" matched its page (8,462 tokens), whose
+    FAQ repeats the words and scored best; the sections whose own headings hold both
+    words ("Who is eligible for … paid parental leave?") are about the query."""
+    tree = {
+        "t:l.md": sized("t:l.md", None, 0.0, 8462),
+        "t:l.md#faq": sized("t:l.md#faq", "t:l.md", 0.0, 3000, 3),
+        "t:l.md#who": sized("t:l.md#who", "t:l.md", 0.0, 123, 3),
+        "t:l.md#steps": sized("t:l.md#steps", "t:l.md", 0.0, 500, 3),
+    }
+    cands = [tree["t:l.md"]._replace(score=30.0), tree["t:l.md#faq"]._replace(score=20.0),
+             tree["t:l.md#who"]._replace(score=12.0)]
+
+    class Reweigh:
+        def __call__(self, results):
+            return list(results)
+
+        def heads(self, c):
+            return c.id == "t:l.md#who"
+
+    kwargs = dict(threshold=0.75, cutoff_ratio=0.0, limit=None, max_tokens=4000)
+    plain = rank_with_stats(cands, lookup=tree.get, **kwargs)[0]
+    assert [c.id for c in plain] == ["t:l.md#faq"]
+    headed = rank_with_stats(cands, lookup=tree.get, reweigh=Reweigh(), **kwargs)[0]
+    assert [c.id for c in headed] == ["t:l.md#who"]
+    assert headed[0].score == plain[0].score  # in the page's place, with its score
+
+
 def test_a_large_result_with_no_part_that_fits_stays_as_it_is():
     alone = [scored("t:p.md", 30.0)]
     too_big = [scored("t:p.md", 30.0), scored("t:p.md#b", 5.0)]

@@ -201,6 +201,18 @@ class NamedBoost:
         return [*sorted(top, key=best_first), *results[DEPTH:]]
 
 
+    def heads(self, c: Candidate) -> bool:
+        """Whether ``c``'s own heading holds each of the query's words: the part of a
+        page too large for the budget that is about the query (``rank.fit_parts``)."""
+        m = self.meta(c.id)
+        if m is None or not m.title:
+            return False
+        from ra.text.stopwords import ENGLISH
+
+        held = _words(m.title.split(), self.analyzer, ENGLISH)
+        return all(w & held for w in self.words)
+
+
 def boost_named(plan: Plan | None, analyzer, meta: Callable[[str], object | None]
                 ) -> NamedBoost | None:
     """The re-weighing for ``plan``'s query, or None when it has nothing to do (``BOOST``

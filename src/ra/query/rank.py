@@ -373,7 +373,9 @@ def aggregate(cands: Sequence[Candidate], threshold: float,
 
 def fit_parts(results: Sequence[Candidate], cands: Sequence[Candidate],
               max_tokens: int | None, lookup: Lookup | None = None,
-              threshold: float | None = None) -> list[Candidate]:
+              threshold: float | None = None,
+              reweigh: Callable[[Sequence[Candidate]], list[Candidate]] | None = None,
+              ) -> list[Candidate]:
     """``results`` with each one too large for the token budget ``max_tokens`` that has
     matched chunks beneath it (an aggregate's, or those an ancestor claimed) given as
     the best of those that fits, in its place and with its score: the page ranks where
@@ -386,7 +388,12 @@ def fit_parts(results: Sequence[Candidate], cands: Sequence[Candidate],
     server's default budget (4,000 tokens).
 
     With aggregation (``threshold``), the parts beneath a large result aggregate as the
-    results do, up to the largest sections that fit: the best of them is the part. The
+    results do, up to the largest sections that fit, and are re-weighed as they are
+    (``reweigh``: a section named for the query scores more): the best of them is the
+    part, one whose own heading holds each of the query's words first (``heads``, the
+    re-weighing's): Sourcegraph's handbook answered "parental leave" with the FAQ of its
+    page on it (repeating the words), not its section "Paid parental leave policy at
+    Sourcegraph", whose page's title every section's breadcrumb holds. The
     best single chunk was a section's short list of further reading, whose link texts
     repeat the section's title ("Latency numbers every programmer should know - 1", on
     the System Design Primer), where the section it closes fits and matched too.
@@ -405,7 +412,12 @@ def fit_parts(results: Sequence[Candidate], cands: Sequence[Candidate],
         for a in large:
             if parts := [c for c in cands if not too_large(c, max_tokens)
                          and a in lineage.ancestors(c)]:
-                best[a] = aggregate(parts, threshold, _within(lineage, a, max_tokens))[0]
+                ranked = aggregate(parts, threshold, _within(lineage, a, max_tokens))
+                if reweigh is not None:
+                    ranked = reweigh(ranked)
+                    heads = getattr(reweigh, "heads", None)
+                    ranked = [c for c in ranked if heads(c)] or ranked if heads else ranked
+                best[a] = ranked[0]
     return [best[r.id]._replace(score=r.score) if r.id in best else r for r in results]
 
 
@@ -442,7 +454,7 @@ def rank_with_stats(cands: Sequence[Candidate], *, threshold: float, cutoff_rati
     if reweigh is not None:  # reorders what the elbow kept: boosting the first result
         kept = reweigh(kept)  # before it cut "const generics" on the RFCs to one
     relevant = fit_parts(kept, cands, max_tokens, lookup,
-                         threshold if aggregation else None)
+                         threshold if aggregation else None, reweigh)
     final = relevant if limit is None else relevant[:max(0, limit)]
     return final, RankStats(len(cands), len(merged), len(relevant), len(final))
 
