@@ -570,6 +570,12 @@ def test_a_question_s_frame_may_close_with_do_or_mean(env):
     assert score_only("what does mutex mean")[-1] == ("mean", True)
     assert score_only("mutex threads do")[-1] == ("do", False)  # no question: a word
     assert score_only("what do")[-1] == ("do", False)  # nothing but a frame: as typed
+    # its frame's words further on frame it too: Basecamp's "how much vacation do we get"
+    assert score_only("how much mutex do we lock") == [
+        ("how", True), ("much", True), ("mutex", False), ("do", True), ("we", True),
+        ("lock", False)]
+    assert score_only("mutex we lock") == [("mutex", False), ("we", False),
+                                           ("lock", False)]  # no question: words
 
 
 def test_function_words_are_no_typos_and_or_is_no_word_to_count(env):

@@ -214,11 +214,15 @@ class Plan:
 #: The first words of a question, and the words of its frame (``Planner._needed``).
 QUESTION_WORDS = frozenset("how what whats why when where which who can could should would "
                            "do does did is are".split())
-FRAME_WORDS = QUESTION_WORDS | frozenset("to i we you a an the my our there any".split())
+FRAME_WORDS = QUESTION_WORDS | frozenset("to i we you a an the my our there any much many".split())
 #: The last words of a question's frame: "what does temperature do", "what does
 #: idempotent mean" (a page on a thing rarely says so: the settings page of the Prompt
 #: Engineering Guide had no "do", and the four chunks that did, boilerplate code, came alone)
 CLOSING_WORDS = frozenset({"do", "mean"})
+#: A question's frame words wherever they are in it: "how much vacation do we get"
+#: needed "do" and "we" (the page says "20 days of vacation"); "how do I make a variable
+#: that I can change later?", the second "I"
+INNER_FRAME = frozenset("do does did i we you my our".split())
 #: The words of a comparison, score-only as the frame is (``Planner._needed``).
 COMPARISON_WORDS = frozenset({"vs", "versus"})
 #: Articles: score-only in a query that is filtered, not ranked, where two other words are
@@ -351,7 +355,8 @@ class Planner:
         Rc": a page that compares two things rarely writes "vs", and as a word to AND it
         kept, on the Rust book, the table of contents alone). Each is dropped only when
         something is left. A question's last word closes its frame when it is "do" or
-        "mean" (``CLOSING_WORDS``). Of a query's words, and of a slug's parts
+        "mean" (``CLOSING_WORDS``), and its frame's pronouns and "do" further on frame it
+        too (``INNER_FRAME``). Of a query's words, and of a slug's parts
         (``_compound``)."""
         word = self._word
         n = 0
@@ -360,7 +365,10 @@ class Planner:
         end = len(items)
         if n and end - n > 1 and word(items[-1]) in CLOSING_WORDS:
             end -= 1  # "what does X do": the question's frame closes it
-        rest = items[n:end] or items
+        rest = items[n:end]
+        if n and rest:  # a question: its frame's words further on frame it ("do we get")
+            rest = tuple(i for i in rest if word(i) not in INNER_FRAME) or rest
+        rest = rest or items
         kept = tuple(i for i in rest if (w := word(i)) is None
                      or (w.rstrip(".") not in COMPARISON_WORDS and w != "or"))
         return kept or rest
