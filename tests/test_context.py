@@ -666,7 +666,8 @@ def test_a_file_not_written_yet_is_searched_by_its_path(in_book, capsys):
     assert code == 0 and out.strip() and "src/empty.rs: empty: its path alone" in err
     code, out, err = run(capsys, "context", "src/qxzv.rs", "--list")
     assert code == 1 and not out  # no word of its path is the book's
-    assert "nothing to search for: no word of src/qxzv.rs occurs in the index" in err
+    assert ("nothing to search for: no word of src/qxzv.rs occurs in the index; "
+            "src/qxzv.rs: no such file yet: its path alone") in err
     code, _, err = run(capsys, "context", "src/blob.bin")
     assert code == 1 and "nothing to analyse" in err and "binary" in err
 

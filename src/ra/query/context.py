@@ -283,10 +283,11 @@ def _search(searcher: Searcher, signals: list[FileSignals], options: SearchOptio
     warnings = warnings + [w for s in signals for w in s.warnings]
     o, overrides = _options(options, signals, searcher.config)
     groups = _groups(signals)
-    if not groups and not includes:
+    if not groups and not includes:  # the warnings say why (a file not written yet)
         names = ", ".join(s.file for s in signals)
-        raise ContextError(f"nothing to search for: no word of {names} occurs in the index "
-                           "(see `ra inspect ctx FILE` for the words considered)")
+        said = "".join(f"; {w}" for w in warnings)
+        raise ContextError(f"nothing to search for: no word of {names} occurs in the index"
+                           f"{said} (see `ra inspect ctx FILE` for the words considered)")
     t_signals = time.perf_counter()
     merged, total = _score(searcher, groups, o, overrides, exclude)
     t_sql = time.perf_counter()
