@@ -200,7 +200,6 @@ class NamedBoost:
             return list(results)
         return [*sorted(top, key=best_first), *results[DEPTH:]]
 
-
     def heads(self, c: Candidate) -> bool:
         """Whether ``c``'s own heading holds each of the query's words: the part of a
         page too large for the budget that is about the query (``rank.fit_parts``)."""

@@ -389,14 +389,14 @@ def fit_parts(results: Sequence[Candidate], cands: Sequence[Candidate],
 
     With aggregation (``threshold``), the parts beneath a large result aggregate as the
     results do, up to the largest sections that fit, and are re-weighed as they are
-    (``reweigh``: a section named for the query scores more): the best of them is the
-    part, one whose own heading holds each of the query's words first (``heads``, the
-    re-weighing's): Sourcegraph's handbook answered "parental leave" with the FAQ of its
-    page on it (repeating the words), not its section "Paid parental leave policy at
-    Sourcegraph", whose page's title every section's breadcrumb holds. The
-    best single chunk was a section's short list of further reading, whose link texts
-    repeat the section's title ("Latency numbers every programmer should know - 1", on
-    the System Design Primer), where the section it closes fits and matched too.
+    (``reweigh``: a section named for the query scores more); the best of them is the
+    part, one whose own heading holds each of the query's words first (``reweigh.heads``).
+    The best single chunk had been given: on the System Design Primer a section's short
+    list of further reading, whose links repeat its title ("Latency numbers every
+    programmer should know - 1"), where the section holding it fits and matched too; on
+    Sourcegraph's handbook the FAQ of its page on "parental leave", repeating the words,
+    where sections' headings name it (the page's title, the query's words, is in every
+    section's breadcrumb).
     """
     large = {r.id for r in results if too_large(r, max_tokens)}
     if not large:
