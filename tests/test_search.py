@@ -574,6 +574,7 @@ def test_a_question_s_frame_may_close_with_do_or_mean(env):
     assert score_only("how much mutex do we lock") == [
         ("how", True), ("much", True), ("mutex", False), ("do", True), ("we", True),
         ("lock", False)]
+    assert score_only("how much mutex is locked")[3] == ("is", True)
     assert score_only("mutex we lock") == [("mutex", False), ("we", False),
                                            ("lock", False)]  # no question: words
 

@@ -221,8 +221,8 @@ FRAME_WORDS = QUESTION_WORDS | frozenset("to i we you a an the my our there any 
 CLOSING_WORDS = frozenset({"do", "mean"})
 #: A question's frame words wherever they are in it: "how much vacation do we get"
 #: needed "do" and "we" (the page says "20 days of vacation"); "how do I make a variable
-#: that I can change later?", the second "I"
-INNER_FRAME = frozenset("do does did i we you my our".split())
+#: that I can change later?", the second "I"; "how much free space is left", "is"
+INNER_FRAME = frozenset("do does did i we you my our am is are was were be".split())
 #: The words of a comparison, score-only as the frame is (``Planner._needed``).
 COMPARISON_WORDS = frozenset({"vs", "versus"})
 #: Articles: score-only in a query that is filtered, not ranked, where two other words are
