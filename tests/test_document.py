@@ -626,3 +626,19 @@ def test_yaml_alias_bombs_do_not_explode():
     text = "---\n" + "\n".join(levels) + "\ntitle: *i\ntags: *i\n---\n# T\n\nx\n"
     doc = parse_document(text, "docs", "bomb.md")
     assert doc.title == "T" and doc.tags == ()
+
+
+def test_kramdown_rfc_s_front_matter_ends_at_its_abstract():
+    """An IETF draft in markdown (kramdown-rfc) ends its YAML at ``--- abstract``: read
+    to a ``...`` in an example further down, ``draft-ietf-httpbis-connect-tcp.md`` lost
+    its first 156 lines, and the others were titled "Introduction"."""
+    text = ("---\ntitle: \"Template-Driven CONNECT for TCP\"\ndocname: draft-x-latest\n"
+            "author:\n -\n    name: B. S.\n\n--- abstract\n\nTCP proxying has gaps.\n\n"
+            "--- middle\n\n# Introduction\n\nThe only mechanism.\n\n~~~\nexample\n...\n~~~\n\n"
+            "# Security\n\nCare.\n\n--- back\n\n# Acknowledgments\n\nThanks.\n")
+    doc = parse_document(text, "d", "draft-x.md")
+    assert doc.title == "Template-Driven CONNECT for TCP" and doc.frontmatter["docname"] == (
+        "draft-x-latest")
+    assert [n.title for n in doc.nodes] == ["Template-Driven CONNECT for TCP", "Introduction",
+                                            "Security", "Acknowledgments"]
+    assert "The only mechanism." in doc.nodes[1].body

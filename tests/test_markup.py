@@ -265,6 +265,9 @@ def test_declared_ids_become_slugs_and_repeat_like_slugs():
     ("- {:toc} in a list item, and {: .x} inline, stay as a reader sees them",
      "{:toc} in a list item, and inline, stay as a reader sees them"),
     ("Code:\n\n<<< @/snippets/snippet.js{2} [snippet.js]\n\nAfter.", "Code: After."),
+    # kramdown-rfc's parts of a draft are markup; a dash run in prose is not
+    ("Abstract text.\n\n--- middle\n\nBody.\n\n--- back\n\nEnd. --- back", "Abstract text. "
+     "Body. End. --- back"),
     ("A [[toc]] inline stays a wiki link.", "A toc inline stays a wiki link."),
     # a table of contents written out, opening a section's text (a KEP's between
     # markdown-toc's comments; doctoc's, labelled; a Swift proposal's): no text; three

@@ -111,8 +111,9 @@ MAX_TOKEN_BYTES = 40
 #: (``llama.en.mdx`` is "llama"). 47: a list of ten links or more to the page's own
 #: headings that closes a section's text is a table of contents (no text). 48: the path
 #: field also holds the words of the file's camelCase name (``etcdNoLeader``). 49: a
-#: link's text leaves roadmap.sh's kind of resource out (``[@official@Docs](…)``).
-ANALYZER_VERSION = 49
+#: link's text leaves roadmap.sh's kind of resource out (``[@official@Docs](…)``). 50:
+#: kramdown-rfc's front matter ends at ``--- abstract``; ``--- middle`` is no text.
+ANALYZER_VERSION = 50
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -193,7 +193,12 @@ def _value_at(data: dict, dotted: str) -> str | None:
 #: YAML, or TOML (Hugo, Zola); ``---js``, ``---json`` (Eleventy: front matter in another
 #: language, ``language``)
 _FENCE_OPEN = re.compile(r"(---|\+\+\+)(?P<language>js|javascript|json|ya?ml)?[ \t]*\r?\n")
-_FENCE_CLOSE = {"---": re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.MULTILINE),
+#: kramdown-rfc (the IETF's drafts in markdown) ends its YAML at ``--- abstract`` (or the
+#: first other part: ``--- middle``, ``--- back``, ``--- note_…``); read to a ``...`` in
+#: an example further down, a draft lost its first 156 lines
+_RFC_PART = r"---[ \t]+(?:abstract|middle|back|note_\w*)[ \t]*"
+_FENCE_CLOSE = {"---": re.compile(rf"^(?:---|\.\.\.|{_RFC_PART})[ \t]*(?:\r?\n|\Z)",
+                                  re.MULTILINE),
                 "+++": re.compile(r"^\+\+\+[ \t]*(?:\r?\n|\Z)", re.MULTILINE)}
 _BLANK_LINES = re.compile(r"(?:[ \t]*\r?\n)*")
 

@@ -1012,6 +1012,10 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     (("{*",), re.compile(rf"\n{_WS}*\{{\*[^\n]*\*\}}{_WS}*{_EOL}"), "\n"),
     (("{!",), re.compile(rf"\n{_WS}*\{{!>?[^!{{}}\n]+!\}}{_WS}*{_EOL}"), "\n"),  # markdown-include
     (("--8<--",), re.compile(rf"\n{_WS}*-{{2}}8<-{{2}}[^\n]*{_EOL}"), "\n"),
+    # kramdown-rfc's parts of an IETF draft: `--- middle`, `--- back` (`--- abstract`
+    # ends the front matter)
+    (("--- ",), re.compile(rf"\n---{_WS}+(?:abstract|middle|back|note_\w*){_WS}*{_EOL}"),
+     "\n"),
     (("<<<",), re.compile(rf"\n{_WS}*<<<{_WS}+@[^\n]*{_EOL}"), "\n"),  # VitePress `<<< @/x.js{2}`
     # a table of contents the generator fills in: `[[toc]]` (markdown-it), `[TOC]`
     # (Python-Markdown), `${toc}`, `[[_TOC_]]` (GitLab, Azure DevOps), and Azure DevOps'
