@@ -147,6 +147,22 @@ def test_translations_named_by_country_or_kept_in_a_folder_of_translations():
                          "notes.br.md", "guide.jp.md"]) == []
 
 
+def test_a_three_letter_folder_beside_language_folders_is_one():
+    """opensource.guide keeps Nigerian Pidgin in ``_articles/pcm/`` (ISO 639-3) beside
+    ``ar/`` … ``zh-hans/``: its mostly untranslated copies stood for the English pages.
+    A three-letter folder that mirrors nothing, or beside fewer language folders,
+    stays."""
+    pages = ["legal.md", "best-practices.md", "code-of-conduct.md"]
+    guide = [f"_articles/{p}" for p in pages] + [
+        f"_articles/{lang}/{p}" for lang in ("ar", "de", "fr", "pcm") for p in pages] + [
+        "_articles/api/reference.md", "_articles/api/errors.md"]
+    assert translations(guide) == [(f"_articles/{lang}/**", 3)
+                                   for lang in ("ar", "de", "fr", "pcm")]
+    few = [f"docs/{p}" for p in pages] + [f"docs/{lang}/{p}" for lang in ("de", "pcm")
+                                          for p in pages]
+    assert translations(few) == [("docs/de/**", 3)]
+
+
 def test_sibling_vaults_with_translated_names_are_translations():
     """Obsidian's help keeps a vault per language beside its release notes, each page's
     name translated ("Editing and formatting" is "Bearbeitung und Formatierung"): no

@@ -166,6 +166,7 @@ def translations(paths: Iterable[str]) -> list[tuple[str, int]]:
                 languages.setdefault("/".join(parts[:i]), set()).add(name)
             elif "." in name[1:] and is_language_tag(name.rpartition(".")[2], True):
                 suffixed.add("/".join(parts[: i + 1]))
+    _three_letters(files, languages)
     found = _suffixed(files, suffixed)
     for parent in sorted(languages, key=lambda p: (p.count("/") + bool(p), p)):
         if any(parent == t or parent.startswith(f"{t}/") for t, _ in found):
@@ -197,6 +198,30 @@ def translations(paths: Iterable[str]) -> list[tuple[str, int]]:
     away = tuple(f"{t}/" for t, _ in found)
     beside = _beside([f for f in files if not f.startswith(away)])
     return [(f"{t}/**", n) for t, n in found] + beside
+
+
+#: Language folders of the same parent, at least, beside which a folder named with three
+#: letters is one too (an ISO 639-2/3 code: opensource.guide's ``_articles/pcm/``,
+#: Nigerian Pidgin, beside ``ar/`` … ``zh-hans/``), if it mirrors the original
+THREE_LETTER_BESIDE = 3
+_THREE = re.compile(r"[a-z]{3}")
+
+
+def _three_letters(files: list[str], languages: dict[str, set[str]]) -> None:
+    """Add to ``languages`` (a folder → its children named for a language) the children
+    named with three lowercase letters of a folder with ``THREE_LETTER_BESIDE`` such
+    children already."""
+    parents = {p for p, names in languages.items() if len(names) >= THREE_LETTER_BESIDE}
+    if not parents:
+        return
+    for f in files:
+        parent, _, rest = f.rpartition("/")
+        while parent:
+            up, _, name = parent.rpartition("/")
+            if up in parents and _THREE.fullmatch(name):
+                languages[up].add(name)
+                break
+            parent = up
 
 
 def _largest(pages: dict[str, set[str]]) -> str:
