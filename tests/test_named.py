@@ -197,3 +197,22 @@ def test_the_words_of_a_query_are_its_words_and_compounds_parts_not_an_or():
     assert named._word_clauses(AnyOf((Ref(0), Ref(1)))) is None  # "a OR b"
     defined = AllOf((Abbreviated((Ref(0), Ref(2))), Abbreviated((Ref(1), Ref(2)))))
     assert named._word_clauses(defined) == [(0, False), (1, False)]  # not "(GATs)"
+
+
+def test_a_page_too_large_gives_the_section_headed_for_a_longer_query(tmp_path_factory):
+    """opensource.guide: "finding a project to contribute to" (five words, too many for
+    a name) matched its how-to page, larger than the budget, which came as another part;
+    its section of that title is the part given (no result is re-weighed)."""
+    intro = "Contributing to a project takes time. " * 40
+    docs = {"how-to-contribute.md": (
+        "# How to contribute\n\n" + intro + "\n\n## What it means to contribute\n\n"
+        "Finding a project, contribute to a project: finding is contributing.\n\n"
+        "## Finding a project to contribute to\n\n" + "Look around you first. " * 20
+        + "Then pick one you use.\n\n## Orienting yourself\n\n" + intro + "\n")}
+    with kb_searcher(tmp_path_factory, "named-heads", docs) as searcher:
+        query = "finding a project to contribute to"
+        whole = searcher.search([query], SearchOptions()).queries[0].results
+        assert whole[0].id.endswith("#how-to-contribute") and whole[0].tokens > 400
+        cut = searcher.search([query], SearchOptions(max_tokens=400)).queries[0].results
+        assert cut[0].id == "kb:how-to-contribute.md#finding-a-project-to-contribute-to"
+        assert cut[0].score == whole[0].score

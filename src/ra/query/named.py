@@ -64,12 +64,13 @@ _KIND = re.compile(r"(?<=\S)\s+(?:class|struct|structure|enum|enumeration|union|
 _FOLDER_FILES = frozenset({"index", "readme", "_index"})
 
 
-def query_names(plan: Plan, analyzer) -> tuple[frozenset[str], ...] | None:
-    """Per word of a plain short query, the terms it matches (itself, or for a word the
-    index lacks, its fuzzy alternatives), English function words left out; None when the
-    query is not one such a name can be."""
+def query_names(plan: Plan, analyzer, max_words: int = MAX_WORDS
+                ) -> tuple[frozenset[str], ...] | None:
+    """Per word of a plain short query (``max_words`` at most), the terms it matches
+    (itself, or for a word the index lacks, its fuzzy alternatives), English function
+    words left out; None when the query is not one such a name can be."""
     required = _word_clauses(plan.expr) if not plan.negative else None
-    if not required or len(required) > MAX_WORDS:
+    if not required or len(required) > max_words:
         return None
     stop = _function_terms(analyzer.language)
     words = []
@@ -212,10 +213,28 @@ class NamedBoost:
         return all(w & held for w in self.words)
 
 
+class HeadsOnly(NamedBoost):
+    """For a query too long to be a name: no re-weighing, but ``heads`` (a section
+    whose heading holds its words is the part of a page too large for the budget)."""
+
+    def __call__(self, results: Sequence[Candidate]) -> list[Candidate]:
+        return list(results)
+
+
+#: The words at most of a query whose parts ``heads`` looks for: "finding a project to
+#: contribute to" is opensource.guide's section of that title
+HEADS_WORDS = 8
+
+
 def boost_named(plan: Plan | None, analyzer, meta: Callable[[str], object | None]
                 ) -> NamedBoost | None:
     """The re-weighing for ``plan``'s query, or None when it has nothing to do (``BOOST``
-    0, or a query no name can be)."""
-    if BOOST <= 0 or plan is None or (words := query_names(plan, analyzer)) is None:
+    0, or a query no name can be); for a query of more words than a name, up to
+    ``HEADS_WORDS``, one that re-weighs nothing and says which part ``heads`` it."""
+    if BOOST <= 0 or plan is None:
         return None
-    return NamedBoost(words, analyzer, meta, 1 + BOOST)
+    if (words := query_names(plan, analyzer)) is not None:
+        return NamedBoost(words, analyzer, meta, 1 + BOOST)
+    if (words := query_names(plan, analyzer, HEADS_WORDS)) is not None:
+        return HeadsOnly(words, analyzer, meta, 1.0)
+    return None
