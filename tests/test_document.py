@@ -642,3 +642,18 @@ def test_kramdown_rfc_s_front_matter_ends_at_its_abstract():
     assert [n.title for n in doc.nodes] == ["Template-Driven CONNECT for TCP", "Introduction",
                                             "Security", "Acknowledgments"]
     assert "The only mechanism." in doc.nodes[1].body
+
+
+def test_a_first_h1_that_names_a_part_is_no_title():
+    """Ember's and React's RFC templates open with ``# Summary`` and go on with
+    ``# Motivation``, ``# Detailed design``: 73 of Ember's 262 RFCs were titled
+    "Summary" and each section's breadcrumb began with it. The file's name titles
+    them; a page whose only h1 is "Overview", or whose first h1 is its name, keeps it."""
+    rfc = parse_document("# Summary\n\nNamed blocks.\n\n# Motivation\n\nWhy.\n\n"
+                         "# Detailed design\n\nHow.\n", "d", "0226-named-blocks.md")
+    assert rfc.title == "0226-named-blocks"
+    assert [(n.depth, n.title) for n in rfc.nodes] == [
+        (0, "0226-named-blocks"), (1, "Summary"), (1, "Motivation"), (1, "Detailed design")]
+    assert parse_document("# Overview\n\nText.\n", "d", "x.md").title == "Overview"
+    assert parse_document("# Named blocks\n\nA.\n\n# Summary\n\nB.\n", "d",
+                          "x.md").title == "Named blocks"

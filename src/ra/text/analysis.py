@@ -112,8 +112,9 @@ MAX_TOKEN_BYTES = 40
 #: headings that closes a section's text is a table of contents (no text). 48: the path
 #: field also holds the words of the file's camelCase name (``etcdNoLeader``). 49: a
 #: link's text leaves roadmap.sh's kind of resource out (``[@official@Docs](…)``). 50:
-#: kramdown-rfc's front matter ends at ``--- abstract``; ``--- middle`` is no text.
-ANALYZER_VERSION = 50
+#: kramdown-rfc's front matter ends at ``--- abstract``; ``--- middle`` is no text. 51:
+#: a first h1 naming a part (``# Summary``) with other h1s after it is no title.
+ANALYZER_VERSION = 51
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

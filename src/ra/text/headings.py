@@ -258,8 +258,19 @@ def _plain(tokens: Iterable, m: SimpleNamespace) -> str:
     return "".join(parts)
 
 
+#: What a template names the first of a page's parts, at level 1 like the others: no
+#: title (73 of Ember's 262 RFCs were "Summary", each section "Summary › …")
+PART_NAMES = frozenset({"abstract", "background", "introduction", "motivation", "overview",
+                        "summary"})
+
+
 def first_h1(headings: list[Found]) -> str | None:
-    return next((h.text for h in headings if h.level == 1 and h.text), None)
+    """The page's title from its headings: its first h1, unless that names a part of it
+    and other h1s follow (an RFC template's ``# Summary``, ``# Motivation``, …)."""
+    h1 = [h.text for h in headings if h.level == 1 and h.text]
+    if len(h1) > 1 and h1[0].strip().lower() in PART_NAMES:
+        return None
+    return h1[0] if h1 else None
 
 
 # ------------------------------------------------------------------------------ mistletoe
