@@ -180,3 +180,18 @@ def test_the_text_counts_the_chunks_holding_every_word_that_were_cut():
     text = render_search(SearchResponse([topic], 0, None, list_only=True), "list")
     assert ("(only 2 chunks hold every word, 1 not shown (see the note); the results below "
             "hold some of them)") in text
+
+
+def test_partial_answers_first_count_only_the_chunks_holding_every_word_that_were_cut():
+    """GitHub's site policy, "refund policy": two chunks hold every word, one was cut
+    (the note says so) and the line said "only 2 chunks hold every word, not shown"."""
+    from ra.query.search import Result, SearchResponse, Topic
+
+    some = Result("kb:refund.md", "kb", "refund.md", "Refunds", "Refunds", 16.0, "refunds",
+                  partial=True)
+    note = ("1 chunk holding every word scores less than 0.5 times the best of those "
+            "holding some of them: not shown")
+    for total, line in ((2, "(only 2 chunks hold every word, 1 not shown (see the note)"),
+                        (1, "(only 1 chunk holds every word, not shown (see the note)")):
+        topic = Topic("q", "all", total, [some], note=note, outranked=1)
+        assert line in render_search(SearchResponse([topic], 0, None, list_only=True), "list")

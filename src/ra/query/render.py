@@ -61,7 +61,8 @@ def render_search(response, mode: str, *, color: bool = False, analyzer=None,
             if i == some:  # first on the page: those holding every word are not on it
                 elsewhere = ", not on this page" if i == 0 else ""
                 if topic.outranked:  # cut below the partial answers (the note says why)
-                    cut = "" if i == 0 else f" {topic.outranked}"
+                    every = i == 0 and topic.outranked >= topic.total_matches
+                    cut = "" if every else f" {topic.outranked}"  # ("refund policy": 1 of 2)
                     elsewhere = f",{cut} not shown (see the note)"
                 out.append(f"(only {plural(topic.total_matches, 'chunk')} {holds} every "
                            f"word{elsewhere}; the results below hold some of them)")
