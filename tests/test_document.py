@@ -657,3 +657,17 @@ def test_a_first_h1_that_names_a_part_is_no_title():
     assert parse_document("# Overview\n\nText.\n", "d", "x.md").title == "Overview"
     assert parse_document("# Named blocks\n\nA.\n\n# Summary\n\nB.\n", "d",
                           "x.md").title == "Named blocks"
+
+
+def test_a_page_with_no_other_title_is_titled_by_its_name():
+    """An agent skill's ``SKILL.md`` names itself in its front matter, and without a
+    heading it was "SKILL"; Ember's RFC stages (front matter alone) were their files'
+    names. A title or an h1 still comes first."""
+    skill = parse_document("---\nname: pdf-processing\ndescription: Fill PDF forms.\n---\n"
+                           "Use pdfplumber.\n", "s", "pdf/SKILL.md")
+    assert skill.title == "pdf-processing"
+    assert parse_document("---\nname: Ready For Release\n---\n", "d",
+                          "stages/ready-for-release.md").title == "Ready For Release"
+    assert parse_document("---\nname: x\n---\n# PDF forms\n\nText.\n", "s",
+                          "SKILL.md").title == "PDF forms"
+    assert parse_document("---\nname: x\ntitle: Y\n---\nText.\n", "s", "a.md").title == "Y"

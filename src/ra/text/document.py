@@ -370,7 +370,7 @@ def _other_title(data: dict) -> str | None:
         if isinstance(nav := data.get(key), dict) and (
                 title := _scalar(nav.get("title")) or _scalar(nav.get("key"))):
             return title
-    return None
+    return _scalar(data.get("name"))  # an agent skill's (SKILL.md), Ember's RFC stages
 
 
 #: Front matter keys that name the files a note is about, as globs: Cursor's and
