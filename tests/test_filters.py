@@ -232,3 +232,29 @@ def test_mcp_search_filters(project):
     first = [r["id"] for r in out["first"]["queries"][0]["results"]]
     paged = [r["id"] for r in out["paged"]["queries"][0]["results"]]
     assert len(first) == 3 and paged == first[1:]
+
+
+def test_a_page_in_an_archive_folder_is_archived(tmp_path):
+    """The HTTP working group keeps 34 superseded drafts in ``archive/``, Google Cloud's
+    community its unmaintained tutorials in ``archived/``: an archived draft outranked
+    the current one. Such pages are archived, as ``status: archived`` says; a front
+    matter's own status, a file named so, and an archive's folder name elsewhere in a
+    word stay as they are."""
+    from ra.text.document import parse_document
+
+    pages = {"archive/cookies.md": "# Cookies\n\nSameSite widget draft.\n",
+             "Archived/old.txt": "SameSite widget notes.\n",
+             "archives/list.md": "# List\n\nSameSite widget list.\n",
+             "archive.md": "# Archive\n\nSameSite widget index.\n",
+             "cookies.md": "# Cookies\n\nSameSite widget rules.\n"}
+    for rel, text in pages.items():
+        (tmp_path / "docs" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "docs" / rel).write_text(text)
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    assert paths(tmp_path, "samesite widget") == [
+        "docs:archive.md", "docs:archives/list.md", "docs:cookies.md"]
+    assert paths(tmp_path, "samesite widget", include_archived=True) == [
+        "docs:Archived/old.txt", "docs:archive.md", "docs:archive/cookies.md",
+        "docs:archives/list.md", "docs:cookies.md"]
+    draft = parse_document("---\nstatus: draft\n---\n# D\n", "d", "archive/d.md")
+    assert draft.status == "draft"

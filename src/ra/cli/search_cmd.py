@@ -162,7 +162,8 @@ def search(
         "BM25F over the exact terms only: no fuzzy matching, feedback or meaning, no "
         "preference for the page or file the query names, release notes scored in full.")),
     include_archived: bool = typer.Option(False, "--include-archived",
-                                          help="Also search notes with status: archived."),
+                                          help="Also search notes with status: archived, "
+                                          "or in an archive/ folder."),
     tag: list[str] = typer.Option([], "--tag", help="Only documents with this tag "
                                   "(repeatable: any of them)."),
     path: str | None = typer.Option(None, "--path", help="Only paths matching this glob "

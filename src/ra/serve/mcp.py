@@ -276,7 +276,8 @@ Semantic = Annotated[bool | None, Field(description=(
     "Fuse meaning with keywords (needs [semantic] in .ra.toml and its extra); default: "
     "as configured."))]
 Archived = Annotated[bool, Field(description=(
-    "Also search notes marked `status: archived` (default false)."))]
+    "Also search notes marked `status: archived` or in an `archive/` folder (default "
+    "false)."))]
 Strict = Annotated[bool, Field(description=(
     "Report a query that is not valid syntax as an error (default false: its words are "
     "searched and the result carries a note)."))]

@@ -114,8 +114,9 @@ MAX_TOKEN_BYTES = 40
 #: link's text leaves roadmap.sh's kind of resource out (``[@official@Docs](…)``). 50:
 #: kramdown-rfc's front matter ends at ``--- abstract``; ``--- middle`` is no text. 51:
 #: a first h1 naming a part (``# Summary``) with other h1s after it is no title. 52: a
-#: page with no other title is titled by its front matter's ``name``.
-ANALYZER_VERSION = 52
+#: page with no other title is titled by its front matter's ``name``. 53: a page in an
+#: ``archive/`` or ``archived/`` folder is archived.
+ANALYZER_VERSION = 53
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

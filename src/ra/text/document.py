@@ -112,7 +112,8 @@ def parse_document(text: str, tree: str, path: str, *,
     if not is_markdown(path):
         title = _stem(path)
         nodes = build_chunk_tree(text, tree, path, title, headings=[])
-        return Document(tree, path, "text", title, (), None, None, {}, nodes)
+        return Document(tree, path, "text", title, (), None,
+                        "archived" if in_archive(path) else None, {}, nodes)
     data, body_at, problems = _split_frontmatter(text)
     body = text[body_at:]
     lines = Lines(mask_comments(body))  # the same lines, comments blanked
@@ -127,9 +128,23 @@ def parse_document(text: str, tree: str, path: str, *,
     nodes = build_chunk_tree(body, tree, path, title, base=utf8_len(text[:body_at]),
                              headings=headings if chunk_at_headings else [], lines=lines)
     tags = tuple(dict.fromkeys([*meta["tags"], *inline_tags(body)]))
+    status = meta["status"] or ("archived" if in_archive(path) else None)
     return Document(tree, path, "markdown", title, tags, meta["description"],
-                    meta["status"], data or {}, nodes, tuple(problems + scan_problems),
+                    status, data or {}, nodes, tuple(problems + scan_problems),
                     applies_to(data or {}) or skill_folders(path, meta["description"]))
+
+
+#: Folders that keep what is no longer current: their pages are archived, as a page whose
+#: front matter says ``status: archived`` (searched with ``--include-archived``)
+ARCHIVE_FOLDERS = frozenset({"archive", "archived"})
+
+
+def in_archive(path: str) -> bool:
+    """Whether ``path`` is in an archive's folder (``ARCHIVE_FOLDERS``): the HTTP working
+    group's ``archive/`` of 34 superseded drafts outranked the current ones ("SameSite
+    Strict vs Lax": the archived ``cookie-same-site.md`` above ``rfc6265bis.md``); Google
+    Cloud's community tutorials keep those no longer maintained in ``archived/``."""
+    return any(part.lower() in ARCHIVE_FOLDERS for part in path.split("/")[:-1])
 
 
 def _comment_ids(headings: list[Found], lines: Lines) -> list[Found]:
