@@ -751,11 +751,11 @@ def test_the_same_text_scored_otherwise_in_another_folder_is_a_near_copy(tmp_pat
     """A copy whose path scores otherwise (a deeper folder) is not given as the same
     result, but as nearly the same text (compared byte for byte before word for word)."""
     for searcher in one_tree(tmp_path_factory, "deeper", {
-            "v1/release.md": RELEASE, "old/archive/v0/release.md": RELEASE}):
+            "v1/release.md": RELEASE, "old/attic/v0/release.md": RELEASE}):
         results = searcher.search(["sign release tarball"], SearchOptions(
             limit=3, cutoff_ratio=0)).queries[0].results
         assert results[0].id == "kb:v1/release.md#signing"
-        assert results[0].near_copies == ("kb:old/archive/v0/release.md#signing",)
+        assert results[0].near_copies == ("kb:old/attic/v0/release.md#signing",)
         assert results[0].copies == ()
 
 
