@@ -416,27 +416,22 @@ def older_versions(paths: Iterable[str]) -> list[tuple[str, int]]:
 
 
 def _older_folders(paths: list[str]) -> list[tuple[str, int]]:
-    """The folders of ``older_versions`` named for versions (see there)."""
-    groups: dict[str, dict[str, set[str]]] = {}  # parent → version folder → its pages
+    """The dated folders of ``older_versions`` (see there)."""
+    from ra.text.languages import mirrors
+
+    groups: dict[str, dict[str, set[str]]] = {}  # parent → dated folder → its pages
     for rel in paths:
         parts = rel.split("/")
-        for i, name in enumerate(parts[:-1]):
-            if _DATED.fullmatch(name) or name.lower() in _UNRELEASED | _LATEST:
-                groups.setdefault("/".join(parts[:i]), {}).setdefault(name, set()).add(
-                    "/".join(parts[i + 1:]))
-                break
+        at = next((i for i, p in enumerate(parts[:-1]) if _DATED.fullmatch(p)), None)
+        if at is not None:
+            groups.setdefault("/".join(parts[:at]), {}).setdefault(parts[at], set()).add(
+                "/".join(parts[at + 1:]))
     out = []
     for parent, versions in groups.items():
-        released = [n for n in versions if _DATED.fullmatch(n)]
-        if len(released) < 2:
-            continue
-        newest = max(released, key=version_key)
+        newest = max(versions, key=version_key)
         prefix = f"{parent}/" if parent else ""
-        for name, pages in sorted(versions.items()):
-            same = len(pages & versions[newest])
-            if (name != newest and _DATED.fullmatch(name) and same >= VERSION_PAGES
-                    and 2 * same >= len(pages)):
-                out.append((f"{prefix}{name}/**", len(pages)))
+        out += [(f"{prefix}{name}/**", len(pages)) for name, pages in sorted(versions.items())
+                if name != newest and mirrors(pages, versions[newest], VERSION_PAGES)]
     return out
 
 

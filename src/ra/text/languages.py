@@ -191,7 +191,7 @@ def translations(paths: Iterable[str]) -> list[tuple[str, int]]:
         # original's is a translation begun (opentelemetry.io's content/ko/, content/pl/)
         least = 1 if first else TRANSLATED_MIN
         mirrored = [(prefix + name, len(mine))
-                    for name, mine in sorted(pages.items()) if _mirror(mine, original, least)]
+                    for name, mine in sorted(pages.items()) if mirrors(mine, original, least)]
         if not mirrored:
             mirrored = _vaults(pages, prefix, first and (first, original))
         found += mirrored
@@ -259,9 +259,10 @@ def _vaults(pages: dict[str, set[str]], prefix: str,
     return [(prefix + n, len(mine)) for n, mine in sorted(named.items()) if n != first]
 
 
-def _mirror(mine: set, original: set, least: int = TRANSLATED_MIN) -> bool:
-    """Whether the pages ``mine`` translate those of ``original``: enough of them have a
-    page of the same path there (``TRANSLATED_SHARE``, ``least``)."""
+def mirrors(mine: set, original: set, least: int = TRANSLATED_MIN) -> bool:
+    """Whether the pages ``mine`` translate (or are an older version of) those of
+    ``original``: enough of them have a page of the same path there
+    (``TRANSLATED_SHARE``, ``least``)."""
     same = len(mine & original)
     return same >= least and same >= TRANSLATED_SHARE * len(mine)
 
@@ -355,7 +356,7 @@ def _suffixed(files: list[str], folders: set[str]) -> list[tuple[str, int]]:
                 under.setdefault(folder, set()).add("/".join(parts[i:]))
     return [(folder, len(under.get(folder, ())))
             for folder in sorted(folders)
-            if _mirror(under.get(folder, set()), under.get(siblings[folder], set()))]
+            if mirrors(under.get(folder, set()), under.get(siblings[folder], set()))]
 
 
 def said(patterns: list[str]) -> str:
