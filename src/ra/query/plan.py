@@ -417,7 +417,7 @@ class Planner:
                     fuzzy += found  # a word, or the parts of a compound word
         d = self.options.distance if self.options.fuzzy else 0
         eligible = sorted({w for w in fuzzy if len(w) > MIN_FUZZY_LENGTH
-                           and w.lower() not in LIGHT_WORDS}) if d > 0 else []
+                           and _may_be_typo(w)}) if d > 0 else []
         self.reader.prefetch(self.analyzer.stem_all(words), eligible, d)
         if self.options.fuzzy:
             self._fuzzy_cache.update(expansions(self.reader, eligible, d))
@@ -511,10 +511,8 @@ class Planner:
         word = words[0]
         exact = self.analyzer.stem(word)
         alts = {exact: self._exact(exact, word)}
-        # -word excludes the word only; a function word is no typo ("there" matched here,
-        # these, three and where: every section of a handbook, merged into one page)
-        if (fuzzy and self.options.fuzzy and not self._negations
-                and word.lower() not in LIGHT_WORDS):
+        # -word excludes the word only
+        if fuzzy and self.options.fuzzy and not self._negations and _may_be_typo(word):
             self._fuzzy(word, alts)
             if all(a.term_id is None for a in alts.values()):
                 self._continued(word, alts)
@@ -756,6 +754,13 @@ def _negated(expr: Expr, under: bool = False) -> set[int]:
         case AllOf(items) | AnyOf(items):
             return set().union(*(_negated(i, under) for i in items))
     return set()  # pragma: no cover
+
+
+def _may_be_typo(word: str) -> bool:
+    """Whether ``word`` is looked up with its typos (``_prefetch`` and ``_term`` alike): not
+    a function word ("there" matched here, these, three and where: every section of a
+    handbook, merged into one page)."""
+    return word.lower() not in LIGHT_WORDS
 
 
 #: What prose puts between words, unsaid when it is dropped: one character, an ellipsis
