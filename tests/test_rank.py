@@ -561,17 +561,11 @@ def test_the_part_headed_for_the_query_comes_before_a_better_scored_one():
     cands = [tree["t:l.md"]._replace(score=30.0), tree["t:l.md#faq"]._replace(score=20.0),
              tree["t:l.md#who"]._replace(score=12.0)]
 
-    class Reweigh:
-        def __call__(self, results):
-            return list(results)
-
-        def heads(self, c):
-            return c.id == "t:l.md#who"
-
     kwargs = dict(threshold=0.75, cutoff_ratio=0.0, limit=None, max_tokens=4000)
     plain = rank_with_stats(cands, lookup=tree.get, **kwargs)[0]
     assert [c.id for c in plain] == ["t:l.md#faq"]
-    headed = rank_with_stats(cands, lookup=tree.get, reweigh=Reweigh(), **kwargs)[0]
+    headed = rank_with_stats(cands, lookup=tree.get, heads=lambda c: c.id == "t:l.md#who",
+                             **kwargs)[0]
     assert [c.id for c in headed] == ["t:l.md#who"]
     assert headed[0].score == plain[0].score  # in the page's place, with its score
 

@@ -201,40 +201,32 @@ class NamedBoost:
             return list(results)
         return [*sorted(top, key=best_first), *results[DEPTH:]]
 
-    def heads(self, c: Candidate) -> bool:
-        """Whether ``c``'s own heading holds each of the query's words: the part of a
-        page too large for the budget that is about the query (``rank.fit_parts``)."""
-        m = self.meta(c.id)
-        if m is None or not m.title:
-            return False
-        from ra.text.stopwords import ENGLISH
-
-        held = _words(m.title.split(), self.analyzer, ENGLISH)
-        return all(w & held for w in self.words)
-
-
-class HeadsOnly(NamedBoost):
-    """For a query too long to be a name: no re-weighing, but ``heads`` (a section
-    whose heading holds its words is the part of a page too large for the budget)."""
-
-    def __call__(self, results: Sequence[Candidate]) -> list[Candidate]:
-        return list(results)
-
-
-#: The words at most of a query whose parts ``heads`` looks for: "finding a project to
-#: contribute to" is opensource.guide's section of that title
-HEADS_WORDS = 8
-
-
 def boost_named(plan: Plan | None, analyzer, meta: Callable[[str], object | None]
                 ) -> NamedBoost | None:
     """The re-weighing for ``plan``'s query, or None when it has nothing to do (``BOOST``
-    0, or a query no name can be); for a query of more words than a name, up to
-    ``HEADS_WORDS``, one that re-weighs nothing and says which part ``heads`` it."""
-    if BOOST <= 0 or plan is None:
+    0, or a query no name can be)."""
+    if BOOST <= 0 or plan is None or (words := query_names(plan, analyzer)) is None:
         return None
-    if (words := query_names(plan, analyzer)) is not None:
-        return NamedBoost(words, analyzer, meta, 1 + BOOST)
-    if (words := query_names(plan, analyzer, HEADS_WORDS)) is not None:
-        return HeadsOnly(words, analyzer, meta, 1.0)
-    return None
+    return NamedBoost(words, analyzer, meta, 1 + BOOST)
+
+
+#: The words at most of a query whose heading ``heads_of`` looks for: "finding a project
+#: to contribute to" is opensource.guide's section of that title
+HEADS_WORDS = 8
+
+
+def heads_of(plan: Plan | None, analyzer, meta: Callable[[str], object | None]
+             ) -> Callable[[Candidate], bool] | None:
+    """Whether a chunk's own heading holds each word of ``plan``'s query (a plain query of
+    ``HEADS_WORDS`` at most, words as ``query_names`` reads them): the part of a page too
+    large for the budget that is about the query (``rank.fit_parts``). None for a query
+    no heading can hold so."""
+    if plan is None or (words := query_names(plan, analyzer, HEADS_WORDS)) is None:
+        return None
+    from ra.text.stopwords import ENGLISH
+
+    def heads(c: Candidate) -> bool:
+        m = meta(c.id)
+        held = _words(m.title.split(), analyzer, ENGLISH) if m is not None and m.title else ()
+        return bool(held) and all(w & held for w in words)
+    return heads

@@ -375,7 +375,7 @@ def fit_parts(results: Sequence[Candidate], cands: Sequence[Candidate],
               max_tokens: int | None, lookup: Lookup | None = None,
               threshold: float | None = None,
               reweigh: Callable[[Sequence[Candidate]], list[Candidate]] | None = None,
-              ) -> list[Candidate]:
+              heads: Callable[[Candidate], bool] | None = None) -> list[Candidate]:
     """``results`` with each one too large for the token budget ``max_tokens`` that has
     matched chunks beneath it (an aggregate's, or those an ancestor claimed) given as
     the best of those that fits, in its place and with its score: the page ranks where
@@ -390,7 +390,7 @@ def fit_parts(results: Sequence[Candidate], cands: Sequence[Candidate],
     With aggregation (``threshold``), the parts beneath a large result aggregate as the
     results do, up to the largest sections that fit, and are re-weighed as they are
     (``reweigh``: a section named for the query scores more); the best of them is the
-    part, one whose own heading holds each of the query's words first (``reweigh.heads``).
+    part, one whose own heading holds each of the query's words first (``heads``).
     The best single chunk had been given: on the System Design Primer a section's short
     list of further reading, whose links repeat its title ("Latency numbers every
     programmer should know - 1"), where the section holding it fits and matched too; on
@@ -415,8 +415,8 @@ def fit_parts(results: Sequence[Candidate], cands: Sequence[Candidate],
                 ranked = aggregate(parts, threshold, _within(lineage, a, max_tokens))
                 if reweigh is not None:
                     ranked = reweigh(ranked)
-                    heads = getattr(reweigh, "heads", None)
-                    ranked = [c for c in ranked if heads(c)] or ranked if heads else ranked
+                if heads is not None:
+                    ranked = [c for c in ranked if heads(c)] or ranked
                 best[a] = ranked[0]
     return [best[r.id]._replace(score=r.score) if r.id in best else r for r in results]
 
@@ -441,11 +441,13 @@ def rank_with_stats(cands: Sequence[Candidate], *, threshold: float, cutoff_rati
                     limit: int | None, lookup: Lookup | None, aggregation: bool = True,
                     max_tokens: int | None = None,
                     reweigh: Callable[[Sequence[Candidate]], list[Candidate]] | None = None,
+                    heads: Callable[[Candidate], bool] | None = None,
                     ) -> tuple[list[Candidate], RankStats]:
     """:func:`rank`, plus how many results each phase kept. With a token budget
     (``max_tokens``), a result too large for it is given as its best matched part that
-    fits (``fit_parts``), once the ranking is done. ``reweigh`` re-scores the results
-    the elbow kept (``ra.query.named``), and returns them best first."""
+    fits (``fit_parts``; ``heads``: the parts headed for the query first), once the
+    ranking is done. ``reweigh`` re-scores the results the elbow kept
+    (``ra.query.named``), and returns them best first."""
     if aggregation:
         merged = aggregate(cands, threshold, lookup)
     else:
@@ -454,7 +456,7 @@ def rank_with_stats(cands: Sequence[Candidate], *, threshold: float, cutoff_rati
     if reweigh is not None:  # reorders what the elbow kept: boosting the first result
         kept = reweigh(kept)  # before it cut "const generics" on the RFCs to one
     relevant = fit_parts(kept, cands, max_tokens, lookup,
-                         threshold if aggregation else None, reweigh)
+                         threshold if aggregation else None, reweigh, heads)
     final = relevant if limit is None else relevant[:max(0, limit)]
     return final, RankStats(len(cands), len(merged), len(relevant), len(final))
 

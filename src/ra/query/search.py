@@ -31,7 +31,7 @@ from ra.query import rank as ranking
 from ra.query.bm25f import Filters, Sql, Weights, bm25f_sql, weights_of
 from ra.query.budget import estimate_tokens, list_entry_tokens, pack, ref_entry_tokens
 from ra.query.impacts import is_plain, top_rows, top_sql, with_phrases
-from ra.query.named import boost_named
+from ra.query.named import boost_named, heads_of
 from ra.query.parser import dash_negations, parse, parse_lenient, typed_operators
 from ra.query.phrases import PhraseScorer
 from ra.query.plan import Plan, PlanOptions, plan_query, shortened, unsearchable_note
@@ -279,7 +279,8 @@ class Searcher:
         side, rows, metas = self._meaning(node, plan, o, rows, metas, pending)
         reweigh = None if o.raw else boost_named(plan, self.analyzer, self.reader.meta)
         named = Named() if o.raw else Named(plan.files, plan.numbers,  # raw: BM25F alone
-                                            not asks_releases(typed))
+                                            not asks_releases(typed),
+                                            heads_of(plan, self.analyzer, self.reader.meta))
         ranked, stats = self._rank(rows, metas, o, reweigh, named)
         limit = self.default_limit(o)
         some: frozenset[str] = frozenset()
@@ -493,7 +494,7 @@ class Searcher:
             cands, threshold=self._opt(o.aggregation_threshold, s.aggregation_threshold),
             cutoff_ratio=self._opt(o.cutoff_ratio, s.cutoff_ratio),
             limit=None, lookup=lookup, aggregation=o.aggregation, max_tokens=o.max_tokens,
-            reweigh=reweigh)
+            reweigh=reweigh, heads=named.heads if named is not None else None)
 
     def _fills(self, plan: Plan, rows, o: SearchOptions, limit: int) -> bool:
         """Whether a short keyword query's answer is filled up with partial ones: fewer
@@ -643,7 +644,7 @@ class Searcher:
         else:  # a near copy: all the others are near copies of it
             near[chosen] = [cand.id, *same, *(i for i in close if i != chosen)]
         meta = self.reader.meta(chosen)
-        old = self.reader.meta(cand.id).doc_id.split(":", 1)[1]
+        old = self.reader.meta(cand.id).path
         moved = (i.replace(old, meta.path, 1) for i in cand.constituents)  # its sections
         return self._candidate(meta, cand.score)._replace(  # in the newest, where it has them
             constituents=tuple(i for i in moved if self.reader.meta(i) is not None))
@@ -784,6 +785,8 @@ class Named(NamedTuple):
     files: tuple[str, ...] = ()
     numbers: tuple[str, ...] = ()
     notes_below: bool = False
+    #: whether a chunk's heading holds the query's words (``ra.query.named.heads_of``)
+    heads: Callable[[ranking.Candidate], bool] | None = None
 
     def level(self, path: str) -> int:
         """How closely the tree-relative ``path`` is named: ``in_files``, and 2 for a
