@@ -472,7 +472,7 @@ def _stem(path: str) -> str:
     (``index``, ``_index``, ``README``) is named for its folder, as a site shows it
     (Zola's ``documentation/_index.md`` was titled "_index"). A language's suffix is not
     the page's name (Nextra's ``llama.en.mdx`` was "llama.en", ``index.fr.md`` "index.fr")."""
-    from ra.text.languages import names_language
+    from ra.text.languages import names_language  # not at start-up: its word lists
 
     at = PurePosixPath(path)
     name, dot, language = at.stem.rpartition(".")

@@ -215,7 +215,7 @@ def _three_letters(files: list[str], languages: dict[str, set[str]]) -> None:
     if not parents:
         return
     for f in files:
-        parent, _, rest = f.rpartition("/")
+        parent = f.rpartition("/")[0]
         while parent:
             up, _, name = parent.rpartition("/")
             if up in parents and _THREE.fullmatch(name):
@@ -284,8 +284,7 @@ JOINED = frozenset("ptbr ptpt zhcn zhtw zhhk enus engb esmx frca".split())
 def names_language(tag: str) -> bool:
     """Whether a page's suffix (``_BESIDE``) names a language sites are translated into."""
     low = tag.lower()
-    return low in BY_COUNTRY or low in JOINED or (
-        len(low) != 4 and is_language_tag(tag, True))
+    return low in BY_COUNTRY or low in JOINED or is_language_tag(tag, True)
 
 
 def _beside(files: list[str]) -> list[tuple[str, int]]:
