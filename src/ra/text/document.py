@@ -48,6 +48,7 @@ from ra.text.headings import Found, Lines, byte_offsets, first_h1, scan_headings
 from ra.text.ids import format_chunk_id, format_doc_id
 from ra.text.markup import (
     PAGE_TITLE,
+    RFC_PART,
     comment_anchor,
     inline_tags,
     kramdown_anchor,
@@ -209,10 +210,9 @@ def _value_at(data: dict, dotted: str) -> str | None:
 #: language, ``language``)
 _FENCE_OPEN = re.compile(r"(---|\+\+\+)(?P<language>js|javascript|json|ya?ml)?[ \t]*\r?\n")
 #: kramdown-rfc (the IETF's drafts in markdown) ends its YAML at ``--- abstract`` (or the
-#: first other part: ``--- middle``, ``--- back``, ``--- note_…``); read to a ``...`` in
-#: an example further down, a draft lost its first 156 lines
-_RFC_PART = r"---[ \t]+(?:abstract|middle|back|note_\w*)[ \t]*"
-_FENCE_CLOSE = {"---": re.compile(rf"^(?:---|\.\.\.|{_RFC_PART})[ \t]*(?:\r?\n|\Z)",
+#: first other part: ``RFC_PART``); read to a ``...`` in an example further down, a
+#: draft lost its first 156 lines
+_FENCE_CLOSE = {"---": re.compile(rf"^(?:---|\.\.\.|{RFC_PART})[ \t]*(?:\r?\n|\Z)",
                                   re.MULTILINE),
                 "+++": re.compile(r"^\+\+\+[ \t]*(?:\r?\n|\Z)", re.MULTILINE)}
 _BLANK_LINES = re.compile(r"(?:[ \t]*\r?\n)*")

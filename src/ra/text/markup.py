@@ -918,7 +918,12 @@ BRACKETED = rf"{_RUN}(?:{_PAIR}{_RUN})*"
 LINK_TEXT = rf"{_RUN}(?:(?:{_PAIR}|\n(?![ \t]*\n)){_RUN})*"
 #: A list item that is a link to a heading of its own page and nothing else:
 #: ``- [Summary](#summary)``, ``1. [`x`](<#x> "title")``
-_TOC_ITEM = (rf"\n{_WS}*(?:[-+*]|\d{{1,9}}[.)]){_WS}+\[{BRACKETED}\]\(<?#[^\s()<>]*>?"
+#: A list item's marker: ``-``, ``+``, ``*``, ``1.``, ``1)``
+_LIST_MARKER = r"(?:[-+*]|\d{1,9}[.)])"
+#: A part of an IETF draft in kramdown-rfc: ``--- abstract`` (which ends its front matter,
+#: ``ra.text.document``), ``--- middle``, ``--- back``, ``--- note_…``
+RFC_PART = r"---[ \t]+(?:abstract|middle|back|note_\w*)[ \t]*"
+_TOC_ITEM = (rf"\n{_WS}*{_LIST_MARKER}{_WS}+\[{BRACKETED}\]\(<?#[^\s()<>]*>?"
              rf"(?:{_WS}+\"[^\"\n]*\")?\){_WS}*{_EOL}")
 #: A line that labels a table of contents: "**Table of Contents**", "Contents:", "In
 #: this article"
@@ -1014,8 +1019,7 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     (("--8<--",), re.compile(rf"\n{_WS}*-{{2}}8<-{{2}}[^\n]*{_EOL}"), "\n"),
     # kramdown-rfc's parts of an IETF draft: `--- middle`, `--- back` (`--- abstract`
     # ends the front matter)
-    (("--- ",), re.compile(rf"\n---{_WS}+(?:abstract|middle|back|note_\w*){_WS}*{_EOL}"),
-     "\n"),
+    (("--- ",), re.compile(rf"\n{RFC_PART}{_EOL}"), "\n"),
     (("<<<",), re.compile(rf"\n{_WS}*<<<{_WS}+@[^\n]*{_EOL}"), "\n"),  # VitePress `<<< @/x.js{2}`
     # a table of contents the generator fills in: `[[toc]]` (markdown-it), `[TOC]`
     # (Python-Markdown), `${toc}`, `[[_TOC_]]` (GitLab, Azure DevOps), and Azure DevOps'
@@ -1040,14 +1044,14 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
     # the following attribute member functions:" and its list say something. Matched
     # from the line before it, which is no list item's: tried from each item, a list
     # followed by text was read again from each, in quadratic time
-    (("](#", "](<#"), re.compile(rf"(\n(?!{_WS}*(?:[-+*]|\d{{1,9}}[.)]){_WS})[^\n]*[^\s:])"
+    (("](#", "](<#"), re.compile(rf"(\n(?!{_WS}*{_LIST_MARKER}{_WS})[^\n]*[^\s:])"
                                  rf"{_WS}*(?:\n{_WS}*{_EOL})*(?:{_TOC_ITEM}(?:\n{_WS}*{_EOL})*)"
                                  rf"{{10,}}\n?\Z"), r"\1\n"),
     # kramdown (Jekyll, GitHub Pages): a one-item list marked `{:toc}` is where the table
     # of contents goes (its item, `* TOC`, is a placeholder); `{::comment}` hides its
     # text; extension tags (`{::options … /}`, `{::nomarkdown}` … `{:/}`) and attribute
     # list definitions (`{:refdef: .note}`) and references (`{:refdef}`) are markup
-    (("{:",), re.compile(rf"(?:\n{_WS}*(?:[-+*]|\d{{1,9}}[.)]){_WS}+[^\n]*)?"
+    (("{:",), re.compile(rf"(?:\n{_WS}*{_LIST_MARKER}{_WS}+[^\n]*)?"
                          rf"\n{_WS}*\{{:{_WS}*toc{_WS}*\}}{_WS}*{_EOL}"), "\n"),
     (("{::", "{:/"), re.compile(r"\{::[a-z]+\b(?:[^{}\n]|\{[^{}\n]*\})*?/?\}|\{:/[a-z]*\}"), ""),
     (("{:",), re.compile(rf"\n{_WS}*\{{:[\w-]+:[^{{}}\n]*\}}{_WS}*{_EOL}"
@@ -1142,7 +1146,7 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
      "\n"),
     (("|",), re.compile(r"\|(?<!\\\|)"), "  "),
     # task list checkboxes, ==highlights== (Obsidian, mkdocs)
-    (("[",), re.compile(rf"(\n{_WS}*(?:[-+*]|\d{{1,9}}[.)]){_WS}+)\[[^\]\n]\]{_WS}"), r"\1"),
+    (("[",), re.compile(rf"(\n{_WS}*{_LIST_MARKER}{_WS}+)\[[^\]\n]\]{_WS}"), r"\1"),
     (("==",), re.compile(r"==(?=\S)([^=\n]*?\S)=="), r"\1"),
     # Obsidian's block ids, which its pages do not show: "… knowledge. ^b15695" at the
     # end of a block's last line, or a line of its own after a list or a table
