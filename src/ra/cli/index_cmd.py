@@ -80,7 +80,7 @@ path = "./docs"
 # long_query_words = 6       # from this many words a query is ranked, not filtered
 # fill = true                # too few chunks hold every word: those holding most follow
 # coordination = 1.0         # how much a chunk missing some of those words loses
-# max_tokens = 4000          # token budget of search/context without --max-tokens (0: none)
+# max_tokens = 4000          # token budget of search/context/get without --max-tokens (0: none)
 
 # [context]
 # limit = 10

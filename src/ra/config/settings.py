@@ -168,7 +168,7 @@ class SearchSettings:
     coordination: float = 1.0  # ranked and partial answers: score × share matched ** this
     feedback: bool = False  # long queries: add the words of the best chunks (RM3)
     proximity: float = 0.0  # weight of the bonus for query words close together; 0: off
-    #: the token budget of ``ra search``, ``ra context`` and ``ra likethis`` when
+    #: the token budget of ``ra search``, ``ra context``, ``ra likethis`` and ``ra get`` when
     #: ``--max-tokens`` is not given (0: none), as ``[mcp] max_tokens`` is the MCP tools':
     #: agents call the CLI too, and a style guide of one file (35,000 tokens) came whole
     max_tokens: int = 4000
@@ -178,7 +178,7 @@ class SearchSettings:
 @dataclass(frozen=True)
 class McpSettings:
     """``[mcp]``: what the MCP tools do when an agent does not say. ``max_tokens`` is the
-    token budget of ``search``, ``context`` and ``get`` with ``links``: an agent asking
+    token budget of ``search``, ``context`` and ``get``: an agent asking
     for one result must not receive a 30 KB document it did not expect (results that do
     not fit come as snippets or ids, and the answer says so). 4000 tokens hold five
     sections of a typical knowledge base in full."""
