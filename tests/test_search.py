@@ -747,6 +747,34 @@ def test_the_newest_version_of_a_page_stands_for_its_copies(tmp_path_factory):
     assert newest_version(["v1/a/x.md", "v2/b/x.md"]) is None  # other pages
 
 
+def test_files_named_for_versions_are_one_page_s_versions(tmp_path_factory):
+    """OpenAPI keeps each release of its specification as a file (``versions/3.0.4.md``
+    … ``versions/3.2.0.md``): "discriminator mapping" gave the same section of ten of
+    them, every result one object's. Sections of one title edited a little between
+    releases are the newest's near copies; files named for versions whose sections
+    differ (release notes, a page per release) stay apart."""
+    spec = ("# OpenAPI Specification\n\n## Discriminator Object\n\nWhen request bodies "
+            "or response payloads may be one of a number of different schemas, a "
+            "discriminator object gives a hint about the expected schema{}. The mapping "
+            "field holds mappings between payload values and schema names.\n")
+    notes = "# Release {0}\n\n## Changes\n\nThe {1} now checks every discriminator mapping.\n"
+    for searcher in one_tree(tmp_path_factory, "spec-files", {
+            "versions/3.0.4.md": spec.format(""),
+            "versions/3.1.1.md": spec.format(" of the document"),
+            "versions/3.2.0.md": spec.format(" of the whole document, when it is known"),
+            "releases/1.2.md": notes.format("1.2", "parser"),
+            "releases/1.3.md": notes.format("1.3", "linter")}):
+        results = searcher.search(["discriminator mapping"], SearchOptions(
+            limit=5, cutoff_ratio=0)).queries[0].results
+        spec_results = [r for r in results if r.path.startswith("versions/")]
+        assert [r.id for r in spec_results] == ["kb:versions/3.2.0.md#discriminator-object"]
+        assert sorted(spec_results[0].near_copies + spec_results[0].copies) == [
+            "kb:versions/3.0.4.md#discriminator-object",
+            "kb:versions/3.1.1.md#discriminator-object"]
+        assert sorted(r.id for r in results if r.path.startswith("releases/")) == [
+            "kb:releases/1.2.md#changes", "kb:releases/1.3.md#changes"]
+
+
 def test_the_same_text_scored_otherwise_in_another_folder_is_a_near_copy(tmp_path_factory):
     """A copy whose path scores otherwise (a deeper folder) is not given as the same
     result, but as nearly the same text (compared byte for byte before word for word)."""

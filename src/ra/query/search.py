@@ -862,8 +862,17 @@ def _outranked_note(n: int, ratio: float) -> str:
 def _section(meta) -> tuple:
     """What a near copy shares with its original: title and file name, in any case and
     with any suffix (Jekyll's ``History.markdown`` and the ``docs/_docs/history.md``
-    made of it)."""
-    return (meta.title, meta.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower())
+    made of it); files named for versions share theirs (OpenAPI's ``versions/3.1.2.md``
+    and ``versions/3.2.0.md``: one specification, a file per release)."""
+    from ra.pipeline.discover import version_key
+
+    name = meta.path.rsplit("/", 1)[-1]
+    return (meta.title, VERSIONED if version_key(name) is not None
+            else name.rsplit(".", 1)[0].lower())
+
+
+#: The file name ``_section`` gives every file named for a version
+VERSIONED = "\0version"
 
 
 def _only_flags(query: str, node) -> tuple[str, object, str] | None:
