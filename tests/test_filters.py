@@ -87,6 +87,34 @@ def test_path_filter_is_a_tree_relative_glob(project):
     assert paths(project, path="api/*") == ["docs:api/widgets.md"]
 
 
+def test_a_path_filter_naming_a_folder_keeps_what_is_under_it(project):
+    """GOV.UK's developer docs: "rake" with ``--path kubernetes/`` answered "no results",
+    its pages under ``kubernetes/`` saying "rake": an agent passes the folder it means,
+    with or without its ``/``; a path without glob characters is also the file itself."""
+    for folder in ("ops/", "ops"):
+        assert paths(project, path=folder) == ["docs:ops/deploy.md", "docs:ops/rollback.md"]
+    assert paths(project, path="ops/deploy.md") == ["docs:ops/deploy.md"]
+    assert paths(project, path="op") == []  # a folder's name, not the start of one
+
+
+def test_filters_that_keep_out_every_match_say_so(project):
+    """"no results" read as "ra knows nothing of it"; the topic says that chunks match
+    outside the filters, and stays silent when nothing matches at all."""
+    config = load_config(project)
+    reader, _ = open_index(config)
+    try:
+        searcher = Searcher(reader, config)
+        topic = searcher.search(["widget"], SearchOptions(path="nowhere/**", tags=("ops",))
+                                ).queries[0]
+        nothing = searcher.search(["zyzzyva"], SearchOptions(path="nowhere/**")).queries[0]
+        unfiltered = searcher.search(["zyzzyva"], SearchOptions()).queries[0]
+    finally:
+        reader.close()
+    assert topic.results == [] and topic.note == (
+        "5 chunks outside --path 'nowhere/**' --tag 'ops' match: the filters kept none")
+    assert nothing.note is None and unfiltered.note is None
+
+
 def test_since_and_until_use_file_mtime_inclusively(project):
     assert paths(project, since="2026-02-01", trees=("docs",)) == [
         "docs:api/widgets.md", "docs:notes/plain.md", "docs:ops/rollback.md"]

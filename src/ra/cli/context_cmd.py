@@ -70,7 +70,8 @@ def _options(limit, terms, tree, list_, max_tokens, explain, tag, path, since, u
 
 # Filters shared with `ra search` (DESIGN: "Filters on search and context").
 _TAG = typer.Option([], "--tag", help="Only documents with this tag (repeatable: any).")
-_PATH = typer.Option(None, "--path", help="Only tree-relative paths matching this glob.")
+_PATH = typer.Option(None, "--path", help="Only tree-relative paths matching this glob, "
+                     "or under this folder.")
 _SINCE = typer.Option(None, "--since", help="Only files modified on or after this date.")
 _UNTIL = typer.Option(None, "--until", help="Only files modified on or before this date.")
 

@@ -167,7 +167,8 @@ def search(
     tag: list[str] = typer.Option([], "--tag", help="Only documents with this tag "
                                   "(repeatable: any of them)."),
     path: str | None = typer.Option(None, "--path", help="Only paths matching this glob "
-                                    "(tree-relative, e.g. 'api/**')."),
+                                    "(tree-relative, e.g. 'api/**'), or under this "
+                                    "folder (e.g. 'api/')."),
     since: str | None = typer.Option(None, "--since", help="Only files modified on or "
                                      "after this ISO date."),
     until: str | None = typer.Option(None, "--until", help="Only files modified on or "

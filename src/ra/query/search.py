@@ -303,6 +303,8 @@ class Searcher:
         total = int(rows[0][3]) if rows else 0
         if problem is None and "-" in query:
             note = _joined(note, self._flag_note(query, o, rankable, complete, total))
+        if not rows:
+            note = _joined(note, self._filters_note(plan, o))
         match = "all" if complete else ("partial" if rows else "none")
         if side is not None and side.used and not any(r[1] for r in rows):
             match = "semantic" if rows else "none"  # no chunk has any of the words
@@ -323,6 +325,23 @@ class Searcher:
 
                 topic.explain["semantic"] = explain_scores(side, ranked, self.reader.meta)
         return topic
+
+    def _filters_note(self, plan: Plan, o: SearchOptions) -> str | None:
+        """What a topic with no results says when its filters kept out chunks that match:
+        "no results" read as "ra knows nothing of it" (an agent that gave ``--path`` a
+        folder without ``/``'s glob, ``--since`` a day after the last edit)."""
+        if not (o.path or o.tags or o.since or o.until):
+            return None
+        rows = self._score(plan, replace(o, path=None, tags=(), since=None, until=None,
+                                         offset=0))[0]
+        if not rows:
+            return None
+        shown = [f"--path {o.path!r}"] if o.path else []
+        shown += [f"--tag {t!r}" for t in o.tags]
+        shown += [f"--{k} {v}" for k, v in (("since", o.since), ("until", o.until)) if v]
+        n = int(rows[0][3])
+        return (f"{plural(n, 'chunk')} outside {' '.join(shown)} "
+                f"{'matches' if n == 1 else 'match'}: the filters kept none")
 
     def _flag_note(self, query: str, o: SearchOptions, rankable: bool, complete: bool,
                    total: int) -> str | None:
@@ -939,15 +958,31 @@ def _page(ranked: list, o: SearchOptions, limit: int, meta) -> list:
 
 def filters_of(o: SearchOptions) -> Filters:
     """The SQL filters of a call's options (dates and globs validated here)."""
-    from ra.config.globs import translate
-
     try:
-        regex = translate(o.path) if o.path else None
+        regex = path_regex(o.path) if o.path else None
     except ValueError as exc:
         raise QueryError(f"bad --path pattern: {exc}", syntax=False) from None
     return Filters(trees=tuple(o.trees), include_archived=o.include_archived,
                    tags=tuple(o.tags), path_regex=regex,
                    since_ns=_date_ns(o.since, "since"), until_ns=_date_ns(o.until, "until"))
+
+
+#: A glob's characters: a ``--path`` without any names a file or a folder
+_GLOB_CHARS = re.compile(r"[*?\[{]")
+
+
+def path_regex(pattern: str) -> str:
+    """The regular expression of a ``--path``: a glob, where a folder (``kubernetes/``,
+    or a path with no glob character, ``kubernetes``) is also everything under it.
+    "rake" with ``--path kubernetes/`` answered "no results" on GOV.UK's developer docs,
+    whose ``kubernetes/`` pages say "rake": an agent passes the folder it means."""
+    from ra.config.globs import translate
+
+    if pattern.endswith("/"):
+        return translate(pattern + "**")
+    if _GLOB_CHARS.search(pattern):
+        return translate(pattern)
+    return f"{translate(pattern)}(?:/.*)?"
 
 
 def _date_ns(text: str | None, which: str) -> int | None:

@@ -263,7 +263,8 @@ ListOnly = Annotated[bool, Field(description=(
 Tags = Annotated[list[str] | None, Field(
     description="Only documents with any of these frontmatter tags (case-insensitive).")]
 PathGlob = Annotated[str | None, Field(max_length=500, description=(
-    "Only documents whose tree-relative path matches this glob, e.g. 'api/**'."))]
+    "Only documents whose tree-relative path matches this glob, e.g. 'api/**', or "
+    "under this folder, e.g. 'api/'."))]
 Since = Annotated[str | None, Field(max_length=40, description=(
     "Only files modified on or after this ISO date (e.g. 2026-01-31)."))]
 Until = Annotated[str | None, Field(max_length=40, description=(
