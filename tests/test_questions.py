@@ -51,6 +51,14 @@ def test_the_frame_adds_score_only(searcher):
     assert shown == [("how", True), ("to", True), ("add", False), ("CORS", False)]
 
 
+def test_what_s_opens_a_question_s_frame(searcher):
+    """"what's a lambda" is "what is a lambda": "what" adds score only."""
+    explain = searcher.search(["what's a lambda"], SearchOptions(explain=True)
+                              ).queries[0].explain
+    assert [c["text"] for c in explain["clauses"] if not c["score_only"]] == ["lambda"]
+    assert "kb:lambda.md" in ids(searcher, "what’s a lambda")
+
+
 def test_is_there_and_are_there_any_are_a_frame(searcher):
     """"is there a CORS middleware" needs "CORS" and "middleware", not "there", which the
     middleware page does not say."""

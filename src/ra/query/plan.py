@@ -67,6 +67,11 @@ MIN_CONTINUED = 5
 MAX_CLAUSES = 256  # words and phrases per topic; longer queries are refused
 COMPOUND_PHRASE_WEIGHT = 0.5  # the bonus of a compound's phrase over its parts
 _NAMESPACE = re.compile(r"[a-z_][a-z0-9_]*")  # std, collections, boost: not HashMap, Vec
+#: A word and its ``'s``, possessive or "is" (``vite's``, ``what's``): the word alone. Its
+#: "s" had added score to every chunk holding a lone "s" (another's possessive), and kept
+#: "what's" from a question's frame ("what's new in vite 8.1" put the 2.0 announcement
+#: first, "what" required)
+_POSSESSIVE = re.compile(r"[^\s'’]+['’][sS]")
 #: A path to a file of a kind ra reads (``Planner._document``): folders, a name, a suffix
 _SUFFIXES = "|".join(re.escape(s) for s in (*MARKDOWN_SUFFIXES, ".txt"))
 _DOCUMENT = re.compile(rf"(?P<folders>(?:[^\s/]*/)*)(?P<name>[^\s/]+?)(?:{_SUFFIXES})", re.I)
@@ -530,6 +535,8 @@ class Planner:
         score only (see the module docstring)."""
         if _version(words):
             return self._version(text, words, fld, boost)
+        if len(words) == 2 and _POSSESSIVE.fullmatch(text):
+            return self._term(words[0], fld, boost)
         parts = tuple(self._term(w, fld, boost) for w in words)
         # a slug's frame and comparison word add score, as typed apart: a page's address
         # writes its title so ("strict-mode-vs-lax-mode", "how-to-write-custom-validators")
