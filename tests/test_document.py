@@ -659,6 +659,42 @@ def test_a_first_h1_that_names_a_part_is_no_title():
                           "x.md").title == "Named blocks"
 
 
+def test_a_changelog_s_releases_at_level_one_are_no_title():
+    """Prettier's changelog heads each release with ``# 3.9.6``, ``# 3.9.5``, …; create-vite's
+    writes its older releases at level 1 from line 1,381, after its newer ones at level 2.
+    The first h1 titled the page and began every breadcrumb ("3.9.6 › 3.9.5 › Markdown:
+    …", "2.5.0 (2021-07-12) › 4.0.0 (2022-12-09) › ⚠ BREAKING CHANGES"), and a search for
+    "3.9.6" matched all 330 chunks. The file's name titles them; a page titled by its
+    first h1 with a release's number in it, or a release's notes with one h1, keep it."""
+    log = parse_document("# 3.9.6\n\nFix A.\n\n# 3.9.5\n\n## Markdown\n\nFix B.\n",
+                         "d", "CHANGELOG.md")
+    assert log.title == "CHANGELOG"
+    assert log.nodes[-1].breadcrumb == "CHANGELOG › 3.9.5 › Markdown"
+    later = parse_document("## 4.0.0 (2022-12-09)\n\nNew.\n\n# [1.0.0](https://x/v1) "
+                           "(2021-01-07)\n\nOld.\n\n# 0.9.0\n\nOlder.\n", "d", "CHANGELOG.md")
+    assert later.title == "CHANGELOG"
+    assert parse_document("# 1.0.0 (2021-01-07)\n\nFirst.\n", "d", "v1.md").title == (
+        "1.0.0 (2021-01-07)")
+    assert parse_document("# Vite 5.0 is out\n\nA.\n\n# Looking ahead\n\nB.\n", "d",
+                          "announcing-vite5.md").title == "Vite 5.0 is out"
+
+
+def test_keys_after_a_block_of_comments_are_the_front_matter():
+    """Magic Modules puts its "AUTO GENERATED CODE" notice, YAML comments, in a ``---``
+    block of its own before some of Terraform's Google provider pages' keys: the keys and
+    their closing ``---`` were read as a heading ("subcategory: … description: …"), which
+    came before the page's h1. A page built as ``.html`` is named without it."""
+    text = ("---\n# ---------\n#  AUTO GENERATED CODE\n# ---------\n---\r\n"
+            "subcategory: \"Secret Manager\"\r\ndescription: |-\r\n  List the secrets.\r\n"
+            "---\r\n\r\n# google_secrets\r\n\r\nUse this data source.\r\n")
+    doc = parse_document(text, "d", "d/secrets.html.markdown")
+    assert doc.title == "google_secrets" and doc.description == "List the secrets."
+    assert {n.title for n in doc.nodes} == {"google_secrets"}
+    notice = parse_document("---\n# a comment\n---\nThis is prose, not keys.\n\n---\n\n"
+                            "More.\n", "d", "manual/page.html.md")
+    assert notice.title == "page" and "This is prose" in notice.nodes[0].body
+
+
 def test_a_page_with_no_other_title_is_titled_by_its_name():
     """An agent skill's ``SKILL.md`` names itself in its front matter, and without a
     heading it was "SKILL"; Ember's RFC stages (front matter alone) were their files'

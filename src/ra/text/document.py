@@ -258,10 +258,34 @@ def _split_frontmatter(text: str) -> tuple[dict | None, int, list[str]]:
                 return None, body_at, [problem]
             return flat, body_at, [f"{problem}; read as key: value lines"]
     if data is None:
-        return {}, body_at, []
+        return _after_comments(text, source, body_at)
     if not isinstance(data, dict):
         return None, 0, []  # `---` rules around prose, not frontmatter
     return data, body_at, []
+
+
+#: A line of a YAML comment, or a blank one
+_COMMENT_LINE = re.compile(r"[ \t]*(?:#[^\n]*)?\r?\n?")
+
+
+def _after_comments(text: str, source: str, body_at: int) -> tuple[dict, int, list[str]]:
+    """The front matter of a page whose first ``---`` block holds YAML comments alone and
+    is followed by a block of keys and their own ``---``: a generator's notice put
+    before the page's front matter (Magic Modules' "AUTO GENERATED CODE", three pages of
+    Terraform's Google provider, whose keys had been read as a heading). Else none."""
+    if not source.strip() or not all(_COMMENT_LINE.fullmatch(line)
+                                     for line in source.splitlines(keepends=True)):
+        return {}, body_at, []
+    closing = _FENCE_CLOSE["---"].search(text, body_at)
+    if closing is None:
+        return {}, body_at, []
+    try:
+        data = load_yaml(text[body_at:closing.start()])
+    except Exception:  # noqa: BLE001 - prose, not keys
+        return {}, body_at, []
+    if not isinstance(data, dict) or not data:
+        return {}, body_at, []
+    return data, _BLANK_LINES.match(text, closing.end()).end(), []
 
 
 #: a value that starts with a character YAML reserves or reads as an alias: a glob
@@ -471,10 +495,14 @@ def _stem(path: str) -> str:
     after (Azure DevOps stores "ODO-1 (SI)" as ``ODO%2D1-(SI).md``). A folder's page
     (``index``, ``_index``, ``README``) is named for its folder, as a site shows it
     (Zola's ``documentation/_index.md`` was titled "_index"). A language's suffix is not
-    the page's name (Nextra's ``llama.en.mdx`` was "llama.en", ``index.fr.md`` "index.fr")."""
+    the page's name (Nextra's ``llama.en.mdx`` was "llama.en", ``index.fr.md`` "index.fr"),
+    nor the ``.html`` of a page a site builds as one (Middleman's and Terraform's docs,
+    ``storage_bucket.html.markdown``)."""
     from ra.text.languages import names_language  # not at start-up: its word lists
 
     at = PurePosixPath(path)
+    if len(at.stem) > 5 and at.stem.lower().endswith(".html"):
+        at = at.with_name(at.stem[:-5] + at.suffix)
     name, dot, language = at.stem.rpartition(".")
     name = name if dot and name and names_language(language) else at.stem
     stem = (at.parent.name if name.lower() in _FOLDER_PAGES and at.parent.name

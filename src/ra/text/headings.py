@@ -264,13 +264,25 @@ PART_NAMES = frozenset({"abstract", "background", "introduction", "motivation", 
                         "summary"})
 
 
+#: A release's heading: its version, then anything (``3.9.6``, ``v2.5.0 (2021-07-12)``,
+#: ``[4.0.0](https://…) (2022-12-09)`` as its text reads)
+_RELEASE = re.compile(r"\[?(?:version |release )?v?\d+(?:\.\d+)+\b.*", re.I)
+
+
 def first_h1(headings: list[Found]) -> str | None:
     """The page's title from its headings: its first h1, unless that names a part of it
-    and other h1s follow (an RFC template's ``# Summary``, ``# Motivation``, …)."""
-    h1 = [h.text for h in headings if h.level == 1 and h.text]
-    if len(h1) > 1 and h1[0].strip().lower() in PART_NAMES:
+    and other h1s follow (an RFC template's ``# Summary``, ``# Motivation``, …), or a
+    release and other h1s follow (a changelog's ``# 3.9.6``, ``# 3.9.5``, …), or other
+    headings come before it (an older part of a changelog written at level 1, from line
+    1,381 of create-vite's). Each had titled the page and begun every breadcrumb
+    (Prettier's "3.9.6 › 3.9.5 › …", a search for "3.9.6" matching all 330 chunks)."""
+    h1 = [h for h in headings if h.level == 1 and h.text]
+    if not h1 or h1[0] is not headings[0]:
         return None
-    return h1[0] if h1 else None
+    first = h1[0].text.strip()
+    if len(h1) > 1 and (first.lower() in PART_NAMES or _RELEASE.fullmatch(first)):
+        return None
+    return h1[0].text
 
 
 # ------------------------------------------------------------------------------ mistletoe
