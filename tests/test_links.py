@@ -69,8 +69,11 @@ def test_each_link_belongs_to_the_chunk_it_is_written_in():
                "docs/a/setup/index.md", "docs/a/setup/README.md", "docs/a/setup/_index.md",
                "docs/a/setup/index.mdx", "docs/a/setup/index.mdoc", "docs/a/setup/index.qmd"),
      ()),
-    ("guide.html#Some%20Part", ("docs/a/guide.md", "docs/a/guide.mdx", "docs/a/guide.markdown",
-                                "docs/a/guide.mdoc", "docs/a/guide.qmd", "docs/a/guide.Rmd"),
+    # an .html page: built from its markdown file, or one named page.html.md (Middleman's
+    # sites, GOV.UK's developer docs; Terraform's page.html.markdown)
+    ("guide.html#Some%20Part", tuple(f"docs/a/guide{html}{s}" for html in ("", ".html")
+                                     for s in (".md", ".mdx", ".markdown", ".mdoc", ".qmd",
+                                               ".Rmd")),
      ("Some Part", "some-part")),
     ("callouts.qmd#callout-types", ("docs/a/callouts.qmd",), ("callout-types",)),  # Quarto
     ("/top/page.md", ("top/page.md",), ()),

@@ -449,15 +449,18 @@ def _resolve(source_path: str, path: str) -> str | None:
 
 def _candidates(path: str | None) -> tuple[str, ...]:
     """The files ``path`` may name, preferred first: itself when it has a suffix, the
-    markdown source of an ``.html`` page, for a bare name its markdown file or the index
+    markdown source of an ``.html`` page (``page.md``, or ``page.html.md`` as Middleman's
+    sites name it: GOV.UK's developer docs reached 1 of their 244 links to pages under
+    ``/manual/``), for a bare name its markdown file or the index
     page of its folder, and for a folder (``intro/``) its index page or ``intro.md``."""
     if path is None:
         return ()
     suffix = _suffix(path)
     base = path.rstrip("/")
     base = "" if base == "." else base
-    if suffix in _PAGE:
-        return tuple(base[: -len(suffix)] + s for s in MARKDOWN)
+    if suffix in _PAGE:  # built from page.md, or from page.html.md (Middleman, Terraform)
+        return tuple(base[: -len(suffix)] + s for s in MARKDOWN) + tuple(
+            base + s for s in MARKDOWN)
     written = base[len(base) - len(suffix) + 1:]  # the suffix as written, without its dot
     if suffix in MARKDOWN_SUFFIXES or suffix and _EXTENSION.fullmatch(written):
         return (path,)
