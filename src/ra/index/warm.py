@@ -54,6 +54,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ra.errors import ConfigError
 from ra.index.watch import CONFIG, EVERYTHING, FILES, FOLDERS, GENERATION, Watcher, plan_watches
 
 log = logging.getLogger("ra.index.warm")
@@ -125,6 +126,8 @@ class WarmIndex:
         self.config = config
         self.cwd = None if cwd is None else Path(cwd)
         self.last_status: str | None = None
+        #: why the configuration on disk could not be read (``use(lenient=True)``), if so
+        self.config_error: ConfigError | None = None
         self.watcher: Watcher | None = None
         self._watch = self._want_watch = watch
         self._lock = threading.RLock()
@@ -181,11 +184,13 @@ class WarmIndex:
             return self._reader
 
     @contextlib.contextmanager
-    def use(self) -> Iterator:
-        """The reader of the current index, held (its lock) for the block."""
+    def use(self, *, lenient: bool = False) -> Iterator:
+        """The reader of the current index, held (its lock) for the block. ``lenient``: a
+        configuration that cannot be read is kept in ``config_error`` and the last one
+        that could serves (its files still followed), where it raises otherwise."""
         with self._lock:
             self._reap()
-            self._update()
+            self._update(lenient)
             reader = self._reader
             reader.lock.acquire()
         try:
@@ -263,14 +268,23 @@ class WarmIndex:
         except Exception as exc:  # the first call meets it again and reports it
             log.info("warm-up: %s", exc)
 
-    def _update(self) -> None:
+    def _update(self, lenient: bool = False) -> None:
         self._pending |= self._changes()
         if self._reader is not None and not self._pending:
             return
         effects, after = self._pending, 0
         if effects & CONFIG:
             after |= self._sync()  # the files first: a change from now on is queued
-            if self._reload_config():
+            try:
+                changed = self._reload_config()
+            except ConfigError as exc:
+                if not lenient:
+                    raise
+                self.config_error = exc  # read again next time; this one serves meanwhile
+                effects, after, changed = effects & ~CONFIG, after | CONFIG, False
+            else:
+                self.config_error = None
+            if changed:
                 effects |= FOLDERS | FILES
             else:
                 effects &= ~FOLDERS  # just synced, for this configuration

@@ -87,6 +87,9 @@ class KnowledgeBase:
         self.index, self.cwd = index, Path(cwd)
         self.lock = threading.Lock()
         self.searcher = None
+        #: what the answer of the call in progress must say first (``_answer``): a
+        #: ``.ra.toml`` that cannot be read, the last one that could serving meanwhile
+        self.warning: str | None = None
         self.worker = Worker()
 
     @property
@@ -114,9 +117,13 @@ class KnowledgeBase:
                     error = exc
                 self._log_status()
                 return fn(error)
-            with self.index.use() as reader:
+            with self.index.use(lenient=True) as reader:
                 self._log_status()
-                return fn(self._searcher(reader))
+                out = fn(self._searcher(reader))
+            if (error := self.index.config_error) is not None:
+                self.warning = (f"{message(error, label='')}; answered with the last "
+                                "configuration that could be read")
+            return out
 
     def _searcher(self, reader):
         from ra.query.search import Searcher
@@ -156,6 +163,16 @@ def _result(text: str, data: dict | None = None, *, error: bool = False) -> Call
                           structured_content=data, is_error=error)
 
 
+def _warned(result: CallToolResult, warning: str) -> CallToolResult:
+    """``result`` with a warning line before its text: an editor saving a half-written
+    ``.ra.toml`` had made every tool an error until it was fixed."""
+    first, *rest = result.content or [TextContent(type="text", text="")]
+    if not isinstance(first, TextContent):
+        return result
+    text = TextContent(type="text", text=f"warning: {warning}\n{first.text}")
+    return result.model_copy(update={"content": [text, *rest]})
+
+
 def error_text(exc: RaError) -> str:
     """What the CLI prints for ``exc``, without colour."""
     return message(exc)
@@ -174,8 +191,10 @@ async def answer(ctx: Context, fn: Callable[[KnowledgeBase], CallToolResult]) ->
 
 
 def _answer(kb: KnowledgeBase, fn: Callable[[KnowledgeBase], CallToolResult]) -> CallToolResult:
+    kb.warning = None
     try:
-        return fn(kb)
+        out = fn(kb)
+        return out if kb.warning is None or out.is_error else _warned(out, kb.warning)
     except RaError as exc:
         return _result(error_text(exc), error=True)
     except Exception as exc:
