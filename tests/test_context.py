@@ -930,6 +930,18 @@ def test_rule_files_that_name_a_file_come_first_for_it(rules_project, capsys):
     assert found[0] == "cursor:react.mdc" and "cursor:api.mdc" not in found[:1]
 
 
+def test_a_group_of_alternatives_pins_a_path_down_as_its_shortest():
+    """awesome-copilot: for ``agents/my-reviewer.agent.md`` its rule on agent files
+    (``**/*.agent.md``) came 10th of 17 matching rules, behind a glob listing twenty
+    extensions in braces, each counted."""
+    from ra.query.context import specificity
+
+    listed = "**/*.{md,js,mjs,cjs,ts,tsx,jsx,json,py,go,rs,java,kt,swift,cs,cpp,hpp}"
+    assert specificity("**/*.agent.md") > specificity(listed) == specificity("**/*.md")
+    assert specificity("src/{api,{web,ui}}/*.ts") == specificity("src/ui/*.ts")
+    assert specificity("**/for_*/**/*.cs") > specificity("**/*.cs")
+
+
 def test_a_rule_comes_for_a_file_none_of_whose_words_is_indexed(rules_project, capsys):
     """Before, ``ra context`` said "nothing to search for"; the rule that names the file
     is still the knowledge for it, and ``--explain`` says no search ran."""
