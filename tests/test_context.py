@@ -942,6 +942,32 @@ def test_a_group_of_alternatives_pins_a_path_down_as_its_shortest():
     assert specificity("**/for_*/**/*.cs") > specificity("**/*.cs")
 
 
+def test_a_rule_for_other_files_does_not_come_for_its_words(tmp_path, monkeypatch, capsys):
+    """A Next.js and FastAPI project with awesome-copilot's rules: the Kubernetes
+    manifests' rule (``applyTo: k8s/**/*.yaml``) came for ``Cart.tsx``, five sections of
+    the Next.js rule for ``cmd/server/main.go``. A rule about other files is no convention
+    for this one, whatever words they share; a note that names no files still comes."""
+    files = {".github/instructions/k8s.instructions.md":
+             "---\napplyTo: 'k8s/**/*.yaml'\n---\n# Manifests\n\nEach cart service "
+             "declares its checkout resources.\n",
+             ".github/instructions/tsx.instructions.md":
+             "---\napplyTo: '**/*.tsx'\n---\n# Components\n\nA cart component renders "
+             "checkout totals.\n",
+             "docs/cart.md": "# Cart\n\nThe cart checkout flow and its totals.\n",
+             "web/Cart.tsx": "export const Cart = () => <Checkout totals={cartTotals} />;\n",
+             "cmd/cart.go": "package main // cart checkout totals\n"}
+    _project(tmp_path, files, '[tree.copilot]\npath = ".github/instructions"\n'
+                              '[tree.docs]\npath = "docs"\n')
+    monkeypatch.chdir(tmp_path)
+    found, data = context_ids(capsys, "web/Cart.tsx")
+    assert found[0] == "copilot:tsx.instructions.md"
+    assert any(i.startswith("docs:cart.md") for i in found)
+    assert not any(i.startswith("copilot:k8s.instructions.md") for i in found)
+    found, _ = context_ids(capsys, "cmd/cart.go")
+    assert any(i.startswith("docs:cart.md") for i in found)
+    assert not any(i.startswith("copilot:") for i in found)
+
+
 def test_a_rule_comes_for_a_file_none_of_whose_words_is_indexed(rules_project, capsys):
     """Before, ``ra context`` said "nothing to search for"; the rule that names the file
     is still the knowledge for it, and ``--explain`` says no search ran."""

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -107,8 +108,22 @@ def context_search(reader, config, files: list[str | Path],
     includes = [i for s in signals for i in s.rules.include if i.split("#")[0] not in inputs]
     includes += _applying(reader, signals, options.trees, warnings)
     includes += _instructing(reader, config, signals, options.trees)
+    elsewhere = _input_chunks(reader, _elsewhere(reader, signals))
     return _search(searcher, signals, options, _input_chunks(reader, sorted(inputs)),
-                   list(dict.fromkeys(includes)), warnings, t0)
+                   list(dict.fromkeys(includes)), warnings, t0, elsewhere)
+
+
+def _elsewhere(reader, signals: list[FileSignals]) -> list[str]:
+    """Ids of the documents whose front matter names files, none of them these: a rule
+    for other files (``k8s/**/*.yaml``) is no convention for this one, whatever words it
+    shares with it. On a Next.js and FastAPI project with awesome-copilot's rules, the
+    Kubernetes manifests' rule came for ``Cart.tsx``, four of nine results for
+    ``package.json`` were the Go rule's sections, five of ``nextjs.mdc``'s for
+    ``cmd/server/main.go``; an agent takes them for the file's conventions."""
+    docs, _ = reader.memo("applying", lambda: _rule_documents(reader))
+    return sorted(doc_id for doc_id, tree, globs in docs if globs and not any(
+        (not s.trees or tree in s.trees) and pattern.fullmatch(s.path)
+        for pattern, _ in globs for s in signals))
 
 
 #: Documents that say which files they are about (``chunks.applies_to``: the globs of
@@ -290,7 +305,9 @@ class _Group:
 
 def _search(searcher: Searcher, signals: list[FileSignals], options: SearchOptions,
             exclude: set[str], includes: list[str], warnings: list[str],
-            t0: float) -> ContextResponse:
+            t0: float, elsewhere: AbstractSet[str] = frozenset()) -> ContextResponse:
+    """One topic for ``signals``: ``includes`` first, then the chunks their words find but
+    those of ``exclude`` (the files' own) and ``elsewhere`` (rules for other files)."""
     reader = searcher.reader
     warnings = warnings + [w for s in signals for w in s.warnings]
     o, overrides = _options(options, signals, searcher.config)
@@ -301,10 +318,10 @@ def _search(searcher: Searcher, signals: list[FileSignals], options: SearchOptio
         raise ContextError(f"nothing to search for: no word of {names} occurs in the index"
                            f"{said} (see `ra inspect ctx FILE` for the words considered)")
     t_signals = time.perf_counter()
-    merged, total = _score(searcher, groups, o, overrides, exclude)
+    merged, total = _score(searcher, groups, o, overrides, exclude | elsewhere)
     t_sql = time.perf_counter()
     notes_below = not o.raw and not any(release_notes(s.path) for s in signals)
-    ranked, stats = _rank(searcher, merged, o, exclude, notes_below)
+    ranked, stats = _rank(searcher, merged, o, exclude | elsewhere, notes_below)
     texts = Contents(reader)
     ranked, copies, near = searcher._without_copies(ranked, o.limit, texts)
     ranked = ranked if o.limit is None else ranked[:o.limit]
