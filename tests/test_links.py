@@ -21,6 +21,7 @@ from ra.pipeline import run
 from ra.query.sql import run_sql
 from ra.text.document import parse_document
 from ra.text.links import Link, document_links, target_of
+from ra.text.markup import plain_text
 
 
 def links_of(text: str, path: str = "a/b.md") -> list[tuple[str, str, str]]:
@@ -302,15 +303,25 @@ def test_a_dendron_vault_s_links_resolve(tmp_path):
     """Dendron names notes by their hierarchy (``dendron.topic.lookup.md``), writes the
     label first (``[[Details|dendron.topic.lookup#details]]``) and refers to a note of a
     vault by the vault's name (``[[Lookup|dendron://site/dendron.topic.lookup]]``,
-    ``![[dendron://site/tips]]``); the reader sees the label."""
+    ``![[dendron://site/tips]]``); the reader sees the label, in the links and in the
+    text (the address had been the text of 1,567 links of Dendron's site, and a range of
+    an embedded section, ``#summary,1:#*``, its words), and a note's ``desc`` is its
+    description."""
+    shown = parse_document("---\ndesc: Find notes fast.\n---\n# Home\n\nSee [[update "
+                           "time|dendron://site/dendron.ref#h]] and [[Details|dendron.topic."
+                           "lookup#details]].\n\n![[dendron.topic.lookup#details,1:#*]]\n",
+                           "docs", "root.md")
+    assert shown.description == "Find notes fast."
+    assert " ".join(plain_text(shown.nodes[-1].body).split()) == (
+        "See update time and Details. dendron.topic.lookup details")
     text = ("# Home\n\nSee [[Details|dendron.topic.lookup#details]], "
             "[[Lookup|dendron://site/dendron.topic.lookup]], "
             "[[Find|dendron://site/dendron.topic.lookup#finding-notes]] and "
             "[[dendron.topic.lookup]].\n\n![[dendron://site/tips]]\n")
     assert links_of(text) == [
-        # without the vault, the label-first order is Gollum's, which Obsidian reads the
-        # other way: shown as written; it resolves as a GitHub wiki's does
-        ("wiki", "dendron.topic.lookup#details", "Details"),
+        # without the vault, label first where it is no note's dotted name and the
+        # target is (Obsidian writes an alias second, and rarely a dotted name)
+        ("wiki", "Details", "dendron.topic.lookup#details"),
         ("wiki", "Lookup", "dendron.topic.lookup"),
         ("wiki", "Find", "dendron.topic.lookup#finding-notes"),
         ("wiki", "dendron.topic.lookup", "dendron.topic.lookup"), ("embed", "tips", "tips")]
@@ -320,7 +331,7 @@ def test_a_dendron_vault_s_links_resolve(tmp_path):
                                    "## Finding notes\n\nType.\n",
         "tips.md": "# Tips\n\nSome.\n"})
     rows = {r[2]: r[5] for r in resolved(config) if r[0] == "docs:root.md#home"}
-    assert rows == {"dendron.topic.lookup#details": "docs:dendron.topic.lookup.md#details",
+    assert rows == {"Details": "docs:dendron.topic.lookup.md#details",
                     "Lookup": "docs:dendron.topic.lookup.md",
                     "Find": "docs:dendron.topic.lookup.md#finding-notes",
                     "dendron.topic.lookup": "docs:dendron.topic.lookup.md",

@@ -387,7 +387,8 @@ def _metadata(data: dict) -> dict[str, Any]:
     """title, tags, description and status, coerced from whatever the YAML holds; and
     ``other_title``, a title under another key, which a page without ``title`` and an
     h1 is given (``_other_title``)."""
-    description = _scalar(data.get("description")) or _scalar(data.get("summary"))
+    description = (_scalar(data.get("description")) or _scalar(data.get("summary"))
+                   or _scalar(data.get("desc")))  # Dendron's notes: 216 of its site's
     status = _scalar(data.get("status"))
     return {"title": _scalar(data.get("title")), "tags": _tags(data.get("tags")),
             "description": description, "status": status.lower() if status else None,

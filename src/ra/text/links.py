@@ -45,6 +45,7 @@ from ra.text.markup import (
     safe_id,
     set_code_aside,
     set_code_aside_before,
+    wiki_parts,
     wiki_target,
 )
 
@@ -199,15 +200,11 @@ _TABLES = ("_toc_", "_tosp_", "toc")  # and markdown-it's [[toc]]
 
 
 #: Dendron's reference to a note of a vault, by the vault's name: ``dendron://vault/``
-_DENDRON = re.compile(r"dendron://[^/\s]*/")
 
 
 def _wiki(m: re.Match, codes: list[str]) -> Link | None:
-    embed, target, alias = m.group(1), wiki_target(m.group(2)), m.group(3)
-    if alias and _DENDRON.match(alias.strip()):  # Dendron: [[Label|dendron://vault/note]]
-        target, alias = _DENDRON.sub("", alias.strip(), count=1), target
-    elif _DENDRON.match(target):
-        target = _DENDRON.sub("", target, count=1)
+    embed = m.group(1)
+    target, alias = wiki_parts(wiki_target(m.group(2)), m.group(3))
     if target.lower() in _TABLES:
         return None  # where the wiki shows a table of contents, no page
     if embed and _MEDIA.search(target.split("#")[0]):

@@ -885,10 +885,38 @@ def wiki_target(written: str) -> str:
     return written.strip().removesuffix("\\").rstrip()
 
 
+#: Dendron's link to a note of a vault, ``dendron://vault/``
+DENDRON = re.compile(r"dendron://[^/\s]*/")
+#: A Dendron note's name (dotted hierarchy, no space), maybe with a heading:
+#: ``dendron.topic.lookup#details``
+_NOTE_NAME = re.compile(r"[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)+(?:#[^\s|]*)?")
+#: Where a Dendron embed's range starts after its heading: ``#summary,1:#*``, ``#a:#b``
+_RANGE = re.compile(r"(?:,\d+)?:#.*")
+
+
+def wiki_parts(target: str, alias: str | None) -> tuple[str, str | None]:
+    """A wiki link's target and alias, in Obsidian's order (``[[target|alias]]``) as
+    written, or swapped where Dendron writes its label first: before an address of a
+    vault's note (``[[update time|dendron://vault/dendron.ref#h]]``) or a note's dotted
+    name where the first part is none (``[[Details|dendron.topic.lookup#summary]]``); a
+    vault's address is the note's name."""
+    if alias is not None and (DENDRON.match(alias.strip()) or (
+            _NOTE_NAME.fullmatch(alias.strip()) and not _NOTE_NAME.fullmatch(target))):
+        target, alias = alias.strip(), target
+    return DENDRON.sub("", target, count=1), alias
+
+
 def _wiki(m: re.Match) -> str:
     """``[[target|alias]]`` shows the alias; ``[[Note#Heading]]`` shows both names;
-    an embedded image shows nothing, nor its size (``![[photo.jpg|200]]``)."""
-    embed, target, alias = m.group(1), wiki_target(m.group(2)), m.group(3)
+    an embedded image shows nothing, nor its size (``![[photo.jpg|200]]``). Dendron
+    writes the label first: ``[[update time|dendron://vault/note#h]]``,
+    ``[[Details|a.b#summary]]`` show "update time" and "Details" (the address had been
+    the text), and an embed's range (``![[note#summary,1:#*]]``) is no text."""
+    embed = m.group(1)
+    target, alias = wiki_parts(wiki_target(m.group(2)), m.group(3))
+    if "#" in target:
+        name, _, heading = target.partition("#")
+        target = f"{name}#{_RANGE.sub('', heading)}"
     media = embed and _MEDIA.search(target.split("#")[0])
     if alias is not None and alias.strip() and not (media and _SIZE.fullmatch(alias.strip())):
         return alias.strip()
