@@ -12,7 +12,7 @@ its lowercased surface form (for fuzzy expansions). Words are found as the analy
 finds them: runs of letters and digits, CJK runs split into bigrams, words of 40 bytes
 or more ignored. Everything is one pass over the text plus a sliding window over the
 matches, so a snippet costs time linear in the chunk; a long text is read in blocks,
-up to the first that holds a match (``SCAN_CHARS``).
+up to the first that holds every term (``SCAN_CHARS``, ``SCAN_LIMIT``).
 """
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ DEFAULT_MARK = ("**", "**")
 #: section's match came from its first 8,000 characters instead of a denser cluster
 #: further into the first 20,000).
 SCAN_CHARS = 8_000
+#: How far into a text a snippet looks for a block holding more of the query's terms
+#: than one found (for a first match, to the end)
+SCAN_LIMIT = 200_000
 ELLIPSIS = "…"
 
 _WORD = re.compile(r"[^\W_]+")  # the analyser's word pattern (ra.text.analysis.split_words)
@@ -282,15 +285,26 @@ def snippet_of(plain: str, matches: Matches, analyzer: Analyzer | None = None,
     stripped at query time, which was half of a snippet's cost (on cpp-docs, a query's
     snippets 0.71 → 0.31 ms). A text longer than ``SCAN_CHARS`` is read in blocks of
     about that size, cut at spaces, and the snippet comes from the first block holding
-    a match (a result of 150,000 characters cost 40 ms to scan in full, and its first
-    matching block is where a reader looks first anyway); without one, the text's
-    opening."""
+    every term of the query, else the one holding most of them, first (a result of
+    150,000 characters cost 40 ms to scan in full; the first block with any match had
+    been taken: "roblox 73 hour outage consul" showed an AWS paragraph of the
+    post-mortems' 45,000-character "Uncategorized" section, whose Roblox entry holds
+    all five words); for more of them, no further than ``SCAN_LIMIT`` characters.
+    Without a match, the text's opening."""
     key = matcher(matches, analyzer)
+    wanted = len(key.terms) if isinstance(key, TermKey) else 1
+    best: tuple | None = None
     for start, end in _blocks(plain, SCAN_CHARS):
         block = plain[start:end]
         spans = match_spans(block, key)
-        if spans:
-            return _render(block, spans, width, mark, start > 0, end < len(plain))
+        found = len({k for _, _, k in spans})
+        if spans and (best is None or found > best[0]):
+            best = (found, start, end, block, spans)
+        if found >= wanted or best is not None and end >= SCAN_LIMIT:
+            break
+    if best is not None:
+        _, start, end, block, spans = best
+        return _render(block, spans, width, mark, start > 0, end < len(plain))
     return _render(plain, [], width, mark, False, False)
 
 
