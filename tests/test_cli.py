@@ -403,6 +403,29 @@ def test_init_names_the_markdown_it_leaves_outside_the_tree(tmp_path, monkeypatc
     assert "outside it" not in run(capsys, "init")[2]  # the tree is "."
 
 
+def test_init_leaves_out_tests_that_hold_snapshots_of_their_pages(tmp_path, monkeypatch,
+                                                                  capsys, isolated_home):
+    """Prettier's ``tests/format/`` holds 313 of its 403 markdown files, pages its tests
+    format, beside ``format.test.js`` and its ``__snapshots__``: a copy of its options
+    page came 6th for "trailingComma default changed to all". A folder of tests without
+    snapshots (a page on how to run them) stays."""
+    _files(tmp_path, ["README.md", "CHANGELOG.md", "docs/options.md", "docs/api.md",
+                      "tests/format/markdown/lists/options.md",
+                      "tests/format/markdown/lists/format.test.js",
+                      "tests/format/markdown/lists/__snapshots__/format.test.js.snap",
+                      "tests/format/markdown/code/a.md", "tests/format/markdown/code/b.md",
+                      "e2e-tests/README.md"])
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "init")
+    config = (tmp_path / ".ra.toml").read_text()
+    assert code == 0 and 'path = "."' in config
+    assert 'exclude = ["**/tests/**"]' in config and "left out: tests/" in err
+    code, out, _ = run(capsys, "ls", "docs")
+    assert sorted(line.split("\t")[0] for line in out.splitlines()) == [
+        "docs:CHANGELOG.md", "docs:README.md", "docs:docs/api.md", "docs:docs/options.md",
+        "docs:e2e-tests/README.md"]
+
+
 def test_init_leaves_out_the_dependencies_it_did_not_count(tmp_path, monkeypatch, capsys,
                                                           isolated_home):
     """Notes spread out make the tree ``.``, which holds ``node_modules`` (a README and a

@@ -229,7 +229,10 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
     folders of tests (``is_tests``) when the folder is chosen; those of the former under
     the folder named are looked into until their first markdown file, since a tree there
     would index them (a JavaScript project's ``node_modules`` holds a README and a
-    CHANGELOG per package), so ``ra init`` excludes them."""
+    CHANGELOG per package), so ``ra init`` excludes them; so are folders of tests that
+    hold snapshots (``SNAPSHOTS``) and markdown: the pages a formatter's tests format
+    (Prettier's ``tests/format/``, 313 of its 403 markdown files; a copy of its options
+    page came 6th for "trailingComma default changed to all")."""
     from ra.config.globs import glob_set
     from ra.config.settings import NOT_NOTES, is_tests
     from ra.text.languages import TRANSLATION_FOLDERS
@@ -237,10 +240,13 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
 
     pruned: list[Path] = []  # the NOT_NOTES folders the walk left out
     found: list[Path] = []  # every markdown file counted
+    inputs: set[Path] = set()  # folders of tests holding snapshots: their pages are inputs
     for top, folders, files in os.walk(cwd):
         rel = Path(top).relative_to(cwd)
         folders[:] = [f for f in folders if not f.startswith(".")]
         pruned += [rel / f for f in folders if f in NOT_NOTES]
+        if SNAPSHOTS in folders:
+            inputs.update(p for p in (rel, *rel.parents) if p.name and is_tests(p.name))
         folders[:] = [f for f in folders if f not in NOT_NOTES]
         found += [rel / f for f in files if is_markdown(f) and not f.startswith(".")]
     if not found:
@@ -283,7 +289,7 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
     if folder != top and _top_is_notes(size, folder):
         folder = top
     left_out: set[str] = set()
-    for path in pruned:
+    for path in [*pruned, *sorted(inputs)]:
         if ((folder == top or folder in path.parents) and path.name not in left_out
                 and _holds_markdown(cwd / path)):
             left_out.add(path.name)
@@ -293,6 +299,10 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
         p for p in found if folder not in p.parents and not any(map(is_tests, p.parts[:-1]))
         and not away(p.as_posix())]
     return name, held, sorted(left_out), sorted(outside)
+
+
+#: Jest's folder of a test's expected output, beside the inputs it was made from
+SNAPSHOTS = "__snapshots__"
 
 
 #: The share of the chosen folder's bytes that the markdown at the top (not its
