@@ -977,3 +977,18 @@ def test_a_listed_title_that_repeats_says_what_it_is_under(tmp_path_factory):
         assert sorted(lines) == ["kb:spec.md#fixed-fields  Server Object › Fixed Fields",
                                  "kb:spec.md#fixed-fields-1  Tag Object › Fixed Fields",
                                  "kb:spec.md#widgets  Widgets"]
+        # alone in the list, a title its page has before it says so too: a changelog's
+        # "Bug Fixes" of each release (Vite's #bug-fixes-20) said which in neither title
+        # nor id; a title ending in its own number is no such title
+        response = searcher.search(["url"], SearchOptions(list_only=True, cutoff_ratio=0,
+                                                          aggregation=False))
+        assert "kb:spec.md#fixed-fields  Fixed Fields" in render_search(response, "list")
+        response = searcher.search(["name"], SearchOptions(list_only=True, cutoff_ratio=0,
+                                                           aggregation=False))
+        assert "kb:spec.md#fixed-fields-1  Tag Object › Fixed Fields" in render_search(
+            response, "list")
+    for searcher in one_tree(tmp_path_factory, "numbered", {
+            "notes.md": "# Notes\n\n## Step 1\n\nA.\n\n## Step 1\n\nThe widget.\n"}):
+        response = searcher.search(["widget"], SearchOptions(list_only=True, cutoff_ratio=0,
+                                                             aggregation=False))
+        assert "kb:notes.md#step-1-1  Notes › Step 1" in render_search(response, "list")

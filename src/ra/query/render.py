@@ -10,6 +10,7 @@ the caller's decision (``ra.cli.output.use_color``: a terminal, no ``NO_COLOR``)
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 
 RULE = "───"
@@ -111,7 +112,7 @@ def _render_result(r, mode: str, color: bool, analyzer, terms, repeated: bool = 
     sections of each OpenAPI version): its entry says what it is under."""
     if r.seen_in is not None:
         return f"{_header(r, color)}\n(shown above under {r.seen_in!r})\n"
-    title = _under(r) if repeated else r.title
+    title = _under(r) if repeated or _numbered(r) else r.title
     if r.tier == "ref":
         return f"{r.id}  {style(title, '1', color)}"
     if mode == "list" or r.tier == "list":
@@ -120,6 +121,19 @@ def _render_result(r, mode: str, color: bool, analyzer, terms, repeated: bool = 
         return _render_matches(r, color, analyzer, terms)
     return (f"{_header(r, color)}\n{r.breadcrumb}\n{_copies(r)}\n"
             f"{(r.content or '').rstrip()}\n")
+
+
+#: What GitHub's slugs leave out of a title
+_UNSLUGGED = re.compile(r"[^\w\- ]")
+
+
+def _numbered(r) -> bool:
+    """Whether ``r``'s page has other sections of its title before it, its id the title's
+    slug numbered for them (``#bug-fixes-20``: a changelog's "Bug Fixes" of each release,
+    listed bare, said which release they were of in neither the title nor the id)."""
+    slug = r.id.partition("#")[2]
+    base = _UNSLUGGED.sub("", (r.title or "").strip().lower()).replace(" ", "-")
+    return bool(base) and slug.startswith(base + "-") and slug[len(base) + 1:].isdigit()
 
 
 def _under(r) -> str:
