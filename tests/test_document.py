@@ -695,6 +695,30 @@ def test_keys_after_a_block_of_comments_are_the_front_matter():
     assert notice.title == "page" and "This is prose" in notice.nodes[0].body
 
 
+def test_a_terraform_block_s_arguments_are_its_own_section():
+    """Terraform's providers open each nested block's arguments with a paragraph, not a
+    heading (``<a name="nested_autoclass"></a>The `autoclass` block supports:``, azurerm's
+    ``A `default_node_pool` block supports the following:``): a resource's "Argument
+    Reference" was one chunk of every block (Google's container_cluster: 29,951 tokens),
+    and "azurerm_kubernetes_cluster default_node_pool" gave its section 15th. Each such
+    paragraph opens a section a level below the heading before it; in code, or within a
+    paragraph, it stays text."""
+    text = ("# google_storage_bucket\n\n## Argument Reference\n\n* `name` - (Required) The "
+            "name.\n\n<a name=\"nested_autoclass\"></a>The `autoclass` block supports:\n\n"
+            "* `enabled` - (Required) Whether.\n\n```hcl\nThe `x` block supports:\n```\n\n"
+            "An `identity` block supports the following:\n\n* `type` - (Required) Kind.\n"
+            "\nSee below. The `y` block supports:\n\n## Attributes Reference\n\n"
+            "A `timeouts` block exports the following:\n\n* `id` - The id.\n")
+    doc = parse_document(text, "d", "r/storage_bucket.html.markdown")
+    assert [(n.depth, n.title) for n in doc.nodes] == [
+        (0, "google_storage_bucket"), (1, "google_storage_bucket"), (2, "Argument Reference"),
+        (3, "autoclass block"), (3, "identity block"), (2, "Attributes Reference"),
+        (3, "timeouts block")]
+    assert "The `x` block supports:" in doc.nodes[3].body  # in code: text
+    assert "See below. The `y` block supports:" in doc.nodes[4].body
+    assert doc.nodes[3].id == "d:r/storage_bucket.html.markdown#autoclass-block"
+
+
 def test_a_page_with_no_other_title_is_titled_by_its_name():
     """An agent skill's ``SKILL.md`` names itself in its front matter, and without a
     heading it was "SKILL"; Ember's RFC stages (front matter alone) were their files'

@@ -105,7 +105,52 @@ def scan_headings(lines: Lines) -> tuple[list[Found], list[str]]:
         found = [h for h in found if not _callout_title(lines, h)]
     if "::" in lines.text:
         found = [h for h in found if not _mdc_props(lines, h)]
+    if "` block" in lines.text:
+        found = _with_blocks(lines, found)
     return found, []
+
+
+#: A paragraph that opens the arguments of a nested block, as Terraform's providers
+#: document them: ``<a name="nested_autoclass"></a>The `autoclass` block supports:``,
+#: ``A `default_node_pool` block supports the following:``, ``An `identity` block exports
+#: the following:``, ``The `website` block supports the following elements, and …:``
+_BLOCK = re.compile(r'(?:<a\s+(?:name|id)="[^"<>\n]*"\s*>\s*</a>\s*)?(?:The|An?|Each)\s+'
+                    r"`([^`\n]+)`\s+blocks?\s+(?:supports|contains|exports|holds|includes)"
+                    r"\b[^\n]*:[ \t]*\r?\n?")
+_FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+def _with_blocks(lines: Lines, found: list[Found]) -> list[Found]:
+    """``found`` and, a level below the heading they follow, the paragraphs that open a
+    nested block's arguments (``_BLOCK``), each alone between blank lines and outside
+    code: a resource's "Argument Reference" had been one chunk of every block's
+    arguments (Google's ``container_cluster``: 29,951 tokens; 74 of its sections and 29
+    of azurerm's over a 4,000-token budget), shown as a snippet, ranked by a length that
+    buried each block ("azurerm_kubernetes_cluster default_node_pool" gave its section
+    15th)."""
+    text, out, heads = lines.lines, [], iter(found)
+    head = next(heads, None)
+    level, fence = 0, None
+    for i, line in enumerate(text):
+        while head is not None and head.first <= i:
+            out.append(head)
+            level = head.level
+            head = next(heads, None)
+        opened = _FENCE_LINE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            continue
+        if opened:
+            fence = opened.group(1)
+            continue
+        if (level and level < 6 and (m := _BLOCK.fullmatch(line)) is not None
+                and (i == 0 or not text[i - 1].strip())
+                and (i + 1 == len(text) or not text[i + 1].strip())):
+            out.append(Found(level + 1, f"{m.group(1)} block", i, i + 1))
+    out += [head] if head is not None else []
+    out += list(heads)
+    return out
 
 
 _MDC_OPENER = re.compile(MDC_OPENER + r"\r?\n?")  # a line as mistletoe has it
