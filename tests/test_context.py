@@ -968,6 +968,34 @@ def test_a_rule_for_other_files_does_not_come_for_its_words(tmp_path, monkeypatc
     assert not any(i.startswith("copilot:") for i in found)
 
 
+def test_a_rule_too_large_for_half_the_budget_comes_as_its_sections_that_hold_the_words(
+        tmp_path, monkeypatch, capsys):
+    """awesome-copilot's Docker rule (7,500 tokens), the one rule for a Dockerfile, came as
+    a snippet of 70 tokens; its Copilot SDK rule (3,998 tokens) took all but 2 of a
+    route handler's 4,000, eleven results not shown. A rule larger than half the budget
+    comes as its sections that hold the file's words, in its order; whole in a list."""
+    filler = " ".join(f"word{i}" for i in range(400))
+    files = {".github/instructions/docker.instructions.md":
+             "---\napplyTo: '**/Dockerfile'\n---\n# Docker\n\n## Multi-stage builds\n\n"
+             "Name the builder stage and copy only the artifacts.\n\n## Unrelated\n\n"
+             f"{filler}\n\n## Layer caching\n\nOrder the builder's layers so npm ci is cached.\n",
+             "docs/deploy.md": "# Deploy\n\nThe builder image is pushed by CI.\n",
+             "web/Dockerfile": "FROM node:22 AS builder\n# layers cached first\nRUN npm ci\n"
+                               "COPY --from=builder dist\n"}
+    _project(tmp_path, files, '[tree.copilot]\npath = ".github/instructions"\n'
+                              '[tree.docs]\npath = "docs"\n')
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "context", "web/Dockerfile", "--max-tokens", "300", "--json")
+    assert code == 0, err
+    found = [r["id"] for r in json.loads(out)["queries"][0]["results"]]
+    assert found[:2] == ["copilot:docker.instructions.md#multi-stage-builds",
+                         "copilot:docker.instructions.md#layer-caching"]
+    assert "copilot:docker.instructions.md#unrelated" not in found
+    assert any(i.startswith("docs:deploy.md") for i in found)
+    listed, _ = context_ids(capsys, "web/Dockerfile", "--max-tokens", "300", "--list")
+    assert listed[0] == "copilot:docker.instructions.md"
+
+
 def test_a_rule_comes_for_a_file_none_of_whose_words_is_indexed(rules_project, capsys):
     """Before, ``ra context`` said "nothing to search for"; the rule that names the file
     is still the knowledge for it, and ``--explain`` says no search ran."""

@@ -330,7 +330,8 @@ def _search(searcher: Searcher, signals: list[FileSignals], options: SearchOptio
     terms = sorted({t for g in groups for t in g.plan.terms()})
     results = _without(searcher._results(ranked, terms, o, copies, near, texts=texts),
                        includes, reader)
-    results = _included(searcher, includes, terms, warnings, results) + results
+    results = _included(searcher, includes, terms, warnings, results,
+                        None if o.list_only else o.max_tokens) + results
     t_fetch = time.perf_counter()
     query = _query_text(groups)
     topic = Topic(query, "all" if results else "none", total, results, terms=terms)
@@ -437,18 +438,20 @@ def _without(results: list[Result], includes: list[str], reader) -> list[Result]
 
 
 def _included(searcher: Searcher, includes: list[str], terms: list[str], warnings: list[str],
-              results: list[Result]) -> list[Result]:
+              results: list[Result], max_tokens: int | None = None) -> list[Result]:
     """Results for a rule's ``include`` ids, scored as the best result so they lead. A
     document word for word another's comes once, naming the others as copies, as a
     search's results do: a skill kept in ``.claude/skills``, ``.agents/skills`` and
-    ``.github/skills`` alike (generated, or copied for each agent) came three times."""
+    ``.github/skills`` alike (generated, or copied for each agent) came three times. One
+    larger than ``INCLUDE_SHARE`` of the budget comes as its sections that hold most of
+    the files' words (``_parts``)."""
     if not includes:
         return []
     from ra.query.get import get_chunk
     from ra.query.snippets import snippet_of
 
     top = max((r.score for r in results), default=1.0)
-    out: dict[str, tuple[Result, list[str]]] = {}  # by content: the first, its copies
+    out: dict[str, tuple[list[Result], list[str]]] = {}  # by content: the first, its copies
     for chunk_id in includes:
         try:
             chunk = get_chunk(searcher.reader, searcher.config, chunk_id)
@@ -459,12 +462,54 @@ def _included(searcher: Searcher, includes: list[str], terms: list[str], warning
             first[1].append(chunk.id)
             continue
         meta = searcher.reader.meta(chunk.id)
+        if max_tokens is not None and chunk.tokens > INCLUDE_SHARE * max_tokens and (
+                parts := _parts(searcher, meta, terms, INCLUDE_SHARE * max_tokens, top)):
+            out[chunk.content] = (parts, [])
+            continue
         _, plain = searcher.reader.texts([(meta.ord, meta.descendants)])[meta.ord]
-        out[chunk.content] = (Result(
+        out[chunk.content] = ([Result(
             chunk.id, chunk.tree, chunk.path, chunk.title, chunk.breadcrumb, top,
             snippet_of(plain, set(terms), searcher.analyzer), chunk.content,
-            chunk.tokens, line=meta.line, ord=meta.ord, descendants=meta.descendants), [])
-    return [replace(r, copies=tuple(copies)) if copies else r for r, copies in out.values()]
+            chunk.tokens, line=meta.line, ord=meta.ord, descendants=meta.descendants)], [])
+    return [replace(r, copies=tuple(copies)) if copies and i == 0 else r
+            for rs, copies in out.values() for i, r in enumerate(rs)]
+
+
+#: The share of the token budget an included rule may take whole: one larger comes as
+#: its sections that hold the files' words
+INCLUDE_SHARE = 0.5
+
+
+def _parts(searcher: Searcher, meta: ChunkMeta, terms: list[str], room: float,
+           score: float) -> list[Result]:
+    """The sections of the included document ``meta`` (those without subsections) that
+    hold the most of ``terms``, the earlier first on equal counts, while they fit in
+    ``room`` tokens, in the document's order; none when none holds one. A rule larger
+    than the budget came as a snippet of 70 tokens (awesome-copilot's Docker rule, 7,500
+    tokens, the one rule for a Dockerfile), one that nearly fitted took all of it (its
+    Copilot SDK rule, 3,998 of 4,000 tokens for a route handler: eleven results not
+    shown)."""
+    from ra.query.snippets import match_spans, matcher, snippet_of
+
+    reader = searcher.reader
+    found = reader.lineage(list(range(meta.ord + 1, meta.ord + meta.descendants + 1)))
+    leaves = [m for o, m in sorted(found.items()) if o > meta.ord and m.descendants == 0
+              and m.doc_id == meta.doc_id]
+    if not leaves or not terms:
+        return []
+    texts = reader.texts([(m.ord, 0) for m in leaves])
+    key = matcher(set(terms), searcher.analyzer)
+    held = {m.ord: len({k for _, _, k in match_spans(texts.get(m.ord, ("", ""))[1], key)})
+            for m in leaves}
+    picked, used = [], 0
+    for m in sorted(leaves, key=lambda m: (-held[m.ord], m.ord)):
+        if held[m.ord] and used + m.tokens <= room:
+            picked.append(m)
+            used += m.tokens
+    return [Result(m.id, m.tree, m.path, m.title, m.breadcrumb, score,
+                   snippet_of(texts[m.ord][1], key), texts[m.ord][0], m.tokens,
+                   line=m.line, ord=m.ord, descendants=0)
+            for m in sorted(picked, key=lambda m: m.ord)]
 
 
 def _explain(groups: list[_Group], signals: list[FileSignals], stats, includes: list[str],
