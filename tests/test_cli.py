@@ -697,6 +697,31 @@ def test_init_names_agent_rule_folders_as_trees(tmp_path, monkeypatch, capsys, i
     assert (tmp_path / ".ra.toml").read_text().count("[tree.cursor]") == 1
 
 
+def test_init_names_copilot_s_prompts_agents_and_repository_instructions(
+        tmp_path, monkeypatch, capsys, isolated_home):
+    """awesome-copilot's users keep prompts, agents and chat modes beside the instructions,
+    and the repository's own in ``.github/copilot-instructions.md``: none was a tree, and
+    a search for that file's rule found nothing."""
+    _files(tmp_path, ["docs/a.md", ".github/prompts/review.prompt.md",
+                      ".github/agents/planner.agent.md", ".github/chatmodes/debug.chatmode.md",
+                      ".github/ISSUE_TEMPLATE/bug.md"])
+    (tmp_path / ".github" / "copilot-instructions.md").write_text(
+        "# Repository rules\n\nMoney is stored in integer cents.\n")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "init")
+    config = (tmp_path / ".ra.toml").read_text()
+    assert code == 0
+    assert ('[tree.copilot-prompts]\npath = "./.github/prompts"\n\n[tree.copilot-agents]\n'
+            'path = "./.github/agents"\n\n[tree.copilot-chatmodes]\npath = '
+            '"./.github/chatmodes"\n\n[tree.copilot-repo]\npath = "./.github"\n'
+            'include = ["copilot-instructions.md"]\n') in config
+    assert "tree copilot-repo is ./.github/copilot-instructions.md (1 file)" in err
+    code, out, _ = run(capsys, "search", "--list", "money cents")
+    assert code == 0 and out.split()[0] == "copilot-repo:copilot-instructions.md#repository-rules"
+    code, out, _ = run(capsys, "ls", "docs")
+    assert "ISSUE_TEMPLATE" not in out
+
+
 def test_a_write_killed_half_way_leaves_the_old_file(tmp_path, monkeypatch, capsys):
     """``ra init --force`` and ``ra agents`` replace a user's file whole or not at all:
     a command killed before the new text is in place leaves the old one as it was and no

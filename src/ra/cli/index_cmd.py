@@ -149,7 +149,7 @@ def init(
             'read by ra init (the default: "english")\n', 1)
     rules = rule_folders(Path.cwd())
     if rules:
-        trees = "\n".join(f'[tree.{name}]\npath = "{path}"\n' for name, path, _ in rules)
+        trees = "\n".join(_rule_tree(name, path) for name, path, _ in rules)
         starter = starter.replace("\n# [settings]", "\n# agent rule files: `ra context FILE` "
                                   "puts those whose front matter names FILE first\n"
                                   f"{trees}\n# [settings]", 1)
@@ -183,6 +183,14 @@ def init(
     gitignore = _gitignore_index(Path.cwd())
     if gitignore:
         output.note(f"added .ra/ to {gitignore}")
+
+
+def _rule_tree(name: str, path: str) -> str:
+    """The starter's table of a ``rule_folders`` folder, or of a file alone in its folder."""
+    folder, _, file = path.rpartition("/")
+    if is_markdown(file) and (name, folder.removeprefix("./"), file) in RULE_FILES:
+        return f'[tree.{name}]\npath = "{folder}"\ninclude = ["{file}"]\n'
+    return f'[tree.{name}]\npath = "{path}"\n'
 
 
 def _excludes(left_out: list[str], translated: list[str], ignored: list[str] = (),
@@ -344,15 +352,24 @@ def outside_note(outside: list[Path], shown: int = 4) -> str:
 RULE_FOLDERS = (("cursor", ".cursor/rules"), ("claude", ".claude/rules"),
                 ("claude-skills", ".claude/skills"), ("agent-skills", ".agents/skills"),
                 ("copilot-skills", ".github/skills"), ("copilot", ".github/instructions"),
+                ("copilot-prompts", ".github/prompts"), ("copilot-agents", ".github/agents"),
+                ("copilot-chatmodes", ".github/chatmodes"),
                 ("windsurf", ".windsurf/rules"), ("kiro", ".kiro/steering"),
                 ("cline", ".clinerules"), ("continue", ".continue/rules"),
                 ("roo", ".roo/rules"), ("amazonq", ".amazonq/rules"))
 
 
+#: Agents' instructions for the whole repository kept in a hidden folder, which a tree
+#: of its own takes alone (tree name, folder, file): Copilot's, which awesome-copilot's
+#: users write (a search for its rule found nothing)
+RULE_FILES = (("copilot-repo", ".github", "copilot-instructions.md"),)
+
+
 def rule_folders(cwd: Path) -> list[tuple[str, str, int]]:
     """``(tree name, folder, markdown files)`` of the agent rule folders (``RULE_FOLDERS``,
     and Roo Code's rules for one mode, ``.roo/rules-{mode}``: tree ``roo-{mode}``) in
-    ``cwd`` that hold markdown (``.md``, Cursor's ``.mdc``)."""
+    ``cwd`` that hold markdown (``.md``, Cursor's ``.mdc``); a ``RULE_FILES`` file that is
+    there is ``(tree name, folder/file, 1)``."""
     folders = list(RULE_FOLDERS)
     with contextlib.suppress(OSError):
         at = folders.index(("roo", ".roo/rules")) + 1
@@ -361,7 +378,9 @@ def rule_folders(cwd: Path) -> list[tuple[str, str, int]]:
                        and e.is_dir(follow_symlinks=False))
         folders[at:at] = [(f"roo-{m[len('rules-'):]}", f".roo/{m}") for m in modes]
     counts = ((name, rel, sum(1 for _ in _markdown_files(cwd / rel))) for name, rel in folders)
-    return [(name, f"./{rel}", n) for name, rel, n in counts if n]
+    return [(name, f"./{rel}", n) for name, rel, n in counts if n] + [
+        (name, f"./{rel}/{file}", 1) for name, rel, file in RULE_FILES
+        if (cwd / rel / file).is_file()]
 
 
 def notes_language(folder: Path, translated: Iterable[str] = ()) -> str | None:
