@@ -754,3 +754,22 @@ def test_a_liquid_highlight_block_is_code():
 ])
 def test_brackets_and_openers_that_close_nothing(text, plain):
     assert plain_text(text) == plain
+
+
+@pytest.mark.parametrize("written, shown", [
+    # d2l: emphasis and attribute lists were read inside math
+    (r"The loss $\sum_{i=1}^n l^{(i)}(\mathbf{w}, b)$ over all.",
+     r"The loss \sum_{i=1}^n l^{(i)}(\mathbf{w}, b) over all."),
+    (r"Weights $w_{\textrm{area}}$ and $\mathbf{w}^*, b^*$.",
+     r"Weights w_{\textrm{area}} and \mathbf{w}^*, b^*."),
+    ("$$\\hat{y} = \\mathbf{w}^\\top \\mathbf{x} + b.$$\n\nNext.",
+     "\\hat{y} = \\mathbf{w}^\\top \\mathbf{x} + b.\n\nNext."),
+    # dollars around no LaTeX are text, both of them, and code between them is code
+    ("It costs $5 or $10, and $HOME is set.", "It costs $5 or $10, and $HOME is set."),
+    (r"the set $e_G$, because otherwise $\exists a$", r"the set $e_G$, because otherwise \exists a"),
+    ("$ConsoleFileName has no value (`$null`).", "$ConsoleFileName has no value ($null)."),
+    ("Call this $`T`$. Take ${HOME} and $semid = sem_get($key);",
+     "Call this $T$. Take ${HOME} and $semid = sem_get($key);"),
+])
+def test_math_is_read_as_written(written, shown):
+    assert plain_text(written) == shown

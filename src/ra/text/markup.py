@@ -173,7 +173,7 @@ _PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
 #: Each alternative begins with a literal character (a backtick then "`*", not "`+"): the regex
 #: engine then skips to the next of those five characters at C speed; with a repeat first
 #: it tried every alternative at every character (a paragraph without code 17 → 1.7 µs)
-_EVENT = re.compile(r"``*|~~~~*|%%|<!--|\{/\*|\{::comment\}")
+_EVENT = re.compile(r"``*|~~~~*|%%|<!--|\{/\*|\{::comment\}|\$\$?")
 _BLANK = re.compile(r"[^\n]")
 _ROLE = re.compile(r"\{[\w:.-]+\}")
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})[ \t]*([^\n]*)")
@@ -347,6 +347,7 @@ def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list
     blocks = [] if raw else indented_code(text)
     markdown_fences: list[str] = []  # open fences whose content is markdown
     unclosed: set[str] = set()  # comment openers with no closer after them: none later
+    closer = -1  # a dollar that closes a pair around no math: it opens none
     while (m := _EVENT.search(text, i)) is not None or blocks:
         if blocks and (m is None or m.start() >= blocks[0][0]):
             begin, end = blocks.pop(0)
@@ -369,6 +370,16 @@ def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list
                 continue
         if token[0] == "~":
             i = m.end()
+        elif token[0] == "$":
+            end, math = (m.end(), False) if start == closer else _math_end(
+                text, m.end(), token)
+            if not math:  # no math, or a pair of dollars around none: both are text,
+                closer = end - 1 if end > m.end() else closer  # code between them code
+                i = m.end()
+                continue
+            out += [text[pos:start], _hold(codes, text[start:end] if raw
+                                          else text[m.end():end - len(token)].strip())]
+            pos = i = end
         elif token[0] == "`":
             close = _span_end(text, m.end(), len(token))
             if close is None:
@@ -398,6 +409,38 @@ def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list
             pos = i = end
     out.append(text[pos:])
     return "".join(out), codes
+
+
+#: What LaTeX math holds and prose or code between two dollars does not: a command, a
+#: superscript, a braced subscript (``$semid = sem_get($key)``, ``go_$GOOS_$GOARCH``)
+_LATEX = re.compile(r"\\[A-Za-z]|\^|_\{")
+#: The longest display math (``$$ … $$``) looked for
+MATH_CHARS = 20_000
+
+
+def _math_end(text: str, after: int, token: str) -> tuple[int, bool]:
+    r"""Where the dollars ``token`` before ``after`` close (after the closing ones), and
+    whether they hold math; ``(after, False)`` when they open nothing. ``$$ … $$`` within
+    ``MATH_CHARS``; ``$ … $`` on one line as pandoc reads it (a character that is no
+    space after the opening dollar, one before the closing one, no digit after it),
+    math when it holds LaTeX (``_LATEX``: "costs $5 or $10", "$HOME and $PATH" hold
+    none; such a pair of dollars is text, both of them). Math is held as code is,
+    written as it is: emphasis and attribute lists had been read inside it (d2l's
+    ``\sum_{i=1}^n`` read as "\sum^n", ``w_{\textrm{area}}`` as "w{\textrm{area}}")."""
+    if token == "$$":
+        close = text.find("$$", after, after + MATH_CHARS)
+        return (after, False) if close < 0 else (close + 2, True)
+    if after >= len(text) or text[after].isspace() or text[after] == "{":  # ${VAR}
+        return after, False
+    line = text.find("\n", after)
+    line = len(text) if line < 0 else line
+    close = text.find("$", after, line)
+    while close > after and (text[close - 1].isspace()
+                             or close + 1 < len(text) and text[close + 1].isdigit()):
+        close = text.find("$", close + 1, line)
+    if close <= after:
+        return after, False
+    return close + 1, _LATEX.search(text, after, close) is not None
 
 
 #: the language of an inline code span, as rehype-pretty-code (Nextra, Fumadocs) takes it:
