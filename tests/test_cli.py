@@ -426,6 +426,28 @@ def test_init_leaves_out_tests_that_hold_snapshots_of_their_pages(tmp_path, monk
         "docs:e2e-tests/README.md"]
 
 
+def test_init_leaves_out_licenses_and_site_files(tmp_path, monkeypatch, capsys,
+                                                 isolated_home):
+    """awesome-copilot's skills hold 17 ``LICENSE.txt`` and 27 font licences (``OFL.txt``):
+    "redistribution of fonts" gave only those; GOV.UK's developer docs indexed their
+    ``robots.txt`` as a document "robots". A page on a license stays (uv's
+    ``policies/license.md``: "uv is licensed under either of …")."""
+    _files(tmp_path, ["docs/a.md", "docs/choosing-a-license.md", "docs/LICENSE.md", "docs/policies/license.md",
+                      "docs/fonts/a/OFL.txt", "docs/fonts/b/OFL.txt", "docs/robots.txt",
+                      "docs/skills/pdf/LICENSE.txt"])
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "init")
+    config = (tmp_path / ".ra.toml").read_text()
+    assert code == 0 and 'path = "./docs"' in config
+    assert ('    # licenses and site files: not notes\n    "**/LICENSE.md", "**/LICENSE.txt", '
+            '"**/OFL.txt", "**/robots.txt",\n') in config
+    assert ("(3 markdown files; licenses and site files: LICENSE.md, LICENSE.txt, "
+            "OFL.txt (2), robots.txt)") in err
+    code, out, _ = run(capsys, "ls", "docs")
+    assert sorted(line.split("\t")[0] for line in out.splitlines()) == [
+        "docs:a.md", "docs:choosing-a-license.md", "docs:policies/license.md"]
+
+
 def test_init_leaves_out_the_dependencies_it_did_not_count(tmp_path, monkeypatch, capsys,
                                                           isolated_home):
     """Notes spread out make the tree ``.``, which holds ``node_modules`` (a README and a
@@ -463,7 +485,7 @@ def test_init_leaves_out_what_git_ignores(tmp_path, monkeypatch, capsys, isolate
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     _files(tmp_path, ["README.md", "docs/a.md", "design/b.md", "src/pkg.egg-info/SOURCES.txt",
-                      "_site/docs/a.md", "static/llms-full.txt", "static/robots.txt",
+                      "_site/docs/a.md", "static/llms-full.txt", "static/glossary.txt",
                       "artifacts/x.parquet", "notes/kept.md"])
     (tmp_path / ".gitignore").write_text("*.egg-info/\n_site/\nstatic/llms-full.txt\n"
                                          "artifacts/\nnotes/\n")
@@ -480,7 +502,7 @@ def test_init_leaves_out_what_git_ignores(tmp_path, monkeypatch, capsys, isolate
     code, out, _ = run(capsys, "ls", "docs")
     assert code == 0 and sorted(line.split("\t")[0] for line in out.splitlines()) == [
         "docs:README.md", "docs:design/b.md", "docs:docs/a.md", "docs:notes/kept.md",
-        "docs:static/robots.txt"]
+        "docs:static/glossary.txt"]
     assert "git ignores" not in run(capsys, "check")[2]
     # a configuration written before, or by hand: `ra check` names them, a note only
     err = _checked_as_the_whole_folder(capsys, tmp_path)

@@ -138,10 +138,13 @@ def init(
     found -= sum(1 for p in ignored if p.endswith("**")
                  for _ in _markdown_files(Path.cwd() / folder / p.removesuffix("**")))
     found -= sum(1 for p in ignored if is_markdown(p))
+    boiler = boilerplate(Path.cwd() / folder) if found else {}
+    found -= sum(n for name, n in boiler.items() if is_markdown(name))
     starter = STARTER.replace('path = "./docs"', f"path = {json.dumps(folder)}")
-    if left_out or translated or ignored or older:
+    if left_out or translated or ignored or older or boiler:
         starter = starter.replace('# exclude = ["**/drafts/**"]\n', _excludes(
-            left_out, away, ignored, [pattern for pattern, _ in older]))
+            left_out, away, ignored, [pattern for pattern, _ in older],
+            [f"**/{name}" for name in boiler]))
     language = notes_language(Path.cwd() / folder, away) if found else None
     if language not in (None, "english"):
         starter = starter.replace("\n# [search]\n", "\n[search]\n", 1).replace(
@@ -166,6 +169,9 @@ def init(
         if ignored:
             skipped += "; ignored by git: " + ", ".join(
                 p.removesuffix("**") for p in ignored)
+        if boiler:
+            skipped += "; licenses and site files: " + ", ".join(
+                f"{name} ({n})" if n > 1 else name for name, n in boiler.items())
         if outside:
             skipped += outside_note(outside)
         output.note(f"wrote {target}: tree docs is {folder} "
@@ -194,15 +200,16 @@ def _rule_tree(name: str, path: str) -> str:
 
 
 def _excludes(left_out: list[str], translated: list[str], ignored: list[str] = (),
-              older: list[str] = ()) -> str:
+              older: list[str] = (), boiler: list[str] = ()) -> str:
     """The starter's ``exclude``: dependency and build folders by name anywhere (one line
     when they are all), the translations and older versions by their path in the tree,
-    and what git ignores there."""
+    what git ignores there, and licenses and site files by name anywhere."""
     patterns = ([f"**/{name}/**" for name in left_out], translated, list(older),
-                list(ignored))
+                list(ignored), list(boiler))
     whys = ("dependencies, build output and test data: not notes", "translations of these pages",
-            "older versions of these pages", "ignored by git: generated, not written")
-    if not translated and not ignored and not older:
+            "older versions of these pages", "ignored by git: generated, not written",
+            "licenses and site files: not notes")
+    if not translated and not ignored and not older and not boiler:
         return f"exclude = [{', '.join(map(json.dumps, patterns[0]))}]  # {whys[0]}\n"
     lines: list[str] = []
     for group, why in zip(patterns, whys, strict=True):
@@ -213,6 +220,28 @@ def _excludes(left_out: list[str], translated: list[str], ignored: list[str] = (
                     lines.append("   ")
                 lines[-1] += f" {quoted},"
     return "exclude = [\n" + "\n".join(lines) + "\n]\n"
+
+
+#: Files a tree would index that are no notes: licenses and notices (awesome-copilot's
+#: skills hold 17 ``LICENSE.txt`` and 27 font licences, ``OFL.txt``: "redistribution of
+#: fonts" gave only those), a site's ``robots.txt`` and ``humans.txt`` (GOV.UK's developer
+#: docs: a document "robots"), named in capitals as such files are (``LICENSE-MIT.md``).
+#: Not a page on them (uv's ``policies/license.md``, "uv is licensed under either of …";
+#: ``license_keys.md``, Zola's ``robots.md``)
+BOILERPLATE = re.compile(r"(?:LICEN[CS]E|COPYING|NOTICES?|THIRD[-_]PARTY[-_]NOTICES?"
+                         r"|ThirdPartyNotices|OFL)(?:-[A-Z0-9][A-Z0-9.-]*)?\.(?i:md|markdown|txt)"
+                         r"|(?:robots|humans)\.txt")
+
+
+def boilerplate(folder: Path) -> dict[str, int]:
+    """The names of the ``BOILERPLATE`` files under ``folder`` as a tree walks it (no
+    hidden folders, no ``NOT_NOTES``), and how many of each, sorted by name."""
+    from ra.config.settings import NOT_NOTES
+
+    found: Counter[str] = Counter(
+        os.path.basename(f) for f in _markdown_files(folder, NOT_NOTES, text=True)
+        if BOILERPLATE.fullmatch(os.path.basename(f)))
+    return dict(sorted(found.items()))
 
 
 #: The share of the markdown files in subfolders that a folder must hold for ``ra init``
