@@ -208,6 +208,19 @@ def test_a_linked_file_is_one_answer_and_its_link_reaches_it(project, capsys):
     assert code == 1 and "no chunk with id 'docs:CLAUDE.md#nothing'" in err
 
 
+def test_an_id_of_a_file_gone_says_so(project, capsys):
+    """An agent holds ids from earlier answers: after the file was deleted, ``get`` said
+    "no chunk with id" and offered other pages, as for a typo."""
+    (project / "docs" / "sidekiq.md").write_text("# Sidekiq\n\nalpha queues\n")
+    assert "sidekiq.md" in found_paths(capsys)
+    (project / "docs" / "sidekiq.md").unlink()
+    code, _, err = cli(capsys, "get", "docs:sidekiq.md#sidekiq")
+    assert code == 1 and ("no chunk with id 'docs:sidekiq.md#sidekiq': docs:sidekiq.md is no "
+                          "longer in the tree (removed or renamed)") in err
+    code, _, err = cli(capsys, "get", "docs:good.md#nothing")  # a section: no such note
+    assert code == 1 and "no longer in the tree" not in err
+
+
 # --- an index folder that is a file -----------------------------------------------------------
 
 def test_an_index_dir_that_is_a_file_is_an_error_with_its_exit_code(project, capsys):

@@ -130,7 +130,8 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
         return get_chunk(reader, config, anchored, full_document=full_document,
                          links=links, max_tokens=max_tokens)
     if meta is None:
-        raise NotFoundError(f"no chunk with id {text!r}", suggestions=nearest(reader, text))
+        raise NotFoundError(f"no chunk with id {text!r}{_gone(reader, config, cid)}",
+                            suggestions=nearest(reader, text))
     span = 0 if own_only else meta.descendants
     content = reader.contents([(meta.ord, span)]).get(meta.ord, "")
     tokens = meta.tokens if span == meta.descendants else _estimate(content)
@@ -140,6 +141,18 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
     if links:
         _add_links(reader, chunk, meta, span, max_tokens)
     return chunk
+
+
+def _gone(reader, config, cid: ChunkId) -> str:
+    """Why an id names no chunk when its document is not indexed: its file is gone (an
+    agent holds ids from earlier answers; the file was deleted or renamed since, and the
+    ids "did you mean" gave were other pages')."""
+    if reader.meta(format_chunk_id(cid.tree, cid.path, None)) is not None:
+        return ""  # the document is there: a section of it, renamed or gone
+    tree = next((t for t in config.trees if t.name == cid.tree), None)
+    if tree is None or (tree.path / cid.path).exists():
+        return ""
+    return f": {cid.tree}:{cid.path} is no longer in the tree (removed or renamed)"
 
 
 def _anchored(reader, cid: ChunkId) -> str | None:
