@@ -298,6 +298,22 @@ def test_inspect_doc_json_shape(project, capsys):
             "byte_end", "chars", "tokens"} <= set(info["chunks"][1])
 
 
+def test_inspect_doc_names_the_tree_that_indexes_the_file(tmp_path, monkeypatch, capsys):
+    """ESLint with a tree ``changelog`` (``.``, its CHANGELOG.md alone) declared before
+    ``docs``: ``inspect doc docs/src/use/x.md`` gave ids in ``changelog``, which ``ra get``
+    refused."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "x.md").write_text("# X\n\nText.\n")
+    (tmp_path / "CHANGELOG.md").write_text("# Changes\n\n## 1.0\n\nFirst.\n")
+    (tmp_path / ".ra.toml").write_text('[tree.changelog]\npath = "."\ninclude = '
+                                       '["CHANGELOG.md"]\n[tree.docs]\npath = "./docs"\n')
+    code, out, _ = run(capsys, "inspect", "doc", "docs/x.md", "--json")
+    assert code == 0 and json.loads(out)["chunks"][1]["id"] == "docs:x.md#x"
+    code, out, _ = run(capsys, "inspect", "doc", "CHANGELOG.md", "--json")
+    assert code == 0 and json.loads(out)["chunks"][0]["id"] == "changelog:CHANGELOG.md"
+
+
 def test_inspect_doc_outside_any_tree(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "loose.md").write_text("# Loose\n\nText.\n")

@@ -10,12 +10,18 @@ OUTSIDE_TREE = "doc"
 
 
 def locate(file: Path, config) -> tuple[str, str]:
-    """``(tree, tree-relative path)`` of ``file``; tree ``doc`` when it is in no tree."""
+    """``(tree, tree-relative path)`` of ``file``: the first tree that indexes it, else
+    the first whose folder holds it (ESLint's ``docs/src/use/…`` was shown in a tree
+    ``changelog``, ``.`` with ``include = ["CHANGELOG.md"]``, declared before ``docs``,
+    ids that ``ra get`` refused); tree ``doc`` when it is in no tree's folder."""
     path = file.resolve()
-    for tree in config.trees:
-        root = Path(tree.path).resolve()
-        if path.is_relative_to(root):
-            return tree.name, path.relative_to(root).as_posix()
+    held = [(tree, path.relative_to(root).as_posix()) for tree in config.trees
+            if path.is_relative_to(root := Path(tree.path).resolve())]
+    for tree, rel in held:
+        if tree.matches(rel):
+            return tree.name, rel
+    if held:
+        return held[0][0].name, held[0][1]
     try:
         return OUTSIDE_TREE, path.relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
