@@ -735,12 +735,13 @@ def test_init_names_agent_rule_folders_as_trees(tmp_path, monkeypatch, capsys, i
     assert (tmp_path / ".ra.toml").read_text().count("[tree.cursor]") == 1
 
 
-def test_init_names_copilot_s_prompts_agents_and_repository_instructions(
+def test_init_names_agents_prompts_commands_and_repository_instructions(
         tmp_path, monkeypatch, capsys, isolated_home):
     """awesome-copilot's users keep prompts, agents and chat modes beside the instructions,
     and the repository's own in ``.github/copilot-instructions.md``: none was a tree, and
     a search for that file's rule found nothing."""
     _files(tmp_path, ["docs/a.md", ".github/prompts/review.prompt.md",
+                      ".claude/commands/release.md", ".claude/agents/reviewer.md",
                       ".github/agents/planner.agent.md", ".github/chatmodes/debug.chatmode.md",
                       ".github/ISSUE_TEMPLATE/bug.md"])
     (tmp_path / ".github" / "copilot-instructions.md").write_text(
@@ -754,6 +755,8 @@ def test_init_names_copilot_s_prompts_agents_and_repository_instructions(
             '"./.github/chatmodes"\n\n[tree.copilot-repo]\npath = "./.github"\n'
             'include = ["copilot-instructions.md"]\n') in config
     assert "tree copilot-repo is ./.github/copilot-instructions.md (1 file)" in err
+    assert ('[tree.claude-commands]\npath = "./.claude/commands"\n\n[tree.claude-agents]\n'
+            'path = "./.claude/agents"\n') in config  # Claude Code's commands and subagents
     code, out, _ = run(capsys, "search", "--list", "money cents")
     assert code == 0 and out.split()[0] == "copilot-repo:copilot-instructions.md#repository-rules"
     code, out, _ = run(capsys, "ls", "docs")

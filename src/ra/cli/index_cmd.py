@@ -379,7 +379,8 @@ def outside_note(outside: list[Path], shown: int = 4) -> str:
 #: Agent Skills Codex and Copilot read from ``.agents/skills`` and ``.github/skills``): a
 #: tree of its own each, as the walk skips hidden folders inside a tree. Tree name, folder.
 RULE_FOLDERS = (("cursor", ".cursor/rules"), ("claude", ".claude/rules"),
-                ("claude-skills", ".claude/skills"), ("agent-skills", ".agents/skills"),
+                ("claude-skills", ".claude/skills"), ("claude-commands", ".claude/commands"),
+                ("claude-agents", ".claude/agents"), ("agent-skills", ".agents/skills"),
                 ("copilot-skills", ".github/skills"), ("copilot", ".github/instructions"),
                 ("copilot-prompts", ".github/prompts"), ("copilot-agents", ".github/agents"),
                 ("copilot-chatmodes", ".github/chatmodes"),
