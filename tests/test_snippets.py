@@ -353,3 +353,21 @@ def test_a_window_filled_by_its_matches_is_narrowed_rather_than_cut_a_word():
     bare = _MARKS.sub("", out)
     start = text.index(bare)
     assert start == 0 or not text[start - 1].isalnum(), out
+
+
+def test_a_typo_s_expansion_counts_as_its_word_and_the_word_as_typed_wins():
+    """"deletion protection warning" on Terraform's Google provider: "project", an
+    expansion of "protection" 17 times as common, counted as a word of its own, and the
+    windows crowded with it won over the one that says "protection"."""
+    from ra.query.snippets import matcher
+
+    text = ("The project field names the project and the project of a deletion warning "
+            "log. " + "Filler words here. " * 12 + "Set deletion protection to avoid the "
+            "warning.")
+    key = matcher({"project", "protection", "warning", "deletion"}, PLAIN,
+                  {"project": "protection"})
+    out = snippet_of(text, key, PLAIN, width=80)
+    assert "**protection**" in out and "**deletion**" in out
+    without = snippet_of(text, {"project", "protection", "warning", "deletion"}, PLAIN,
+                         width=80)
+    assert "**project**" in without and "**protection**" not in without  # as before

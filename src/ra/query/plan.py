@@ -204,6 +204,23 @@ class Plan:
         return sorted({a.term for i in self.positive for a in self.clauses[i].alts
                        if a.term_id is not None and not self.clauses[i].feedback})
 
+    def variants(self) -> dict[str, str]:
+        """The terms a positive clause matches for the word typed, not as typed (its typo's
+        expansions, its continuations), by that word's term: snippets count them as the
+        word (``ra.query.snippets.VARIANT``). A term one clause has as typed is none."""
+        typed = {a.term for i in self.positive for a in self.clauses[i].alts
+                 if a.distance == 0 and a.term_id is not None}
+        out: dict[str, str] = {}
+        for i in self.positive:
+            alts = self.clauses[i].alts
+            word = next((a.term for a in alts if a.distance == 0 and a.term_id is not None),
+                        None)
+            for a in alts:
+                if word is not None and a.distance and a.term_id is not None \
+                        and a.term not in typed:
+                    out.setdefault(a.term, word)
+        return out
+
     def highlighted(self, language: str) -> list[str]:
         """The ``terms`` snippets and highlights mark: not the function words
         (``LIGHT_WORDS``, as ``language``'s stemmer reads them) unless nothing else is

@@ -297,7 +297,8 @@ class Searcher:
         ranked = _page(ranked, o, limit, self.reader.meta)
         t_rank = time.perf_counter()
         marked = plan.highlighted(self.analyzer.language)
-        results = self._results(ranked, marked, o, copies, near, some, texts=texts)
+        results = self._results(ranked, marked, o, copies, near, some, texts=texts,
+                                variants=plan.variants())
         t_fetch = time.perf_counter()
         complete = bool(rows[0][2]) if rows else False
         total = int(rows[0][3]) if rows else 0
@@ -671,12 +672,14 @@ class Searcher:
     def _results(self, ranked, marked: list[str], o: SearchOptions,
                  copies: dict[str, tuple[str, ...]] | None = None,
                  near: dict[str, tuple[str, ...]] | None = None,
-                 some: AbstractSet[str] = frozenset(), *, texts: Contents) -> list[Result]:
-        """The results of ``ranked``, their snippets marking the terms ``marked``."""
+                 some: AbstractSet[str] = frozenset(), *, texts: Contents,
+                 variants: dict[str, str] | None = None) -> list[Result]:
+        """The results of ``ranked``, their snippets marking the terms ``marked``
+        (``variants``: those that stand for a word typed, ``Plan.variants``)."""
         metas = [self.reader.meta(c.id) for c in ranked]
         texts.fetch(metas)
         texts.fetch_plain(metas)
-        terms = matcher(set(marked), self.analyzer)  # one key for every snippet
+        terms = matcher(set(marked), self.analyzer, variants)  # one key for every snippet
         out = []
         for cand, meta in zip(ranked, metas, strict=True):
             content = texts(meta)
