@@ -448,9 +448,9 @@ def test_init_leaves_out_licenses_and_site_files(tmp_path, monkeypatch, capsys,
     "redistribution of fonts" gave only those; GOV.UK's developer docs indexed their
     ``robots.txt`` as a document "robots". A page on a license stays (uv's
     ``policies/license.md``: "uv is licensed under either of …")."""
-    _files(tmp_path, ["docs/a.md", "docs/choosing-a-license.md", "docs/LICENSE.md", "docs/policies/license.md",
-                      "docs/fonts/a/OFL.txt", "docs/fonts/b/OFL.txt", "docs/robots.txt",
-                      "docs/skills/pdf/LICENSE.txt"])
+    _files(tmp_path, ["docs/a.md", "docs/choosing-a-license.md", "docs/LICENSE.md",
+                      "docs/policies/license.md", "docs/fonts/a/OFL.txt", "docs/fonts/b/OFL.txt",
+                      "docs/robots.txt", "docs/skills/pdf/LICENSE.txt"])
     monkeypatch.chdir(tmp_path)
     code, _, err = run(capsys, "init")
     config = (tmp_path / ".ra.toml").read_text()

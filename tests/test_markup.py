@@ -766,7 +766,8 @@ def test_brackets_and_openers_that_close_nothing(text, plain):
      "\\hat{y} = \\mathbf{w}^\\top \\mathbf{x} + b.\n\nNext."),
     # dollars around no LaTeX are text, both of them, and code between them is code
     ("It costs $5 or $10, and $HOME is set.", "It costs $5 or $10, and $HOME is set."),
-    (r"the set $e_G$, because otherwise $\exists a$", r"the set $e_G$, because otherwise \exists a"),
+    (r"the set $e_G$, because otherwise $\exists a$",
+     r"the set $e_G$, because otherwise \exists a"),
     ("$ConsoleFileName has no value (`$null`).", "$ConsoleFileName has no value ($null)."),
     ("Call this $`T`$. Take ${HOME} and $semid = sem_get($key);",
      "Call this $T$. Take ${HOME} and $semid = sem_get($key);"),
