@@ -719,6 +719,23 @@ def test_a_terraform_block_s_arguments_are_its_own_section():
     assert doc.nodes[3].id == "d:r/storage_bucket.html.markdown#autoclass-block"
 
 
+def test_a_page_that_hides_its_title_is_titled_by_its_first_heading():
+    """api-documenter's 3,211 pages say ``hide_title: true`` and open with ``## JsonFile.load()
+    method``: each was titled "True" (the flag read as a title), every breadcrumb
+    "True › …". A flag is no title; the heading the page shows is, once in its
+    breadcrumbs (as an h1 that repeats the title is)."""
+    doc = parse_document("---\nhide_title: true\ncustom_edit_url: null\n---\n<!-- gen -->\n\n"
+                         "[Home](./index.md) &gt; [load](./x.md)\n\n## JsonFile.load() method"
+                         "\n\nLoads.\n\n## Parameters\n\nA path.\n", "d",
+                         "node-core-library.jsonfile.load.md")
+    assert doc.title == "JsonFile.load() method"
+    assert [n.breadcrumb for n in doc.nodes] == [
+        "JsonFile.load() method", "JsonFile.load() method",
+        "JsonFile.load() method › Parameters"]
+    flag = parse_document("---\nshow_title: false\n---\nText.\n", "d", "notes/plain.md")
+    assert flag.title == "plain"
+
+
 def test_a_page_with_no_other_title_is_titled_by_its_name():
     """An agent skill's ``SKILL.md`` names itself in its front matter, and without a
     heading it was "SKILL"; Ember's RFC stages (front matter alone) were their files'

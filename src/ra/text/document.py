@@ -125,7 +125,8 @@ def parse_document(text: str, tree: str, path: str, *,
         headings = _ial_ids(headings, lines)
     meta = _metadata(data or {})
     headings = _page_titles(headings, meta["title"] or _stem(path), data or {})
-    title = meta["title"] or first_h1(headings) or meta["other_title"] or _stem(path)
+    title = (meta["title"] or first_h1(headings) or _shown_heading(headings, data or {})
+             or meta["other_title"] or _stem(path))
     nodes = build_chunk_tree(body, tree, path, title, base=utf8_len(text[:body_at]),
                              headings=headings if chunk_at_headings else [], lines=lines)
     tags = tuple(dict.fromkeys([*meta["tags"], *inline_tags(body)]))
@@ -395,16 +396,27 @@ def _metadata(data: dict) -> dict[str, Any]:
             "other_title": _other_title(data)}
 
 
+def _shown_heading(headings: list[Found], data: dict) -> str | None:
+    """The first heading of a page whose front matter hides its title (Docusaurus'
+    ``hide_title: true``): the page shows that heading as its title (api-documenter's
+    ``## JsonFile.load() method``)."""
+    if data.get("hide_title") is True and headings and headings[0].text:
+        return headings[0].text
+    return None
+
+
 def _other_title(data: dict) -> str | None:
     """The first value under a key that ends with "title" but a subtitle (Eleventy's
     site: ``pageTitle``, ``tiptitle``, ``newstitle``, ``headerTitle``; Hugo's
     ``linkTitle``), else a navigation entry's title or key (``eleventyNavigation: {key:
     Collections API}``, Nuxt Content's ``navigation: {title: ...}``): the title its site
     shows. 124 of the 231 pages of Eleventy's site had one and were titled by their
-    files' names."""
+    files' names. A flag is no title: api-documenter's 3,211 pages, ``hide_title: true``
+    with a ``##`` heading, were each titled "True"."""
     for key, value in data.items():
         name = key.lower().replace("_", "").replace("-", "") if isinstance(key, str) else ""
-        if name.endswith("title") and name != "subtitle" and (title := _scalar(value)):
+        if (name.endswith("title") and name != "subtitle" and not isinstance(value, bool)
+                and (title := _scalar(value))):  # Docusaurus' ``hide_title: true`` is none
             return title
     for key in ("eleventyNavigation", "navigation"):
         if isinstance(nav := data.get(key), dict) and (
@@ -609,7 +621,10 @@ def build_chunk_tree(text: str, tree: str, path: str, doc_title: str, *, base: i
             stack.pop()
         parent = stack[-1]
         parent.children += 1
-        crumbs = parent.crumbs + breadcrumb(doc_title, [(found.level, found.text)])[1:]
+        # under the page itself, a heading that repeats its title is no crumb, at any
+        # level (a page that hides its title shows its first ``##``: api-documenter's)
+        crumbs = parent.crumbs + breadcrumb(
+            doc_title, [(1 if parent.parent is None else found.level, found.text)])[1:]
         draft = _Draft(format_chunk_id(tree, path, slug), parent, slug, found.level,
                        found.text, crumbs, heading_start, start, end)
         drafts.append(draft)
