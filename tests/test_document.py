@@ -736,6 +736,21 @@ def test_a_page_that_hides_its_title_is_titled_by_its_first_heading():
     assert flag.title == "plain"
 
 
+def test_a_heading_right_after_a_closing_tag_is_a_heading():
+    """Terraform's Google provider puts each "## Example Usage - …" right after its "Open
+    in Cloud Shell" ``</div>``: CommonMark reads it as the HTML block's last line (the
+    block ends at a blank line), the site's renderer as a heading; compute_url_map's top
+    chunk held its 20 examples, 216,166 characters (453 pages). In code it stays code."""
+    text = ("# google_compute_url_map\n\nIntro.\n\n<div class=\"oics-button\">\n  <a href=\"x\">"
+            "</a>\n</div>\n## Example Usage - Bucket\n\n```hcl\nresource {}\n</div>\n"
+            "## not a heading\n```\n\n<div>\n</div>\n## Example Usage - Route\n\nText.\n")
+    doc = parse_document(text, "d", "r/compute_url_map.html.markdown")
+    assert [n.title for n in doc.nodes] == [
+        "google_compute_url_map", "google_compute_url_map", "Example Usage - Bucket",
+        "Example Usage - Route"]
+    assert "## not a heading" in doc.nodes[2].body
+
+
 def test_a_page_with_no_other_title_is_titled_by_its_name():
     """An agent skill's ``SKILL.md`` names itself in its front matter, and without a
     heading it was "SKILL"; Ember's RFC stages (front matter alone) were their files'

@@ -99,6 +99,8 @@ def scan_headings(lines: Lines) -> tuple[list[Found], list[str]]:
             _collect(buffer, m, lines, found)
     except Exception as error:  # noqa: BLE001 - e.g. RecursionError on absurd nesting
         return [], [f"markdown: headings not found ({type(error).__name__})"]
+    if "</" in lines.text:
+        found += _after_html(lines, {h.first for h in found})
     found.sort(key=lambda h: h.first)
     found = [h for i, h in enumerate(found) if i == 0 or h.first >= found[i - 1].stop]
     if "callout" in lines.text:
@@ -108,6 +110,33 @@ def scan_headings(lines: Lines) -> tuple[list[Found], list[str]]:
     if "` block" in lines.text:
         found = _with_blocks(lines, found)
     return found, []
+
+
+#: A line that closes an HTML element, alone (``</div>``)
+_CLOSING_TAG = re.compile(r" {0,3}</[A-Za-z][\w-]*>[ \t]*\r?\n?")
+_ATX = re.compile(r" {0,3}(#{1,6})[ \t]+([^\n]*?)(?:[ \t]+#+)?[ \t]*\r?\n?")
+
+
+def _after_html(lines: Lines, known: set[int]) -> list[Found]:
+    """The ``#`` headings right after a line that closes an HTML element, outside code,
+    which CommonMark reads as the HTML block's last lines (it ends at a blank line) and
+    the site's renderer as headings: Terraform's Google provider puts each "## Example
+    Usage - …" after its "Open in Cloud Shell" ``</div>`` (453 pages; compute_url_map's
+    top chunk held all 20 examples, 216,166 characters)."""
+    out, fence, text = [], None, lines.lines
+    for i, line in enumerate(text):
+        opened = _FENCE_LINE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            continue
+        if opened:
+            fence = opened.group(1)
+            continue
+        if (i and i not in known and (m := _ATX.fullmatch(line)) is not None
+                and _CLOSING_TAG.fullmatch(text[i - 1]) and m.group(2).strip()):
+            out.append(_found(len(m.group(1)), plain_text(m.group(2)).strip(), i, i + 1))
+    return out
 
 
 #: A paragraph that opens the arguments of a nested block, as Terraform's providers
