@@ -44,7 +44,15 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ra.text import is_markdown, unescaped
-from ra.text.headings import Found, Lines, byte_offsets, first_h1, scan_headings, utf8_len
+from ra.text.headings import (
+    Found,
+    Lines,
+    as_sites_read,
+    byte_offsets,
+    first_h1,
+    scan_headings,
+    utf8_len,
+)
 from ra.text.ids import format_chunk_id, format_doc_id
 from ra.text.markup import (
     PAGE_TITLE,
@@ -119,6 +127,7 @@ def parse_document(text: str, tree: str, path: str, *,
     body = text[body_at:]
     lines = Lines(mask_comments(body))  # the same lines, comments blanked
     headings, scan_problems = scan_headings(lines)
+    headings = as_sites_read(lines, headings)
     if "{/*" in body:
         headings = _comment_ids(headings, Lines(body))
     if "{:" in body:
@@ -605,7 +614,7 @@ def build_chunk_tree(text: str, tree: str, path: str, doc_title: str, *, base: i
     """
     if headings is None:
         lines = lines or Lines(text)
-        headings = scan_headings(lines)[0]
+        headings = as_sites_read(lines, scan_headings(lines)[0])
     doc, size = format_doc_id(tree, path), len(text)
     spans = _spans(headings, lines or Lines(text)) if headings else []
     root = _Draft(doc, None, None, 0, doc_title, [doc_title], 0, 0, size)

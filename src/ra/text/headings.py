@@ -99,17 +99,24 @@ def scan_headings(lines: Lines) -> tuple[list[Found], list[str]]:
             _collect(buffer, m, lines, found)
     except Exception as error:  # noqa: BLE001 - e.g. RecursionError on absurd nesting
         return [], [f"markdown: headings not found ({type(error).__name__})"]
-    if "</" in lines.text:
-        found += _after_html(lines, {h.first for h in found})
     found.sort(key=lambda h: h.first)
     found = [h for i, h in enumerate(found) if i == 0 or h.first >= found[i - 1].stop]
     if "callout" in lines.text:
         found = [h for h in found if not _callout_title(lines, h)]
     if "::" in lines.text:
         found = [h for h in found if not _mdc_props(lines, h)]
+    return found, []
+
+
+def as_sites_read(lines: Lines, found: list[Found]) -> list[Found]:
+    """``found`` (CommonMark's headings, ``scan_headings``) and the headings the sites'
+    renderers show beyond them: a ``#`` line right after one closing an HTML element
+    (``_after_html``), a Terraform block's arguments (``_with_blocks``)."""
+    if "</" in lines.text and (more := _after_html(lines, {h.first for h in found})):
+        found = sorted([*found, *more], key=lambda h: h.first)
     if "` block" in lines.text:
         found = _with_blocks(lines, found)
-    return found, []
+    return found
 
 
 #: A line that closes an HTML element, alone (``</div>``)
