@@ -751,6 +751,43 @@ def test_a_heading_right_after_a_closing_tag_is_a_heading():
     assert "## not a heading" in doc.nodes[2].body
 
 
+def test_hugging_face_doc_builder_ids_name_their_headings():
+    """deep-rl-class (62 of 114 pages) and the transformers and diffusers docs write a
+    heading's id at its end, ``## Markov Property [[markov-property]]``: titles carried it
+    ("Quiz [[quiz]]"), ids doubled it (``#markov-property-markov-property``), and it was
+    read as a wiki link to another page (``unit0``'s ``[[introduction]]`` to unit8's);
+    ``[[open-in-colab]]`` was text and a link. Obsidian's ``[[Metric]]`` in a heading shows
+    as its text, as in a body."""
+    from ra.text.links import document_links
+    from ra.text.markup import plain_text
+
+    doc = parse_document("# Load adapters [[load-adapters]]\n\n[[open-in-colab]]\n\nIntro.\n\n"
+                         "## Merge adapters [[merge-adapters]]\n\nSee [it](#merge-adapters) "
+                         "and [[quiz]].\n\n## Basic [[Metric]] for [[a.b|Label]]\n\nx\n",
+                         "docs", "lora.md")
+    assert doc.title == "Load adapters"
+    assert [(n.id, n.title) for n in doc.nodes][1:] == [
+        ("docs:lora.md#load-adapters", "Load adapters"),
+        ("docs:lora.md#merge-adapters", "Merge adapters"),
+        ("docs:lora.md#basic-metric-for-label", "Basic Metric for Label")]
+    assert "open-in-colab" not in plain_text(doc.nodes[1].body)
+    links = [(link.kind, link.target) for found in document_links(doc) for link in found]
+    assert links == [("link", "#merge-adapters"), ("wiki", "quiz"), ("wiki", "Metric"),
+                     ("wiki", "a.b")]
+
+
+def test_math_in_a_heading_is_read_as_written():
+    r"""A heading's text is read apart from the body's: "## Weights $w_{i}^*$ and $b_{j}^*$
+    learned" lost its stars to emphasis, lil-log's "$$\boldsymbol{\Sigma}_\theta$$" its
+    underscore, where the same math in a body was whole."""
+    doc = parse_document("# Notes\n\n## Weights $w_{i}^*$ and $b_{j}^*$ learned\n\nx\n\n"
+                         "### Variance $$\\boldsymbol{\\Sigma}_\\theta$$\n\ny\n\n"
+                         "## Costs $5 and $10\n\nz\n", "d", "n.md")
+    assert [n.title for n in doc.nodes][2:] == [
+        "Weights w_{i}^* and b_{j}^* learned", "Variance \\boldsymbol{\\Sigma}_\\theta",
+        "Costs $5 and $10"]
+
+
 def test_a_page_with_no_other_title_is_titled_by_its_name():
     """An agent skill's ``SKILL.md`` names itself in its front matter, and without a
     heading it was "SKILL"; Ember's RFC stages (front matter alone) were their files'

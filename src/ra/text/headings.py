@@ -23,7 +23,15 @@ from itertools import accumulate
 from types import SimpleNamespace
 from typing import Any
 
-from ra.text.markup import MDC_OPENER, heading_anchor, mdc_inline, plain_text, template_title
+from ra.text.markup import (
+    MDC_OPENER,
+    heading_anchor,
+    math_spans,
+    mdc_inline,
+    plain_text,
+    template_title,
+    wiki_shown,
+)
 from ra.text.mistletoe_import import load_core_tokens
 
 
@@ -65,13 +73,17 @@ class Found:
     anchor: str | None = None  # the id the attribute list declares
 
 
-def _found(level: int, text: str, first: int, stop: int) -> Found:
-    """A heading whose attribute list, if any, is split off its text (``ra.text.markup``)."""
-    text = _clean(text)
-    if text.endswith("}") or ":id=" in text or "docsify-ignore" in text:
-        title, anchor = heading_anchor(text)
-        return Found(level, title, first, stop, anchor)
-    return Found(level, text, first, stop)
+def _found(level: int, text: str, first: int, stop: int, wiki: bool = False) -> Found:
+    """A heading whose attribute list, if any, is split off its text (``ra.text.markup``);
+    ``wiki``: it holds no code, and its wiki links show as they do (Obsidian's ``## Basic
+    [[Metric]]``, Dendron's), where code's are as written (``### `[[carries_dependency]]```,
+    ``## `[[Prototype]]` Chain``)."""
+    text, anchor = _clean(text), None
+    if text.endswith(("}", "]]")) or ":id=" in text or "docsify-ignore" in text:
+        text, anchor = heading_anchor(text)
+    if wiki and "[[" in text:
+        text = _clean(wiki_shown(text))
+    return Found(level, text, first, stop, anchor)
 
 
 def extract_headings(text: str) -> list[Heading]:
@@ -142,7 +154,8 @@ def _after_html(lines: Lines, known: set[int]) -> list[Found]:
             continue
         if (i and i not in known and (m := _ATX.fullmatch(line)) is not None
                 and _CLOSING_TAG.fullmatch(text[i - 1]) and m.group(2).strip()):
-            out.append(_found(len(m.group(1)), plain_text(m.group(2)).strip(), i, i + 1))
+            out.append(_found(len(m.group(1)), plain_text(m.group(2)).strip(), i, i + 1,
+                              "`" not in m.group(2)))
     return out
 
 
@@ -232,14 +245,15 @@ def _collect(buffer: Iterable, m: SimpleNamespace, lines: Lines, out: list[Found
         first = line_number - 1 + shift
         if kind is m.Heading:
             level, content, _ = result
-            text = _inline_text(content, m)
+            text = (_with_math(content, m) if "$" in content and "`" not in content
+                    else _inline_text(content, m))
             if ("{{" in content or "{%" in content) and "`" not in content:
                 text = template_title(text)  # not in code: `{{ x }}` is what a doc explains
             elif "{{" in content or "{%" in content:
                 text = _templates_outside_code(content, text, m)
             if (":" in content or "]{" in content) and "`" not in content:
                 text = mdc_inline(text)  # Nuxt Content's ``:badge[Soon]``, ``[x]{.class}``
-            out.append(_found(level, text, first, first + 1))
+            out.append(_found(level, text, first, first + 1, "`" not in content))
         elif isinstance(result, m.SetextHeading):
             stop = _setext_stop(lines, first)
             out.append(_found(result.level, _plain(result.children, m), first, stop))
@@ -274,6 +288,24 @@ _MARKUP = re.compile(r"[\\*\[<&~\n`]|(?<![^\W_])_|_(?![^\W_])")
 _BACKTICKS = re.compile(r"`+")
 _TAG = re.compile(r"<[^>]*>")
 _LEADING_ANCHORS = re.compile(r'(?:\s*<a\s+(?:name|id)="[^"<>`&\\\n]*"\s*>\s*</a>)+')
+
+
+def _with_math(content: str, m: SimpleNamespace) -> str:
+    """``_inline_text`` of a heading whose math (``markup.math_spans``) is read as written,
+    without its dollars, as a body's is: "## Weights $w_{i}^*$ and $b_{j}^*$ learned" had
+    lost its stars to emphasis, "$$\\boldsymbol{\\Sigma}_\\theta$$" its underscore."""
+    spans = math_spans(content)
+    if not spans:
+        return _inline_text(content, m)
+    held, done = [], 0
+    for n, (start, end, _) in enumerate(spans):
+        held += [content[done:start], f"\ue000{n}\ue001"]
+        done = end
+    text = _inline_text("".join([*held, content[done:]]), m)
+    return _HELD_MATH.sub(lambda h: spans[int(h.group(1))][2], text)
+
+
+_HELD_MATH = re.compile("\ue000(\\d+)\ue001")
 
 
 def _inline_text(content: str, m: SimpleNamespace) -> str:

@@ -39,6 +39,7 @@ from ra.text.markup import (
     LINK_TEXT,
     WIKI_LINK,
     heading_anchors,
+    heading_id_link,
     own_codes,
     plain_held,
     reader_line,
@@ -199,10 +200,9 @@ def _inside(at: int, spans: list[tuple[int, int]]) -> bool:
 _TABLES = ("_toc_", "_tosp_", "toc")  # and markdown-it's [[toc]]
 
 
-#: Dendron's reference to a note of a vault, by the vault's name: ``dendron://vault/``
-
-
 def _wiki(m: re.Match, codes: list[str]) -> Link | None:
+    if heading_id_link(m):
+        return None  # doc-builder's id of a heading, or its notebook button
     embed = m.group(1)
     target, alias = wiki_parts(wiki_target(m.group(2)), m.group(3))
     if target.lower() in _TABLES:

@@ -109,10 +109,36 @@ def heading_anchor(title: str) -> tuple[str, str | None]:
             docsify := docsify_options(title)) is not None:
         rest, declared = docsify
         return rest, safe_id(declared)
+    if title.endswith("]]") and (built := _DOC_BUILDER_ID.search(title)):
+        return title[: built.start()].rstrip(), safe_id(built.group(1))
     found = _TRAILING_ATTRS.search(title)
     if not found:
         return title, None
     return title[: found.start()].rstrip(), _declared_id(found.group())
+
+
+#: Hugging Face's doc-builder writes a heading's id at its end in double brackets: ``##
+#: Markov Property [[markov-property]]`` (deep-rl-class, the transformers and diffusers
+#: docs). A slug, lowercase: Obsidian's ``## Basic [[Metric]]`` links a note
+_DOC_BUILDER_ID = re.compile(r"[ \t]\[\[([a-z0-9][a-z0-9_.-]*)\]\][ \t]*$")
+#: doc-builder's markers alone in double brackets, no page: where a notebook's button goes
+DOC_BUILDER_MARKERS = frozenset({"open-in-colab"})
+
+
+def heading_id_link(m: re.Match) -> bool:
+    """Whether a wiki link ``m`` is a heading's id in doc-builder's way (``_DOC_BUILDER_ID``)
+    or one of its markers: no link, no text."""
+    if m.group(3) is not None or m.group(1):
+        return False
+    target = m.group(2).strip()
+    if target in DOC_BUILDER_MARKERS:
+        return True
+    text = m.string
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    return (text[start:m.start()].lstrip().startswith("#") and not text[m.end():(
+        len(text) if end < 0 else end)].strip() and _DOC_BUILDER_ID.search(
+        f" [[{target}]]") is not None)
 
 
 #: kramdown's block attribute list, on a line of its own: ``_ATTRS`` with its colon
@@ -441,6 +467,26 @@ def _math_end(text: str, after: int, token: str) -> tuple[int, bool]:
     if close <= after:
         return after, False
     return close + 1, _LATEX.search(text, after, close) is not None
+
+
+def math_spans(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, math)`` of each math span of ``text`` with no code in it, read as
+    ``_prepare`` reads them (``_math_end``): a heading's (its inline text is read apart)."""
+    out: list[tuple[int, int, str]] = []
+    i, closer = 0, -1
+    while (i := text.find("$", i)) >= 0:
+        token = "$$" if text.startswith("$$", i) else "$"
+        if i == closer:
+            i += 1
+            continue
+        end, math = _math_end(text, i + len(token), token)
+        if math:
+            out.append((i, end, text[i + len(token):end - len(token)].strip()))
+            i = end
+        else:
+            closer = end - 1 if end > i + len(token) else closer
+            i += len(token)
+    return out
 
 
 #: the language of an inline code span, as rehype-pretty-code (Nextra, Fumadocs) takes it:
@@ -949,12 +995,19 @@ def wiki_parts(target: str, alias: str | None) -> tuple[str, str | None]:
     return DENDRON.sub("", target, count=1), alias
 
 
+def wiki_shown(text: str) -> str:
+    """``text`` with its wiki links as they show (``_wiki``): a heading's."""
+    return WIKI_LINK.sub(_wiki, text)
+
+
 def _wiki(m: re.Match) -> str:
     """``[[target|alias]]`` shows the alias; ``[[Note#Heading]]`` shows both names;
     an embedded image shows nothing, nor its size (``![[photo.jpg|200]]``). Dendron
     writes the label first: ``[[update time|dendron://vault/note#h]]``,
     ``[[Details|a.b#summary]]`` show "update time" and "Details" (the address had been
     the text), and an embed's range (``![[note#summary,1:#*]]``) is no text."""
+    if heading_id_link(m):
+        return ""
     embed = m.group(1)
     target, alias = wiki_parts(wiki_target(m.group(2)), m.group(3))
     if "#" in target:
