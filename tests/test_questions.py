@@ -104,6 +104,16 @@ def test_articles_add_score_only_in_a_filtered_query(searcher):
     assert "kb:fonts.md" in ids(searcher, "how do I add a custom font")
 
 
+def test_possessive_pronouns_add_score_only_in_a_filtered_query(searcher):
+    """GOV.UK's developer docs: "scale my app horizontally" required "my", no chunk held
+    every word, and the whole page came instead of its section "What you can scale"."""
+    assert ids(searcher, "add my custom font")[:1] == ["kb:fonts.md"]
+    explain = searcher.search(["add our custom font"], SearchOptions(explain=True)
+                              ).queries[0].explain
+    assert [(c["text"], c["score_only"]) for c in explain["clauses"]] == [
+        ("add", False), ("our", True), ("custom", False), ("font", False)]
+
+
 def test_an_article_stays_required_where_fewer_than_two_words_are_left(searcher):
     for query in ("a lambda", "the CAN", "a AND lambda"):
         explain = searcher.search([query], SearchOptions(explain=True)).queries[0].explain

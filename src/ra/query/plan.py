@@ -247,9 +247,10 @@ CLOSING_WORDS = frozenset({"do", "mean"})
 INNER_FRAME = frozenset("do does did i we you my our am is are was were be".split())
 #: The words of a comparison, score-only as the frame is (``Planner._needed``).
 COMPARISON_WORDS = frozenset({"vs", "versus"})
-#: Articles: score-only in a query that is filtered, not ranked, where two other words are
-#: left (``Planner._without_articles``).
-ARTICLES = frozenset({"a", "an", "the"})
+#: Articles and possessive pronouns: score-only in a query that is filtered, not ranked,
+#: where two other words are left (``Planner._without_articles``): "scale my app
+#: horizontally" on GOV.UK's developer docs needed "my", and no chunk held every word.
+ARTICLES = frozenset("a an the my our your their".split())
 #: Function words: searched for as typed, but not marked in snippets (``Plan.highlighted``).
 LIGHT_WORDS = FRAME_WORDS | COMPARISON_WORDS | frozenset(
     "of in on at for from with by and or into as it its be this that if so".split())
