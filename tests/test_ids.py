@@ -46,6 +46,14 @@ def test_path_may_contain_colons_and_hashes():
                                                                   "pointers")
 
 
+def test_a_dotted_slug_after_a_file_s_name_is_a_slug():
+    """gomarkdoc declares ``<a name="AnyType.Equals"></a>`` and links ``#AnyType.Equals``:
+    ``ra get …/README.md#AnyType.Equals`` read it all as a path, no chunk."""
+    cid = ChunkId.parse("docs:gocode/README.md#AnyType.Equals")
+    assert (cid.path, cid.slug) == ("gocode/README.md", "AnyType.Equals")
+    assert ChunkId.parse("notes:lang/c#.md").is_document  # a '#' in a file's name
+
+
 def test_unicode_slug_round_trips():
     cid = ChunkId.parse("wiki:jp.md#日本語")
     assert cid.slug == "日本語" and str(cid) == "wiki:jp.md#日本語"

@@ -531,6 +531,18 @@ def test_ra_get_of_an_id_an_anchor_gives_reads_its_section(tmp_path, monkeypatch
     assert "no chunk with id" in capsys.readouterr().err
 
 
+def test_ra_get_of_a_dotted_id_reads_its_section(tmp_path, monkeypatch, capsys):
+    """gomarkdoc declares ``<a name="AnyType.Equals"></a>`` above each method and links
+    ``#AnyType.Equals``; a heading may declare ``{#Qux.Quux}`` (stored as ``Qux-Quux``):
+    ``ra get`` of either id as written found no chunk, though links reached them."""
+    kb(tmp_path, {"a.md": "# T\n\n<a name=\"AnyType.Equals\"></a>\n## func Equals\n\nTwo."
+                          "\n\n## func Qux {#Qux.Quux}\n\nFour.\n"})
+    monkeypatch.chdir(tmp_path)
+    for written, found in (("AnyType.Equals", "func-equals"), ("Qux.Quux", "Qux-Quux")):
+        assert main(["get", f"docs:a.md#{written}", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["id"] == f"docs:a.md#{found}"
+
+
 def test_a_link_to_an_obsidian_block_reaches_the_chunk_holding_it(tmp_path):
     """``[[Internal links#^b15695]]`` names the paragraph that ends with ``^b15695``
     (Obsidian's help vault: 20 such links in its English pages reached the page); an id

@@ -125,6 +125,11 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
         except NotFoundError as exc:
             raise NotFoundError(f"no chunk with id {text!r}",
                                 suggestions=exc.suggestions) from None
+    if meta is None and cid.slug and (declared := _safe_id(cid.slug)) != cid.slug and (
+            reader.meta(format_chunk_id(cid.tree, cid.path, declared)) is not None):
+        # an id declared with characters an id cannot hold ({#Qux.Quux} is #Qux-Quux)
+        return get_chunk(reader, config, format_chunk_id(cid.tree, cid.path, declared),
+                         full_document=full_document, links=links, max_tokens=max_tokens)
     if meta is None and cid.slug and (anchored := _anchored(reader, cid)) is not None:
         # an id an HTML anchor gives a chunk (airbnb's <a name="functions--declarations">)
         return get_chunk(reader, config, anchored, full_document=full_document,
@@ -141,6 +146,12 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
     if links:
         _add_links(reader, chunk, meta, span, max_tokens)
     return chunk
+
+
+def _safe_id(slug: str) -> str:
+    from ra.text.markup import safe_id  # not at start-up: the markup's patterns
+
+    return safe_id(slug)
 
 
 def _gone(reader, config, cid: ChunkId) -> str:

@@ -72,8 +72,9 @@ class ChunkId:
     def parse(cls, text: str) -> ChunkId:
         """Parse ``tree:path`` or ``tree:path#slug``; raises :class:`InvalidIdError`."""
         head, sep, fragment = text.rpartition("#")
-        if not sep or "/" in fragment or "." in fragment:
+        if not sep or "/" in fragment or "." in fragment and "." not in head.rpartition("/")[2]:
             return cls(DocId.parse(text))  # no fragment, or the '#' belongs to the path
+        # a dotted slug after a file's name is a slug (gomarkdoc's ``#AnyType.Equals``)
         if not fragment:
             raise InvalidIdError(f"empty heading slug after '#': {text!r}")
         return cls(DocId.parse(head), fragment)
