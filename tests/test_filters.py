@@ -91,7 +91,7 @@ def test_a_path_filter_naming_a_folder_keeps_what_is_under_it(project):
     """GOV.UK's developer docs: "rake" with ``--path kubernetes/`` answered "no results",
     its pages under ``kubernetes/`` saying "rake": an agent passes the folder it means,
     with or without its ``/``; a path without glob characters is also the file itself."""
-    for folder in ("ops/", "ops"):
+    for folder in ("ops/", "ops", "./ops"):
         assert paths(project, path=folder) == ["docs:ops/deploy.md", "docs:ops/rollback.md"]
     assert paths(project, path="ops/deploy.md") == ["docs:ops/deploy.md"]
     assert paths(project, path="op") == []  # a folder's name, not the start of one
@@ -111,7 +111,8 @@ def test_filters_that_keep_out_every_match_say_so(project):
     finally:
         reader.close()
     assert topic.results == [] and topic.note == (
-        "5 chunks outside --path 'nowhere/**' --tag 'ops' match: the filters kept none")
+        "5 chunks outside --path 'nowhere/**' --tag 'ops' match: the filters kept none; "
+        "a path is relative to its tree's folder")
     assert nothing.note is None and unfiltered.note is None
 
 

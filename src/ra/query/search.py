@@ -342,7 +342,8 @@ class Searcher:
         shown += [f"--{k} {v}" for k, v in (("since", o.since), ("until", o.until)) if v]
         n = int(rows[0][3])
         return (f"{plural(n, 'chunk')} outside {' '.join(shown)} "
-                f"{'matches' if n == 1 else 'match'}: the filters kept none")
+                f"{'matches' if n == 1 else 'match'}: the filters kept none"
+                + ("; a path is relative to its tree's folder" if o.path else ""))
 
     def _flag_note(self, query: str, o: SearchOptions, rankable: bool, complete: bool,
                    total: int) -> str | None:
@@ -981,6 +982,7 @@ def path_regex(pattern: str) -> str:
     whose ``kubernetes/`` pages say "rake": an agent passes the folder it means."""
     from ra.config.globs import translate
 
+    pattern = pattern.removeprefix("./")  # the tree's folder: paths are relative to it
     if pattern.endswith("/"):
         return translate(pattern + "**")
     if _GLOB_CHARS.search(pattern):
