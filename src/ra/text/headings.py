@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -142,16 +142,8 @@ def _after_html(lines: Lines, known: set[int]) -> list[Found]:
     the site's renderer as headings: Terraform's Google provider puts each "## Example
     Usage - …" after its "Open in Cloud Shell" ``</div>`` (453 pages; compute_url_map's
     top chunk held all 20 examples, 216,166 characters)."""
-    out, fence, text = [], None, lines.lines
-    for i, line in enumerate(text):
-        opened = _FENCE_LINE.match(line)
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-            continue
-        if opened:
-            fence = opened.group(1)
-            continue
+    out, text = [], lines.lines
+    for i, line in _outside_code(text):
         if (i and i not in known and (m := _ATX.fullmatch(line)) is not None
                 and _CLOSING_TAG.fullmatch(text[i - 1]) and m.group(2).strip()):
             out.append(_found(len(m.group(1)), plain_text(m.group(2)).strip(), i, i + 1,
@@ -169,6 +161,20 @@ _BLOCK = re.compile(r'(?:<a\s+(?:name|id)="[^"<>\n]*"\s*>\s*</a>\s*)?(?:The|An?|
 _FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
+def _outside_code(text: list[str]) -> Iterator[tuple[int, str]]:
+    """``(index, line)`` of the lines of ``text`` outside fenced code (fences included)."""
+    fence = None
+    for i, line in enumerate(text):
+        opened = _FENCE_LINE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+        elif opened:
+            fence = opened.group(1)
+        else:
+            yield i, line
+
+
 def _with_blocks(lines: Lines, found: list[Found]) -> list[Found]:
     """``found`` and, a level below the heading they follow, the paragraphs that open a
     nested block's arguments (``_BLOCK``), each alone between blank lines and outside
@@ -179,20 +185,12 @@ def _with_blocks(lines: Lines, found: list[Found]) -> list[Found]:
     15th)."""
     text, out, heads = lines.lines, [], iter(found)
     head = next(heads, None)
-    level, fence = 0, None
-    for i, line in enumerate(text):
+    level = 0
+    for i, line in _outside_code(text):
         while head is not None and head.first <= i:
             out.append(head)
             level = head.level
             head = next(heads, None)
-        opened = _FENCE_LINE.match(line)
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-            continue
-        if opened:
-            fence = opened.group(1)
-            continue
         if (level and level < 6 and (m := _BLOCK.fullmatch(line)) is not None
                 and (i == 0 or not text[i - 1].strip())
                 and (i + 1 == len(text) or not text[i + 1].strip())):
