@@ -570,6 +570,21 @@ def test_the_part_headed_for_the_query_comes_before_a_better_scored_one():
     assert headed[0].score == plain[0].score  # in the page's place, with its score
 
 
+def test_a_large_result_whose_own_text_matched_is_not_given_as_a_part_that_hardly_did():
+    """Hugging Face's post on RLHF with PPO: its "Policy training" section (7,273 tokens),
+    whose first paragraph holds "adaptive KL controller init_kl_coef", was given as its
+    20-token subsection on Adam, which says "KL" (3.64 against 0.07), in --list too: the
+    answer went unseen. A part scoring less than PART_SHARE of the result's own text does
+    not stand for it; one that scores near it does (the page whose front matter matched)."""
+    from ra.query.rank import PART_SHARE
+
+    for part, stands in ((0.07, False), (PART_SHARE * 30.0, True)):
+        cands = [scored("t:p.md", 30.0), scored("t:p.md#b-1", part)]
+        out = rank(cands, threshold=0.5, cutoff_ratio=0.0, limit=None, lookup=PAGE.get,
+                   max_tokens=1000)
+        assert [c.id for c in out] == ["t:p.md#b-1" if stands else "t:p.md"]
+
+
 def test_a_large_result_with_no_part_that_fits_stays_as_it_is():
     alone = [scored("t:p.md", 30.0)]
     too_big = [scored("t:p.md", 30.0), scored("t:p.md#b", 5.0)]
