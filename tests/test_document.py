@@ -707,15 +707,16 @@ def test_a_terraform_block_s_arguments_are_its_own_section():
             "name.\n\n<a name=\"nested_autoclass\"></a>The `autoclass` block supports:\n\n"
             "* `enabled` - (Required) Whether.\n\n```hcl\nThe `x` block supports:\n```\n\n"
             "An `identity` block supports the following:\n\n* `type` - (Required) Kind.\n"
+            "\nThe optional `identity.ids` subblock supports:\n\n* `id` - An id.\n"
             "\nSee below. The `y` block supports:\n\n## Attributes Reference\n\n"
             "A `timeouts` block exports the following:\n\n* `id` - The id.\n")
     doc = parse_document(text, "d", "r/storage_bucket.html.markdown")
     assert [(n.depth, n.title) for n in doc.nodes] == [
         (0, "google_storage_bucket"), (1, "google_storage_bucket"), (2, "Argument Reference"),
-        (3, "autoclass block"), (3, "identity block"), (2, "Attributes Reference"),
-        (3, "timeouts block")]
+        (3, "autoclass block"), (3, "identity block"), (3, "identity.ids block"),
+        (2, "Attributes Reference"), (3, "timeouts block")]
     assert "The `x` block supports:" in doc.nodes[3].body  # in code: text
-    assert "See below. The `y` block supports:" in doc.nodes[4].body
+    assert "See below. The `y` block supports:" in doc.nodes[5].body
     assert doc.nodes[3].id == "d:r/storage_bucket.html.markdown#autoclass-block"
 
 

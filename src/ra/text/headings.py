@@ -154,10 +154,11 @@ def _after_html(lines: Lines, known: set[int]) -> list[Found]:
 #: A paragraph that opens the arguments of a nested block, as Terraform's providers
 #: document them: ``<a name="nested_autoclass"></a>The `autoclass` block supports:``,
 #: ``A `default_node_pool` block supports the following:``, ``An `identity` block exports
-#: the following:``, ``The `website` block supports the following elements, and …:``
+#: the following:``, ``The `website` block supports the following elements, and …:``,
+#: ``The optional `settings.backup_configuration` subblock supports:``
 _BLOCK = re.compile(r'(?:<a\s+(?:name|id)="[^"<>\n]*"\s*>\s*</a>\s*)?(?:The|An?|Each)\s+'
-                    r"`([^`\n]+)`\s+blocks?\s+(?:supports|contains|exports|holds|includes)"
-                    r"\b[^\n]*:[ \t]*\r?\n?")
+                    r"(?:optional\s+)?`([^`\n]+)`\s+(?:sub)?(?:blocks?|lists?)\b[^\n:]*?"
+                    r"\s(?:supports?|contains?|exports?|holds?|includes?)\b[^\n]*:[ \t]*\r?\n?")
 _FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
