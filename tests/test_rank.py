@@ -574,15 +574,21 @@ def test_a_large_result_whose_own_text_matched_is_not_given_as_a_part_that_hardl
     """Hugging Face's post on RLHF with PPO: its "Policy training" section (7,273 tokens),
     whose first paragraph holds "adaptive KL controller init_kl_coef", was given as its
     20-token subsection on Adam, which says "KL" (3.64 against 0.07), in --list too: the
-    answer went unseen. A part scoring less than PART_SHARE of the result's own text does
-    not stand for it; one that scores near it does (the page whose front matter matched)."""
+    answer went unseen. A part scoring less than PART_SHARE of the section's own text does
+    not stand for it; one that scores near it does, and so does any part of a page, whose
+    own text is its title and front matter."""
     from ra.query.rank import PART_SHARE
 
     for part, stands in ((0.07, False), (PART_SHARE * 30.0, True)):
-        cands = [scored("t:p.md", 30.0), scored("t:p.md#b-1", part)]
+        cands = [scored("t:p.md#b", 30.0), scored("t:p.md#b-1", part)]
         out = rank(cands, threshold=0.5, cutoff_ratio=0.0, limit=None, lookup=PAGE.get,
                    max_tokens=1000)
-        assert [c.id for c in out] == ["t:p.md#b-1" if stands else "t:p.md"]
+        assert [c.id for c in out] == ["t:p.md#b-1" if stands else "t:p.md#b"]
+    # a page's own text is its title and front matter, naming what its sections say
+    cands = [scored("t:p.md", 30.0), scored("t:p.md#b-1", 0.07)]
+    out = rank(cands, threshold=0.5, cutoff_ratio=0.0, limit=None, lookup=PAGE.get,
+               max_tokens=1000)
+    assert [c.id for c in out] == ["t:p.md#b-1"]
 
 
 def test_a_large_result_with_no_part_that_fits_stays_as_it_is():

@@ -396,8 +396,8 @@ def fit_parts(results: Sequence[Candidate], cands: Sequence[Candidate],
     programmer should know - 1"), where the section holding it fits and matched too; on
     Sourcegraph's handbook the FAQ of its page on "parental leave", repeating the words,
     where sections' headings name it (the page's title, the query's words, is in every
-    section's breadcrumb). A part that scores less than ``PART_SHARE`` of the large
-    result's own text does not stand for it.
+    section's breadcrumb). A part that scores less than ``PART_SHARE`` of a large
+    section's own text does not stand for it.
     """
     large = {r.id for r in results if too_large(r, max_tokens)}
     if not large:
@@ -419,7 +419,7 @@ def fit_parts(results: Sequence[Candidate], cands: Sequence[Candidate],
                 if heads is not None:
                     ranked = [c for c in ranked if heads(c)] or ranked
                 best[a] = ranked[0]
-    own = {c.id: c.score for c in cands if c.id in large}
+    own = {c.id: c.score for c in cands if c.id in large and c.parent_id is not None}
     raw = {c.id: c.score for c in cands}
     for a, part in list(best.items()):
         matched = max((raw.get(i, 0.0) for i in (part.id, *part.constituents)), default=0.0)
@@ -428,10 +428,11 @@ def fit_parts(results: Sequence[Candidate], cands: Sequence[Candidate],
     return [best[r.id]._replace(score=r.score) if r.id in best else r for r in results]
 
 
-#: How much of what a large result's own text scores its best part that fits must score
+#: How much of what a large section's own text scores its best part that fits must score
 #: to stand for it (the best of the chunks it holds, or merged): a section of 7,273 tokens
 #: whose first paragraph held "adaptive KL controller init_kl_coef" was given as its
-#: 20-token subsection on Adam that says "KL", in --list too; the answer went unseen
+#: 20-token subsection on Adam that says "KL", in --list too; the answer went unseen. Not
+#: a page's: its own text is its title and front matter, which name what its sections say
 PART_SHARE = 0.25
 
 
