@@ -775,6 +775,17 @@ def test_hugging_face_doc_builder_ids_name_their_headings():
     links = [(link.kind, link.target) for found in document_links(doc) for link in found]
     assert links == [("link", "#merge-adapters"), ("wiki", "quiz"), ("wiki", "Metric"),
                      ("wiki", "a.b")]
+    # an Obsidian link ending a heading stays a link: not a slug, not the heading's words
+    # (the first version cut "See also" and lost the link to the transformers note)
+    notes = parse_document("# Stats\n\n## 1.1. [[Population]] and [[sample]]\n\nOne.\n\n"
+                           "## See also [[transformers]]\n\nTwo.\n\n## Step 1: Init [[step1]]\n"
+                           "\nThree.\n\n## Conclusion [[Conclusion]]\n\nFour.\n", "docs", "n.md")
+    assert [(n.id, n.title) for n in notes.nodes][2:] == [
+        ("docs:n.md#11-population-and-sample", "1.1. Population and sample"),
+        ("docs:n.md#see-also-transformers", "See also transformers"),
+        ("docs:n.md#step1", "Step 1: Init"), ("docs:n.md#Conclusion", "Conclusion")]
+    assert [link.target for found in document_links(notes) for link in found] == [
+        "Population", "sample", "transformers"]
 
 
 def test_math_in_a_heading_is_read_as_written():

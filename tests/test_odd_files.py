@@ -216,9 +216,9 @@ def test_an_id_of_a_file_gone_says_so(project, capsys):
     (project / "docs" / "sidekiq.md").unlink()
     code, _, err = cli(capsys, "get", "docs:sidekiq.md#sidekiq")
     assert code == 1 and ("no chunk with id 'docs:sidekiq.md#sidekiq': docs:sidekiq.md is no "
-                          "longer in the tree (removed or renamed)") in err
+                          "file of the tree (removed, renamed or never there)") in err
     code, _, err = cli(capsys, "get", "docs:good.md#nothing")  # a section: no such note
-    assert code == 1 and "no longer in the tree" not in err
+    assert code == 1 and "no file of the tree" not in err
 
 
 # --- an index folder that is a file -----------------------------------------------------------

@@ -163,7 +163,7 @@ def _gone(reader, config, cid: ChunkId) -> str:
     tree = next((t for t in config.trees if t.name == cid.tree), None)
     if tree is None or (tree.path / cid.path).exists():
         return ""
-    return f": {cid.tree}:{cid.path} is no longer in the tree (removed or renamed)"
+    return f": {cid.tree}:{cid.path} is no file of the tree (removed, renamed or never there)"
 
 
 def _anchored(reader, cid: ChunkId) -> str | None:

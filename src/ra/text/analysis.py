@@ -116,7 +116,7 @@ MAX_TOKEN_BYTES = 40
 #: a first h1 naming a part (``# Summary``) with other h1s after it is no title. 52: a
 #: page with no other title is titled by its front matter's ``name``. 53: a page in an
 #: ``archive/`` or ``archived/`` folder is archived.
-ANALYZER_VERSION = 62
+ANALYZER_VERSION = 63
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

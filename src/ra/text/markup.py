@@ -109,7 +109,8 @@ def heading_anchor(title: str) -> tuple[str, str | None]:
             docsify := docsify_options(title)) is not None:
         rest, declared = docsify
         return rest, safe_id(declared)
-    if title.endswith("]]") and (built := _DOC_BUILDER_ID.search(title)):
+    if title.endswith("]]") and (built := _DOC_BUILDER_ID.search(title)) and builder_id(
+            title[: built.start()], built.group(1)):
         return title[: built.start()].rstrip(), safe_id(built.group(1))
     found = _TRAILING_ATTRS.search(title)
     if not found:
@@ -119,8 +120,23 @@ def heading_anchor(title: str) -> tuple[str, str | None]:
 
 #: Hugging Face's doc-builder writes a heading's id at its end in double brackets: ``##
 #: Markov Property [[markov-property]]`` (deep-rl-class, the transformers and diffusers
-#: docs). A slug, lowercase: Obsidian's ``## Basic [[Metric]]`` links a note
-_DOC_BUILDER_ID = re.compile(r"[ \t]\[\[([a-z0-9][a-z0-9_.-]*)\]\][ \t]*$")
+#: docs); ``builder_id`` tells it from an Obsidian link ending a heading
+_DOC_BUILDER_ID = re.compile(r"[ \t]\[\[([A-Za-z0-9][\w.-]*)\]\][ \t]*$")
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def builder_id(rest: str, target: str) -> bool:
+    """Whether ``[[target]]`` ending a heading whose text before it is ``rest`` is
+    doc-builder's id of the heading, not a wiki link: no other link in the heading, and a
+    slug (a dash or a digit in it: ``[[deep-q-algorithm]]``, ``[[step1]]``) or the slug of
+    the heading's words (``Quiz [[quiz]]``, ``Conclusion [[Conclusion]]``). Obsidian's
+    ``## See also [[transformers]]``, ``## 1.1. [[Population]] and [[sample]]`` link notes
+    (the link was lost, the title cut)."""
+    if "[[" in rest:
+        return False
+    low = target.lower()
+    return ("-" in low or any(c.isdigit() for c in low)
+            or low == _NOT_SLUG.sub("-", rest.lower()).strip("-"))
 #: doc-builder's markers alone in double brackets, no page: where a notebook's button goes
 DOC_BUILDER_MARKERS = frozenset({"open-in-colab"})
 
@@ -136,9 +152,10 @@ def heading_id_link(m: re.Match) -> bool:
     text = m.string
     start = text.rfind("\n", 0, m.start()) + 1
     end = text.find("\n", m.end())
-    return (text[start:m.start()].lstrip().startswith("#") and not text[m.end():(
-        len(text) if end < 0 else end)].strip() and _DOC_BUILDER_ID.search(
-        f" [[{target}]]") is not None)
+    head = text[start:m.start()].lstrip()
+    return (head.startswith("#") and not text[m.end():(len(text) if end < 0 else end)].strip()
+            and _DOC_BUILDER_ID.search(f" [[{target}]]") is not None
+            and builder_id(head.lstrip("#"), target))
 
 
 #: kramdown's block attribute list, on a line of its own: ``_ATTRS`` with its colon
