@@ -221,6 +221,18 @@ def test_an_id_of_a_file_gone_says_so(project, capsys):
     assert code == 1 and "no file of the tree" not in err
 
 
+def test_an_id_whose_slug_changed_suggests_its_page_s_sections_first(project, capsys):
+    """deep-rl-class's ids were ``#markov-property-markov-property`` before its heading ids
+    were read; asked for, "did you mean" offered the page, not ``#markov-property``."""
+    (project / "docs" / "rl.md").write_text("# RL framework\n\n## Markov Property\n\nalpha "
+                                            "state\n\n## Rewards\n\nalpha reward\n")
+    assert "rl.md" in found_paths(capsys)
+    code, _, err = cli(capsys, "get", "docs:rl.md#markov-property-markov-property")
+    assert code == 1
+    said = err.split("did you mean:")[1].split()
+    assert said[0] == "docs:rl.md#markov-property"
+
+
 # --- an index folder that is a file -----------------------------------------------------------
 
 def test_an_index_dir_that_is_a_file_is_an_error_with_its_exit_code(project, capsys):

@@ -279,12 +279,25 @@ def _related(a, b) -> bool:
 
 
 def nearest(reader, text: str, limit: int = SUGGESTIONS) -> list[str]:
-    """Known ids closest to ``text`` (for "did you mean")."""
+    """Known ids closest to ``text`` (for "did you mean"): when its document is indexed,
+    the sections of it whose slugs are closest first (an id held from before, its slug
+    since changed: ``#markov-property-markov-property`` offered the page, not
+    ``#markov-property``), then the closest of all."""
     from rapidfuzz import fuzz, process
 
     ids = [r[0] for r in reader.query("SELECT id FROM meta")]
+    first: list[str] = []
+    try:
+        cid = ChunkId.parse(text.strip())
+    except InvalidIdError:
+        cid = None
+    if cid is not None and cid.slug:
+        doc = format_chunk_id(cid.tree, cid.path, None) + "#"
+        slugs = {i[len(doc):]: i for i in ids if i.startswith(doc)}
+        first = [slugs[h[0]] for h in process.extract(
+            cid.slug, list(slugs), scorer=fuzz.WRatio, limit=limit, score_cutoff=60)]
     hits = process.extract(text, ids, scorer=fuzz.WRatio, limit=limit, score_cutoff=50)
-    return [h[0] for h in hits]
+    return list(dict.fromkeys([*first, *(h[0] for h in hits)]))[:limit]
 
 
 def _estimate(text: str) -> int:
