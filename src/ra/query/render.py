@@ -10,8 +10,9 @@ the caller's decision (``ra.cli.output.use_color``: a terminal, no ``NO_COLOR``)
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
+
+from ra.text.ids import slugify
 
 RULE = "───"
 MODES = ("full", "list", "matches", "json")
@@ -123,17 +124,12 @@ def _render_result(r, mode: str, color: bool, analyzer, terms, repeated: bool = 
             f"{(r.content or '').rstrip()}\n")
 
 
-#: What GitHub's slugs leave out of a title
-_UNSLUGGED = re.compile(r"[^\w\- ]")
-
-
 def _numbered(r) -> bool:
     """Whether ``r``'s page has other sections of its title before it, its id the title's
     slug numbered for them (``#bug-fixes-20``: a changelog's "Bug Fixes" of each release,
     listed bare, said which release they were of in neither the title nor the id)."""
-    slug = r.id.partition("#")[2]
-    base = _UNSLUGGED.sub("", (r.title or "").strip().lower()).replace(" ", "-")
-    return bool(base) and slug.startswith(base + "-") and slug[len(base) + 1:].isdigit()
+    slug, base = r.id.partition("#")[2], slugify(r.title or "")
+    return slug.startswith(base + "-") and slug[len(base) + 1:].isdigit()
 
 
 def _under(r) -> str:

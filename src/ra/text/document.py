@@ -37,7 +37,6 @@ the preamble. Byte offsets are UTF-8 offsets into the text as passed to
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
@@ -53,7 +52,7 @@ from ra.text.headings import (
     scan_headings,
     utf8_len,
 )
-from ra.text.ids import format_chunk_id, format_doc_id
+from ra.text.ids import format_chunk_id, format_doc_id, slugify
 from ra.text.markup import (
     PAGE_TITLE,
     RFC_PART,
@@ -535,20 +534,6 @@ def _stem(path: str) -> str:
 
 
 # ---------------------------------------------------------------------------------- slugs
-
-_ASCII_DROP = re.compile(r"[^a-z0-9_ -]")
-_HYPHENS = re.compile(r"-{2,}")
-
-
-def slugify(text: str) -> str:
-    """GitHub-style slug without deduplication; ``heading`` when nothing is left."""
-    text = " ".join(text.lower().split())
-    if text.isascii():
-        kept = _ASCII_DROP.sub("", text)
-    else:
-        kept = "".join(c for c in text if c in " -_" or unicodedata.category(c)[0] in "LMN")
-    return _HYPHENS.sub("-", kept.replace(" ", "-")).strip("-") or "heading"
-
 
 class Slugifier:
     """Slugs for the headings of one document, never the same slug twice."""

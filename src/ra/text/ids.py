@@ -16,6 +16,8 @@ contain those characters.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
 
 from ra.config.toml import tree_name_problem
@@ -110,3 +112,19 @@ def _check_path(path: str, text: str) -> None:
         raise InvalidIdError(f"path must be tree-relative with '/' separators: {text!r}")
     if ".." in path.split("/"):
         raise InvalidIdError(f"path may not leave its tree: {text!r}")
+
+
+_ASCII_DROP = re.compile(r"[^a-z0-9_ -]")
+_HYPHENS = re.compile(r"-{2,}")
+
+
+def slugify(text: str) -> str:
+    """GitHub-style slug without deduplication; ``heading`` when nothing is left: a
+    heading's id (``ra.text.document``), and what one repeated or declared in a heading
+    is told by (``ra.query.render``, ``ra.text.markup.builder_id``)."""
+    text = " ".join(text.lower().split())
+    if text.isascii():
+        kept = _ASCII_DROP.sub("", text)
+    else:
+        kept = "".join(c for c in text if c in " -_" or unicodedata.category(c)[0] in "LMN")
+    return _HYPHENS.sub("-", kept.replace(" ", "-")).strip("-") or "heading"

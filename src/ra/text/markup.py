@@ -46,6 +46,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from ra.text.ids import slugify
+
 # --------------------------------------------------------------------------- headings
 
 _ATTR = r"(?:#[^\s{}#]+|\.[\w-][\w:/()-]*|[\w-]+=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s{}\"']+))"
@@ -122,7 +124,6 @@ def heading_anchor(title: str) -> tuple[str, str | None]:
 #: Markov Property [[markov-property]]`` (deep-rl-class, the transformers and diffusers
 #: docs); ``builder_id`` tells it from an Obsidian link ending a heading
 _DOC_BUILDER_ID = re.compile(r"[ \t]\[\[([A-Za-z0-9][\w.-]*)\]\][ \t]*$")
-_NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 
 def builder_id(rest: str, target: str) -> bool:
@@ -135,8 +136,9 @@ def builder_id(rest: str, target: str) -> bool:
     if "[[" in rest:
         return False
     low = target.lower()
-    return ("-" in low or any(c.isdigit() for c in low)
-            or low == _NOT_SLUG.sub("-", rest.lower()).strip("-"))
+    return "-" in low or any(c.isdigit() for c in low) or low == slugify(rest)
+
+
 #: doc-builder's markers alone in double brackets, no page: where a notebook's button goes
 DOC_BUILDER_MARKERS = frozenset({"open-in-colab"})
 
@@ -414,15 +416,11 @@ def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list
         if token[0] == "~":
             i = m.end()
         elif token[0] == "$":
-            end, math = (m.end(), False) if start == closer else _math_end(
-                text, m.end(), token)
-            if not math:  # no math, or a pair of dollars around none: both are text,
-                closer = end - 1 if end > m.end() else closer  # code between them code
-                i = m.end()
-                continue
-            out += [text[pos:start], _hold(codes, text[start:end] if raw
-                                          else text[m.end():end - len(token)].strip())]
-            pos = i = end
+            i, math, closer = _dollars(text, start, token, closer)
+            if math:
+                out += [text[pos:start], _hold(codes, text[start:i] if raw
+                                              else text[m.end():i - len(token)].strip())]
+                pos = i
         elif token[0] == "`":
             close = _span_end(text, m.end(), len(token))
             if close is None:
@@ -486,23 +484,28 @@ def _math_end(text: str, after: int, token: str) -> tuple[int, bool]:
     return close + 1, _LATEX.search(text, after, close) is not None
 
 
+def _dollars(text: str, start: int, token: str, closer: int) -> tuple[int, bool, int]:
+    """``(where reading goes on, whether the dollars ``token`` at ``start`` open math, the
+    dollar that closes a pair around no math)``: after the math, else after the dollars
+    (what lies between a pair around no math is read as usual, code as code), the closing
+    one of such a pair opening nothing (``closer``, kept from the dollars before)."""
+    after = start + len(token)
+    if start == closer:
+        return after, False, closer
+    end, math = _math_end(text, after, token)
+    return (end, True, closer) if math else (after, False, end - 1 if end > after else closer)
+
+
 def math_spans(text: str) -> list[tuple[int, int, str]]:
     """``(start, end, math)`` of each math span of ``text`` with no code in it, read as
-    ``_prepare`` reads them (``_math_end``): a heading's (its inline text is read apart)."""
+    ``_prepare`` reads them (``_dollars``): a heading's (its inline text is read apart)."""
     out: list[tuple[int, int, str]] = []
     i, closer = 0, -1
-    while (i := text.find("$", i)) >= 0:
-        token = "$$" if text.startswith("$$", i) else "$"
-        if i == closer:
-            i += 1
-            continue
-        end, math = _math_end(text, i + len(token), token)
+    while (start := text.find("$", i)) >= 0:
+        token = "$$" if text.startswith("$$", start) else "$"
+        i, math, closer = _dollars(text, start, token, closer)
         if math:
-            out.append((i, end, text[i + len(token):end - len(token)].strip()))
-            i = end
-        else:
-            closer = end - 1 if end > i + len(token) else closer
-            i += len(token)
+            out.append((start, i, text[start + len(token):i - len(token)].strip()))
     return out
 
 
