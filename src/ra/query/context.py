@@ -318,10 +318,11 @@ def _search(searcher: Searcher, signals: list[FileSignals], options: SearchOptio
         raise ContextError(f"nothing to search for: no word of {names} occurs in the index"
                            f"{said} (see `ra inspect ctx FILE` for the words considered)")
     t_signals = time.perf_counter()
-    merged, total = _score(searcher, groups, o, overrides, exclude | elsewhere)
+    left_out = exclude | elsewhere
+    merged, total = _score(searcher, groups, o, overrides, left_out)
     t_sql = time.perf_counter()
     notes_below = not o.raw and not any(release_notes(s.path) for s in signals)
-    ranked, stats = _rank(searcher, merged, o, exclude | elsewhere, notes_below)
+    ranked, stats = _rank(searcher, merged, o, left_out, notes_below)
     texts = Contents(reader)
     ranked, copies, near = searcher._without_copies(ranked, o.limit, texts)
     ranked = ranked if o.limit is None else ranked[:o.limit]

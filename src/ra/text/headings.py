@@ -124,13 +124,17 @@ def as_sites_read(lines: Lines, found: list[Found]) -> list[Found]:
     """``found`` (CommonMark's headings, ``scan_headings``) and the headings the sites'
     renderers show beyond them: a ``#`` line right after one closing an HTML element
     (``_after_html``), a Terraform block's arguments (``_with_blocks``)."""
-    if "</" in lines.text and (more := _after_html(lines, {h.first for h in found})):
+    if _HTML_THEN_HEADING.search(lines.text) and (
+            more := _after_html(lines, {h.first for h in found})):
         found = sorted([*found, *more], key=lambda h: h.first)
     if "` block" in lines.text:
         found = _with_blocks(lines, found)
     return found
 
 
+#: A line closing an HTML element, then a ``#`` line: one regex over the text before
+#: ``_after_html`` reads it line by line (most pages with HTML have none)
+_HTML_THEN_HEADING = re.compile(r"^ {0,3}</[A-Za-z][\w-]*>[ \t]*\r?\n {0,3}#", re.M)
 #: A line that closes an HTML element, alone (``</div>``)
 _CLOSING_TAG = re.compile(r" {0,3}</[A-Za-z][\w-]*>[ \t]*\r?\n?")
 _ATX = re.compile(r" {0,3}(#{1,6})[ \t]+([^\n]*?)(?:[ \t]+#+)?[ \t]*\r?\n?")
