@@ -887,13 +887,22 @@ def _section(meta) -> tuple:
     with any suffix (Jekyll's ``History.markdown`` and the ``docs/_docs/history.md``
     made of it); files named for versions share theirs (OpenAPI's ``versions/3.1.2.md``
     and ``versions/3.2.0.md``: one specification, a file per release)."""
+    name = meta.path.rsplit("/", 1)[-1]
+    return (meta.title, VERSIONED if _versioned(name) else name.rsplit(".", 1)[0].lower())
+
+
+def _versioned(name: str) -> bool:
+    """Whether a file's ``name`` names a version (``ra.pipeline.discover.version_key``),
+    looked at only when it starts as one does, a digit or a "v" then a digit somewhere
+    (1.2 µs more a candidate otherwise, up to 0.2 ms of a warm search)."""
+    if not (name[:1].isdigit() or name[:1] in ("v", "V") and _DIGIT.search(name)):
+        return False
     from ra.pipeline.discover import version_key
 
-    name = meta.path.rsplit("/", 1)[-1]
-    return (meta.title, VERSIONED if version_key(name) is not None
-            else name.rsplit(".", 1)[0].lower())
+    return version_key(name) is not None
 
 
+_DIGIT = re.compile(r"\d")
 #: The file name ``_section`` gives every file named for a version
 VERSIONED = "\0version"
 
