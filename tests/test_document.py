@@ -812,3 +812,46 @@ def test_a_page_with_no_other_title_is_titled_by_its_name():
     assert parse_document("---\nname: x\n---\n# PDF forms\n\nText.\n", "s",
                           "SKILL.md").title == "PDF forms"
     assert parse_document("---\nname: x\ntitle: Y\n---\nText.\n", "s", "a.md").title == "Y"
+
+
+LLMS_FULL = """\
+# FastAPI
+
+> FastAPI framework, high performance, easy to learn.
+
+# CORS (Cross-Origin Resource Sharing)
+Source: https://fastapi.tiangolo.com/tutorial/cors/
+
+## Use CORSMiddleware
+
+Add it to your application.
+
+# Request Files
+Source: https://fastapi.tiangolo.com/tutorial/request-files/
+
+Upload files with `File`.
+"""
+
+
+@pytest.mark.parametrize("name", ["llms-full.txt", "static/llms.txt", "llms-medium.txt",
+                                  "docs/LLMS_FULL.TXT"])
+def test_a_sites_llms_txt_is_markdown(name):
+    """A site's ``llms.txt`` files are markdown, a ``# Title`` per page in the full ones:
+    read as plain text, FastAPI's 1.5 MB ``llms-full.txt`` was one chunk of 392,135
+    tokens, and every search gave that one chunk."""
+    from ra.pipeline.discover import kind_of
+    from ra.text import is_markdown
+
+    doc = D.parse_document(LLMS_FULL, "docs", name)
+    assert kind_of(name) == "markdown" and is_markdown(name)
+    assert "docs:" + name + "#use-corsmiddleware" in [n.id for n in doc.nodes]
+    assert [n.title for n in doc.nodes if n.depth == 1] == [
+        "FastAPI", "CORS (Cross-Origin Resource Sharing)", "Request Files"]
+
+
+@pytest.mark.parametrize("name", ["notes.txt", "llmsnotes.txt", "requirements-llms.txt"])
+def test_other_text_files_stay_plain_text(name):
+    from ra.pipeline.discover import kind_of
+
+    assert kind_of(name) == "text"
+    assert len(D.parse_document(LLMS_FULL, "docs", name).nodes) == 1

@@ -27,5 +27,14 @@ def unescaped(name: str) -> str:
 
 
 def is_markdown(path: object) -> bool:
-    """Whether the file ``path`` (a name or a path) is read as markdown."""
-    return str(path).lower().endswith(MARKDOWN_SUFFIXES)
+    """Whether the file ``path`` (a name or a path) is read as markdown: by its suffix,
+    or as one of the ``llms.txt`` files a site publishes for agents (``llms.txt``,
+    ``llms-full.txt``, ``llms-medium.txt``: markdown, as the llms.txt proposal has them,
+    a ``# Title`` per page in the full ones). Read as plain text, a 1.5 MB
+    ``llms-full.txt`` of FastAPI's docs was one chunk of 392,135 tokens."""
+    name = str(path).lower()
+    if name.endswith(MARKDOWN_SUFFIXES):
+        return True
+    base = name.rpartition("/")[2]
+    return base.startswith("llms") and base.endswith(".txt") and (
+        base == "llms.txt" or base[4] in "-_.")
