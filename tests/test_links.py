@@ -77,6 +77,10 @@ def test_each_link_belongs_to_the_chunk_it_is_written_in():
                                                ".Rmd")),
      ("Some Part", "some-part")),
     ("callouts.qmd#callout-types", ("docs/a/callouts.qmd",), ("callout-types",)),  # Quarto
+    # Docsify names a page's section by a query (its links: `plugins.md?id=x`)
+    ("plugins.md?id=external-script", ("docs/a/plugins.md",), ("external-script",)),
+    ("plugins.md?id=a&lang=en", ("docs/a/plugins.md",), ("a",)),
+    ("plugins.md?v=2", ("docs/a/plugins.md",), ()),
     ("/top/page.md", ("top/page.md",), ()),
     ("#local", ("docs/a/b.md",), ("local",)),
     ("../../../outside.md", (), ()),  # climbs out of the tree: nothing to resolve

@@ -324,7 +324,9 @@ def target_of(source_path: str, link: Link) -> Target:
     if "\\" in target:  # backslash escapes, as CommonMark reads them: `\(SI\)` is `(SI)`
         target = BACKSLASH_ESCAPE.sub(r"\1", target)
     path, _, fragment = target.partition("#")
-    written = path.split("?", 1)[0]
+    written, _, query = path.partition("?")
+    if not fragment and query.startswith("id="):  # Docsify's section: `guide.md?id=x`
+        fragment = query[3:].split("&", 1)[0]
     path = unquote(written)
     anchors = _anchors(unquote(fragment)) if fragment else ()
     if not path:
