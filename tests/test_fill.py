@@ -163,6 +163,14 @@ def test_a_chunk_holding_every_word_far_below_the_partial_answers_is_cut(tmp_pat
             "hold some of them)") in render_search(response, "list")
     assert response.to_dict()["queries"][0]["note"] == t.note  # JSON and MCP too
     assert kept.results[0].id == "kb:emoji.md#emoji" and kept.note is None  # ratio 0
+    with kb_searcher(tmp_path_factory, "fill-cut-pages", docs) as s:
+        pages = {n: [r.id for r in topic(s, "heading id customization",
+                                         SearchOptions(limit=n)).results] for n in (1, 2, 5)}
+    # a smaller page than the default is its start: with one result asked for, the one
+    # chunk holding every word filled the page, nothing was filled in, and the emoji page
+    # came (Logseq's docs, "zotero integration setup": a changelog with -n 1, the Zotero
+    # page with -n 2; an agent's `limit` changed what came first)
+    assert pages[1] == pages[2][:1] == pages[5][:1] == ["kb:helpers.md#heading-ids"]
 
 
 def test_the_text_counts_the_chunks_holding_every_word_that_were_cut():

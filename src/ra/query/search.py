@@ -520,10 +520,15 @@ class Searcher:
     def _fills(self, plan: Plan, rows, o: SearchOptions, limit: int) -> bool:
         """Whether a short keyword query's answer is filled up with partial ones: fewer
         chunks than the page asks for hold all its words, so the chunks holding most of
-        them may follow (``[search] fill``)."""
+        them may follow (``[search] fill``). A page is never taken as smaller than the
+        default one: the partial answers may outrank a weak chunk holding every word, so
+        a smaller page that did not fill gave that chunk where a larger one left it out
+        (Logseq's docs, "zotero integration setup": a changelog with ``-n 1``, the Zotero
+        page with ``-n 2``); the first results of any page are now the same."""
+        page = max(limit, self.config.search.limit or self.config.settings.default_limit)
         return (self.config.search.fill and not plan.ranked and len(plan.groups) > 1
                 and o.sort == "score" and bool(rows) and bool(rows[0][2])
-                and int(rows[0][3]) < o.offset + limit)
+                and int(rows[0][3]) < o.offset + page)
 
     def _filled(self, plan: Plan, rows, ranked: list, o: SearchOptions, reweigh,
                 named: Named | None = None) -> tuple[list, frozenset[str], int]:
