@@ -55,9 +55,24 @@ def test_negative_budget_is_refused():
 def test_estimate_and_list_entry_cost():
     assert estimate_tokens("") == 1
     assert estimate_tokens("x" * 40) == 11
-    # "id\ntitle\nsnip" is 13 characters
-    assert list_entry_tokens("id", "title", "snip") == 4
-    assert list_entry_tokens("id", "title", "snip", count=len) == 13
+    # "id  title\n    snip\n", as a list entry is printed, is 19 characters
+    assert list_entry_tokens("id", "title", "snip") == 6
+    assert list_entry_tokens("id", "title", "snip", count=len) == 19
+
+
+@pytest.mark.parametrize("text", [
+    "docs:docs/mfc/reference/cwnd-class.md#setwindowpos  CWnd::SetWindowPos",
+    "…v1.push_back( 1 ); v1.push_back( 3 ); v2.push_back( 2 );…",
+    "kb:notes/2024-05-01-é-ü.md#日本語の見出し  日本語の見出し",
+    "Interacts with the Docker daemon to build images from a Dockerfile.",
+])
+def test_an_entry_is_estimated_at_no_fewer_tokens_than_cl100k_base_counts(text):
+    """Ids, paths and code are dense in tokens: four characters a token gave 12 for the
+    first (cl100k_base: 17) and 15 for the second (27)."""
+    from ra.query.budget import estimate_entry
+    from ra.text.tokens import count_tokens
+
+    assert estimate_entry(text) >= count_tokens(text)
 
 
 costs = st.lists(st.builds(Cost, st.text(max_size=3), st.integers(0, 500), st.integers(0, 60)),

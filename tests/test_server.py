@@ -160,14 +160,14 @@ async def test_search_array_is_multi_topic_and_list_matches_cli(project, capsys)
 
 
 async def test_search_token_budget_and_tree_filter(project, capsys):
-    result = await call(project, "search", {"queries": "rust", "max_tokens": 40,
+    result = await call(project, "search", {"queries": "rust", "max_tokens": 100,
                                             "trees": ["docs"]})
-    _, as_json, _ = cli(capsys, "search", "rust", "--max-tokens", "40", "--tree", "docs",
+    _, as_json, _ = cli(capsys, "search", "rust", "--max-tokens", "100", "--tree", "docs",
                         "--json")
     data = result.structured_content
     assert data == json.loads(as_json)
-    assert data["max_tokens"] == 40 and 0 < data["tokens_used"] <= 40
-    assert text(result).rstrip().endswith(f"[{data['tokens_used']} of 40 tokens]")
+    assert data["max_tokens"] == 100 and 0 < data["tokens_used"] <= 100
+    assert text(result).rstrip().endswith(f"[{data['tokens_used']} of 100 tokens]")
 
 
 async def test_get_matches_the_cli(project, capsys):

@@ -5,12 +5,13 @@ row per chunk node, preorder within each document, numbered from ``first_ord``. 
 itself lives in ``ra.text.document``; this stage flattens its node trees into Arrow columns and
 adds cl100k_base token counts.
 
-Token counts: a chunk is shown with its subsections, so its cost is the tokens of its
-whole subtree. Each node's own text (heading line + body) is encoded once and subtree
-totals are summed from those counts: text between headings ends at a line break, where
-cl100k_base never merges across, so the sum equals encoding the subtree at once up to a
-token or so per boundary, and every byte of the corpus is encoded once instead of once
-per ancestor.
+Token counts: a chunk is shown with its subsections, under the lines naming it
+(``ra.text.tokens.frame``: its id and breadcrumb), so its cost is the tokens of those
+lines and of its whole subtree. Each node's own text (heading line + body) is encoded once
+and subtree totals are summed from those counts: text between headings ends at a line
+break, where cl100k_base never merges across, so the sum equals encoding the subtree at
+once up to a token or so per boundary, and every byte of the corpus is encoded once
+instead of once per ancestor.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ra.text import is_markdown
 from ra.text.document import Document, parse_document
 from ra.text.links import section_anchors, with_anchors
 from ra.text.markup import plain_held, reader_line, restore, set_code_aside
-from ra.text.tokens import count_many
+from ra.text.tokens import count_many, frame
 
 _NEWLINE = re.compile(b"\n")
 
@@ -103,6 +104,7 @@ def chunk_docs(docs: Sequence[SourceDoc], *, chunk_at_headings: bool = True,
               for (_, n), text, aside in zip(nodes, held, asides, strict=True)]
     own = [n.heading + n.body for _, n in nodes]
     own_tokens = count_many(own)
+    frames = count_many([frame(n.id, n.breadcrumb) for _, n in nodes])
     rows: list[tuple] = []
     ord_, offset = first_ord, 0
     for src, doc in zip(docs, parsed, strict=True):
@@ -114,8 +116,8 @@ def chunk_docs(docs: Sequence[SourceDoc], *, chunk_at_headings: bool = True,
         for node in doc.nodes:
             span = slice(node.position, node.position + node.descendants + 1)
             rows.append(_row(ord_, src, doc, node, tags, sum(lengths[span]),
-                             sum(counts[span]), lines(node.heading_start),
-                             plains[ord_ - first_ord]))
+                             frames[ord_ - first_ord] + sum(counts[span]),
+                             lines(node.heading_start), plains[ord_ - first_ord]))
             ord_ += 1
     columns = zip(*rows, strict=True) if rows else ([] for _ in _ROW)
     table = pa.table(dict(zip(_ROW, map(list, columns), strict=True)), schema=CHUNKS)

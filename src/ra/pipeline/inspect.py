@@ -32,7 +32,7 @@ def inspect_document(file: Path, config) -> dict:
     """The parse of ``file`` as the ``ra inspect doc --json`` shape."""
     from ra.pipeline.discover import is_binary, kind_of, read_document
     from ra.text.document import parse_document
-    from ra.text.tokens import count_tokens
+    from ra.text.tokens import count_tokens, frame
 
     if not file.is_file():
         raise NotFoundError(f"no such file: {file}")
@@ -50,7 +50,8 @@ def inspect_document(file: Path, config) -> dict:
             "id": node.id, "slug": node.slug, "title": node.title, "depth": node.depth,
             "parent_id": node.parent_id, "breadcrumb": node.breadcrumb,
             "byte_start": node.byte_start, "byte_end": node.byte_end,
-            "chars": len(content), "tokens": count_tokens(content),
+            "chars": len(content),
+            "tokens": count_tokens(frame(node.id, node.breadcrumb)) + count_tokens(content),
         }
         own = len(node.heading) + len(node.body)
         if own > limit:

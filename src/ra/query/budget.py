@@ -11,12 +11,15 @@ reference tier keeps that promise under budgets too small for snippets: a result
 matched is never silently left out while its id would fit.
 
 Costs are whatever the caller counts. Full costs are cl100k_base counts stored per
-chunk at index time; list entries are counted by a caller-supplied function, by default
-the cheap estimate :func:`estimate_tokens`, so packing never needs tiktoken.
+chunk at index time, of the chunk as shown (``ra.text.tokens.frame``: its id and
+breadcrumb lines, then its text); list entries and references are counted as
+``ra.query.render`` prints them by a caller-supplied function, by default the cheap
+estimate :func:`estimate_entry`, so packing never needs tiktoken.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Literal, Protocol, TypeVar
@@ -72,10 +75,35 @@ def estimate_tokens(text: str) -> int:
     return len(text) // 4 + 1
 
 
+def estimate_entry(text: str) -> int:
+    """A cheap token estimate for ids, titles and snippets, which are dense in
+    punctuation (paths, slugs, code): two tokens per seven characters, or a token per
+    mark and per word (one more per eight letters; a third more than its characters for
+    a word of other scripts) where that is more. On 3,000 ids and
+    titles of the C++ docs cl100k_base gave more tokens than ``estimate_tokens`` for two
+    in five (33 more at worst), and on 895 snippets for two in five (44 more); more than
+    this for 107 of the ids (23 more at worst) and 3 snippets (3 more at most)."""
+    pieces = 1
+    for piece in _PIECE.findall(text):
+        if not piece[0].isalpha():
+            pieces += 1
+        elif piece.isascii():
+            pieces += 1 + len(piece) // 8
+        else:  # CJK: a token or more per character (日本語の見出し: 8)
+            pieces += len(piece) * 4 // 3 + 1
+    return max(len(text) * 2 // 7 + 1, pieces)
+
+
+#: Words, numbers (cl100k_base reads digits three at a time) and marks: what a token
+#: holds at most, roughly
+_PIECE = re.compile(r"[^\W\d_]+|\d{1,3}|[^\w\s]|_")
+
+
 def list_entry_tokens(chunk_id: str, title: str, snippet: str,
-                      count: Callable[[str], int] = estimate_tokens) -> int:
-    """What a result costs as a list entry: its id, title and snippet, one per line."""
-    return count(f"{chunk_id}\n{title}\n{snippet}")
+                      count: Callable[[str], int] = estimate_entry) -> int:
+    """What a result costs as a list entry, as ``ra.query.render`` prints one: its id
+    and title on a line, its snippet indented on the next."""
+    return count(f"{chunk_id}  {title}\n    {snippet}\n")
 
 
 def pack(items: Sequence[T], budget: int | None) -> Packing[T]:
@@ -117,6 +145,6 @@ def _ref(item: Costed) -> int | None:
 
 
 def ref_entry_tokens(chunk_id: str, title: str,
-                     count: Callable[[str], int] = estimate_tokens) -> int:
+                     count: Callable[[str], int] = estimate_entry) -> int:
     """What a result costs as a bare reference: its id and title on one line."""
     return count(f"{chunk_id}  {title}")

@@ -30,6 +30,7 @@ from urllib.parse import unquote
 
 from ra.errors import NotFoundError
 from ra.text.ids import ChunkId, InvalidIdError, format_chunk_id
+from ra.text.tokens import frame
 
 PREAMBLE = "preamble"
 SUGGESTIONS = 5
@@ -139,7 +140,8 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
                             suggestions=nearest(reader, text))
     span = 0 if own_only else meta.descendants
     content = reader.contents([(meta.ord, span)]).get(meta.ord, "")
-    tokens = meta.tokens if span == meta.descendants else _estimate(content)
+    tokens = (meta.tokens if span == meta.descendants  # the stored count holds the frame
+              else _estimate(frame(meta.id, meta.breadcrumb) + content))
     chunk = Chunk(meta.id, meta.tree, meta.path, meta.title, meta.breadcrumb, content, tokens)
     if max_tokens is not None and tokens > max_tokens:
         _cut(reader, chunk, meta, span, max_tokens)
@@ -226,7 +228,7 @@ def _in_trees(config, path: Path) -> list[tuple[str, str]]:
 
 def _add_links(reader, chunk: Chunk, meta, span: int, budget: int | None) -> None:
     from ra.index.links import out_links
-    from ra.query.budget import Cost, pack
+    from ra.query.budget import Cost, pack, ref_entry_tokens
 
     chunk.links, chunk.max_tokens = out_links(reader, meta.ord, span), budget
     reached = [m for t in dict.fromkeys(link.id for link in chunk.links if link.id)
@@ -234,7 +236,7 @@ def _add_links(reader, chunk: Chunk, meta, span: int, budget: int | None) -> Non
     # a section whose document (or parent) is reached too is in that one's text
     metas = [m for m in reached if not any(o is not m and _related(o, m) and o.ord < m.ord
                                            for o in reached)]
-    costs = [Cost(m.id, m.tokens or 1, _estimate(f"{m.id}  {m.title}")) for m in metas]
+    costs = [Cost(m.id, m.tokens or 1, ref_entry_tokens(m.id, m.title)) for m in metas]
     left = None if budget is None else max(0, budget - chunk.tokens)
     packing = pack(costs, left)
     by_id = {m.id: m for m in metas}

@@ -13,8 +13,8 @@ import json
 from collections import Counter
 
 from ra.text.ids import slugify
+from ra.text.tokens import RULE
 
-RULE = "───"
 MODES = ("full", "list", "matches", "json")
 
 
@@ -117,10 +117,10 @@ def _render_result(r, mode: str, color: bool, analyzer, terms, repeated: bool = 
     if r.tier == "ref":
         return f"{r.id}  {style(title, '1', color)}"
     if mode == "list" or r.tier == "list":
-        return f"{r.id}  {style(title, '1', color)}\n    {r.snippet}\n{_copies(r, '    ')}"
+        return f"{r.id}  {style(title, '1', color)}\n    {r.snippet}\n{copies_lines(r, '    ')}"
     if mode == "matches":
         return _render_matches(r, color, analyzer, terms)
-    return (f"{_header(r, color)}\n{r.breadcrumb}\n{_copies(r)}\n"
+    return (f"{_header(r, color)}\n{r.breadcrumb}\n{copies_lines(r)}\n"
             f"{(r.content or '').rstrip()}\n")
 
 
@@ -139,8 +139,9 @@ def _under(r) -> str:
     return " › ".join(crumbs[-2:]) if len(crumbs) > 1 and crumbs[-1] == r.title else r.title
 
 
-def _copies(r, indent: str = "") -> str:
-    """The lines naming the results that have ``r``'s text word for word, or nearly."""
+def copies_lines(r, indent: str = "") -> str:
+    """The lines naming the results that have ``r``'s text word for word, or nearly (a
+    result's token cost counts them: ``ra.query.search.Result``)."""
     return ((f"{indent}(the same text at {', '.join(r.copies)})\n" if r.copies else "")
             + (f"{indent}(nearly the same text at {', '.join(r.near_copies)})\n"
                if getattr(r, "near_copies", ()) else ""))

@@ -29,7 +29,13 @@ from ra.errors import QueryError
 from ra.index.reader import ChunkMeta
 from ra.query import rank as ranking
 from ra.query.bm25f import Filters, Sql, Weights, bm25f_sql, weights_of
-from ra.query.budget import estimate_tokens, list_entry_tokens, pack, ref_entry_tokens
+from ra.query.budget import (
+    estimate_entry,
+    estimate_tokens,
+    list_entry_tokens,
+    pack,
+    ref_entry_tokens,
+)
 from ra.query.impacts import is_plain, top_rows, top_sql, with_phrases
 from ra.query.named import boost_named, heads_of
 from ra.query.parser import dash_negations, parse, parse_lenient, typed_operators
@@ -38,6 +44,7 @@ from ra.query.plan import Plan, PlanOptions, plan_query, shortened, unsearchable
 from ra.query.render import plural
 from ra.query.snippets import matcher, snippet_of
 from ra.text.analysis import analyzer_for, split_words
+from ra.text.tokens import RULE
 
 
 @dataclass(frozen=True)
@@ -92,8 +99,17 @@ class Result:
 
     @property
     def list_tokens(self) -> int:
-        """What this result costs as a list entry (id, title, snippet)."""
-        return list_entry_tokens(self.id, self.title, self.snippet)
+        """What this result costs as a list entry (id, title, snippet, copies)."""
+        return list_entry_tokens(self.id, self.title, self.snippet) + self.copies_tokens
+
+    @property
+    def copies_tokens(self) -> int:
+        """What the lines naming its copies cost, shown in full or listed."""
+        if not self.copies and not self.near_copies:
+            return 0
+        from ra.query.render import copies_lines
+
+        return estimate_entry(copies_lines(self, "    "))
 
     @property
     def ref_tokens(self) -> int:
@@ -225,11 +241,18 @@ class Searcher:
                               notes=notes)
 
     def _pack(self, topics: list[Topic], options: SearchOptions) -> int:
+        """Fit the topics' results in the budget, less what the lines around them cost
+        (``around``); the tokens of the whole answer."""
         order = _round_robin([[r for r in t.results if r.seen_in is None] for t in topics])
-        for r in order:
-            r.tokens = r.tokens if not options.list_only else list_entry_tokens(
-                r.id, r.title, r.snippet)
-        packing = pack(order, options.max_tokens)
+        for r in order:  # the stored count holds the chunk's text and the lines above it
+            r.tokens = (r.tokens + r.copies_tokens if not options.list_only
+                        else r.list_tokens)
+        budget, reserve = options.max_tokens, around(topics) + BUDGET_LINE
+        packing = pack(order, None if budget is None else max(0, budget - reserve))
+        if budget is not None and (packing.skipped or any(
+                p.tier != "full" for p in packing.items)):  # the line says what it cut
+            reserve += CUT_LINE - BUDGET_LINE
+            packing = pack(order, max(0, budget - reserve))
         kept = {id(p.item): p for p in packing.items}
         left_out = {id(r) for r in packing.skipped}
         for topic in topics:
@@ -238,7 +261,9 @@ class Searcher:
             topic.needs = min((r.ref_tokens for r in omitted), default=None)
             topic.results = [self._packed(r, kept) for r in topic.results
                              if r.seen_in is not None or id(r) in kept]
-        return packing.tokens_used
+        if budget is None or not packing.items:  # nothing shown: the answer says why
+            return packing.tokens_used
+        return packing.tokens_used + reserve
 
     @staticmethod
     def _packed(r: Result, kept: dict) -> Result:
@@ -703,6 +728,36 @@ class Searcher:
 
 
 SORTS = ("score", "date", "path")
+
+#: What the line closing a budgeted answer costs (``ra.query.render._budget_line``), in
+#: cl100k_base tokens at most: "[99999 of 99999 tokens]", and when the budget cut
+#: something, "[…; cut to fit: 999 results as snippets, 999 results as id and title, 999
+#: not shown (the smallest needs 99999 tokens); raise the max_tokens argument for more,
+#: or read one by id with get]" (``tests/test_budget.py`` counts them)
+BUDGET_LINE, CUT_LINE = 9, 56
+
+
+def around(topics: list[Topic]) -> int:
+    """What the lines around the topics' results cost (``render_search``): a heading per
+    topic when there are several, the notes on how a query was read and matched, the line
+    before the results holding only some of the words, "no results", a result shown under
+    an earlier topic. Estimated, as list entries are."""
+    many, lines = len(topics) > 1, []
+    for t in topics:
+        if many:
+            lines.append(f"## {t.query}  (999 shown; 99999 hold every word)")
+        if t.note:
+            lines.append(f"(note: {t.note})")
+        if t.match in ("partial", "semantic"):
+            lines.append("(no chunk matches every word; showing the chunks that match most)")
+        if any(r.partial for r in t.results):
+            lines.append("(only 99999 chunks hold every word, 99999 not shown (see the "
+                         "note); the results below hold some of them)")
+        if not t.results:
+            lines.append(f"no results for {t.query!r}")
+        lines += [f"{RULE} {r.id} {RULE}\n(shown above under {r.seen_in!r})"
+                  for r in t.results if r.seen_in is not None]
+    return sum(estimate_entry(line) for line in lines)
 
 def newest_version(paths: list[str]) -> int | None:
     """The index of the newest of ``paths``, the same page in folders (or files) named for

@@ -89,7 +89,8 @@ CHUNKS = pa.schema([
     _f("byte_end", pa.int64(), "span end: next heading of equal or higher level, or EOF",
        False),
     _f("chars", pa.int32(), "characters of the chunk's content incl. subsections", False),
-    _f("tokens", pa.int32(), "cl100k_base tokens of the content incl. subsections", False),
+    _f("tokens", pa.int32(), "cl100k_base tokens of the chunk as shown in full: its id and "
+       "breadcrumb lines (ra.text.tokens.frame) and its content incl. subsections", False),
 ])
 
 ANALYZED = pa.schema([

@@ -115,8 +115,11 @@ MAX_TOKEN_BYTES = 40
 #: kramdown-rfc's front matter ends at ``--- abstract``; ``--- middle`` is no text. 51:
 #: a first h1 naming a part (``# Summary``) with other h1s after it is no title. 52: a
 #: page with no other title is titled by its front matter's ``name``. 53: a page in an
-#: ``archive/`` or ``archived/`` folder is archived.
-ANALYZER_VERSION = 63
+#: ``archive/`` or ``archived/`` folder is archived. 54–63: readings of stop 54 (its
+#: commits say which). 64: a chunk's tokens count the lines it is shown under, its id and
+#: breadcrumb (``ra.text.tokens.frame``), so a budget counts what an agent reads; a site's
+#: ``llms.txt`` files are markdown; Docsify's ``page.md?id=x`` links reach section x.
+ANALYZER_VERSION = 64
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

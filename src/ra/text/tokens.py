@@ -8,10 +8,7 @@ imported on first use only: commands that only read stored counts never pay for 
 
 from __future__ import annotations
 
-import binascii
-import hashlib
 from functools import lru_cache
-from importlib import resources
 
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 _PATTERN = (
@@ -22,6 +19,18 @@ _SPECIAL = {
     "<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
     "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276,
 }
+
+
+#: What ``ra search`` and ``ra get`` show a chunk under (``ra.query.render``): a rule line
+#: naming its id, its breadcrumb and a blank line. A chunk's stored token count includes it
+#: (``frame``), so a token budget counts what an agent reads, not the chunk's text alone:
+#: without it ten results could come to 4,157 tokens under a budget of 4,000.
+RULE = "───"
+
+
+def frame(chunk_id: str, breadcrumb: str) -> str:
+    """The lines a chunk is shown under, in full, before its text."""
+    return f"{RULE} {chunk_id} {RULE}\n{breadcrumb}\n\n"
 
 
 @lru_cache(maxsize=1)
@@ -43,6 +52,10 @@ def ranks() -> dict[bytes, int]:
     sha256. The same dictionary as ``tiktoken.load.load_tiktoken_bpe``, parsed in a few
     C-level passes instead of a Python loop per line: loading the encoder is on the path
     of the first update in a fresh process, and this halves the parse."""
+    import binascii
+    import hashlib
+    from importlib import resources
+
     data = (resources.files("ra") / "data" / "cl100k_base.tiktoken").read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     if digest != CL100K_SHA256:
