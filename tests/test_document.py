@@ -484,6 +484,10 @@ def test_importing_the_parser_does_not_import_mistletoe_or_yaml():
     ("Ünïcödé Straße", "ünïcödé-straße"),
     ("हिन्दी", "हिन्दी"),
     ("", "heading"),
+    # an emoji's variation selector and keycap are no letters (Docsify's "### Legacy Style
+    # ⚠️" had the id "legacy-style-\ufe0f", which no one could type)
+    ("Legacy Style ⚠️", "legacy-style"),
+    ("1️⃣ First ☕️ step", "1-first-step"),
 ])
 def test_slugify(text, slug):
     assert slugify(text) == slug

@@ -125,6 +125,12 @@ def slugify(text: str) -> str:
     text = " ".join(text.lower().split())
     if text.isascii():
         kept = _ASCII_DROP.sub("", text)
-    else:
-        kept = "".join(c for c in text if c in " -_" or unicodedata.category(c)[0] in "LMN")
+    else:  # an emoji's variation selector or keycap is a mark of no script: "Legacy
+        # Style ⚠️" was "legacy-style-\ufe0f", an id no one could type
+        kept = "".join(c for c in text if c in " -_" or unicodedata.category(c)[0] in "LMN"
+                       and c not in _EMOJI_MARKS)
     return _HYPHENS.sub("-", kept.replace(" ", "-")).strip("-") or "heading"
+
+
+#: Marks that only shape an emoji: variation selectors 15 and 16, the combining keycap
+_EMOJI_MARKS = frozenset("\ufe0e\ufe0f\u20e3")
