@@ -464,6 +464,26 @@ def test_init_leaves_out_licenses_and_site_files(tmp_path, monkeypatch, capsys,
         "docs:a.md", "docs:choosing-a-license.md", "docs:policies/license.md"]
 
 
+def test_init_leaves_out_a_sites_navigation(tmp_path, monkeypatch, capsys, isolated_home):
+    """Docsify's ``_sidebar.md`` and ``_navbar.md`` (lists of every page's title) came 3rd
+    for "how to add a sidebar" and "translation fallback languages" on Docsify's docs; a
+    GitHub wiki's ``_Sidebar.md`` and ``_Footer.md`` are the same. A page on writing a
+    sidebar stays."""
+    _files(tmp_path, ["docs/README.md", "docs/more-pages.md", "docs/_sidebar.md",
+                      "docs/_navbar.md", "docs/_coverpage.md", "docs/zh-cn/_sidebar.md",
+                      "docs/wiki/_Sidebar.md", "docs/wiki/_Footer.md", "docs/wiki/Home.md"])
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "init")
+    config = (tmp_path / ".ra.toml").read_text()
+    assert code == 0 and 'path = "./docs"' in config
+    for name in ("_sidebar.md", "_navbar.md", "_coverpage.md", "_Sidebar.md", "_Footer.md"):
+        assert f'"**/{name}"' in config
+    assert "_sidebar.md (2)" in err
+    code, out, _ = run(capsys, "ls", "docs")
+    assert sorted(line.split("\t")[0] for line in out.splitlines()) == [
+        "docs:README.md", "docs:more-pages.md", "docs:wiki/Home.md"]
+
+
 def test_init_leaves_out_the_dependencies_it_did_not_count(tmp_path, monkeypatch, capsys,
                                                           isolated_home):
     """Notes spread out make the tree ``.``, which holds ``node_modules`` (a README and a

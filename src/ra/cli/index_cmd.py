@@ -225,12 +225,17 @@ def _excludes(left_out: list[str], translated: list[str], ignored: list[str] = (
 #: Files a tree would index that are no notes: licenses and notices (awesome-copilot's
 #: skills hold 17 ``LICENSE.txt`` and 27 font licences, ``OFL.txt``: "redistribution of
 #: fonts" gave only those), a site's ``robots.txt`` and ``humans.txt`` (GOV.UK's developer
-#: docs: a document "robots"), named in capitals as such files are (``LICENSE-MIT.md``).
-#: Not a page on them (uv's ``policies/license.md``, "uv is licensed under either of …";
-#: ``license_keys.md``, Zola's ``robots.md``)
+#: docs: a document "robots"), named in capitals as such files are (``LICENSE-MIT.md``),
+#: and a site's navigation: Docsify's ``_sidebar.md``, ``_navbar.md`` and
+#: ``_coverpage.md``, a GitHub wiki's ``_Sidebar.md`` and ``_Footer.md`` (lists of every
+#: page's title: Docsify's ``_sidebar`` came 3rd for "how to add a sidebar", ``_navbar``
+#: for "translation fallback languages"). Not a page on them (uv's
+#: ``policies/license.md``, "uv is licensed under either of …"; ``license_keys.md``,
+#: Zola's ``robots.md``, Docsify's ``more-pages.md`` on writing a sidebar)
 BOILERPLATE = re.compile(r"(?:LICEN[CS]E|COPYING|NOTICES?|THIRD[-_]PARTY[-_]NOTICES?"
                          r"|ThirdPartyNotices|OFL)(?:-[A-Z0-9][A-Z0-9.-]*)?\.(?i:md|markdown|txt)"
-                         r"|(?:robots|humans)\.txt")
+                         r"|(?:robots|humans)\.txt"
+                         r"|_(?i:sidebar|navbar|coverpage|footer)\.md")
 
 
 def boilerplate(folder: Path) -> dict[str, int]:
