@@ -350,6 +350,9 @@ def test_dashes_around_prose_are_not_frontmatter():
     ("summary: short\nstatus: Archived", None, (), "short", "archived"),
     ("description: long\nsummary: short", None, (), "long", None),
     ("date: 2024-13-45", None, (), None, None),
+    # a page's search keywords are tags (Mintlify: "white label" only in custom-portal's)
+    ('keywords: ["on-prem", "white label"]', None, ("on-prem", "white label"), None, None),
+    ("tags: [api]\nkeywords: api, webhooks", None, ("api", "webhooks"), None, None),
 ])
 def test_frontmatter_values_are_coerced(yaml, title, tags, description, status):
     doc = parse_document(f"---\n{yaml}\n---\ntext\n", "docs", "f.md")

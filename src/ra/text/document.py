@@ -399,7 +399,10 @@ def _metadata(data: dict) -> dict[str, Any]:
     description = (_scalar(data.get("description")) or _scalar(data.get("summary"))
                    or _scalar(data.get("desc")))  # Dendron's notes: 216 of its site's
     status = _scalar(data.get("status"))
-    return {"title": _scalar(data.get("title")), "tags": _tags(data.get("tags")),
+    # a page's search keywords are tags: Mintlify, Docusaurus and Hugo write ``keywords:``
+    # for their sites' search ("white label" only in custom-portal.mdx's keywords)
+    tags = tuple(dict.fromkeys((*_tags(data.get("tags")), *_tags(data.get("keywords")))))
+    return {"title": _scalar(data.get("title")), "tags": tags,
             "description": description, "status": status.lower() if status else None,
             "other_title": _other_title(data)}
 
