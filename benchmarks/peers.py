@@ -88,8 +88,8 @@ def read_chunks(path: Path) -> list[Chunk]:
 
     from ra.pipeline.analyze import body_texts, field_texts
 
-    cols = ["ord", "doc_id", "breadcrumb", "tags", "path", "body", "description",
-            "descendants", "position"]
+    cols = ["ord", "doc_id", "breadcrumb", "tags", "path", "heading", "body",
+            "description", "descendants", "position"]
     rows = sorted(pq.read_table(path, columns=cols).to_pylist(), key=lambda r: r["ord"])
     texts = [(r, field_texts(r, body)) for r, body in zip(rows, body_texts(rows), strict=True)]
     return [Chunk(r["ord"], r["doc_id"], r["path"], t) for r, t in texts if any(t.values())]

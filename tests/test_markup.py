@@ -774,3 +774,41 @@ def test_brackets_and_openers_that_close_nothing(text, plain):
 ])
 def test_math_is_read_as_written(written, shown):
     assert plain_text(written) == shown
+
+
+def test_logseq_hidden_block_properties_are_no_text():
+    """Logseq shows none of a block's built-in properties (``collapsed:: true``, ``id::
+    6380a818-…``, a flashcard's ``card-repeats:: 1``); they were text, and on Logseq's own
+    docs "what does the collapsed property do" gave the page on built-in properties 6th
+    (3rd now, with the sections under list items read as text). A property of the user's
+    own (``type:: book``) is shown, and stays; so does C++'s ``std::vector``."""
+    text = ("- The block is folded\n  collapsed:: true\n  id:: 6380a818-1a69-4b0e-9e6c\n"
+            "- Card question #card\n  card-last-interval:: 4.14\n  card-repeats:: 1\n"
+            "- A book\n  type:: book\n- Use std::vector here\n")
+    plain = plain_text(text)
+    assert "collapsed" not in plain and "6380a818" not in plain and "card-" not in plain
+    assert "type:: book" in plain and "std::vector" in plain
+    assert "The block is folded" in plain and "Card question" in plain
+
+
+def test_a_section_under_a_heading_that_is_a_list_item_goes_on_with_the_item():
+    """Logseq writes a page as blocks: ``- ## Usage``, then the section's blocks indented
+    by a tab under it. Read on its own, the section opened with a tab-indented line and was
+    an indented code block: on Logseq's own docs every such section was code (the links of
+    ``contents.md``'s Basics, 0 of 6 found; 32 chunks kept hidden block properties as
+    text, 10 now). After its heading's list item it is that item's content."""
+    from ra.text.links import document_links
+    from ra.text.markup import indented_code, list_lead
+
+    text = ("- ## Usage\n\t- Property naming rules:\n\t  collapsed:: true\n"
+            "\t\t- See [[Start here]] and [[Queries]]\n")
+    doc = parse_document(text, "docs", "pages/Properties.md")
+    usage = next(n for n in doc.nodes if n.title == "Usage")
+    assert list_lead(usage.heading) == "- ## Usage" and list_lead("## Usage\n") == ""
+    assert indented_code(usage.body) != [] and indented_code(usage.body, "- ## Usage") == []
+    plain = plain_text(usage.body, list_lead(usage.heading))
+    assert "collapsed" not in plain and "Property naming rules" in plain
+    links = document_links(doc)[doc.nodes.index(usage)]
+    assert [link.target for link in links] == ["Start here", "Queries"]
+    # a heading that is no list item: an indented block after it is code, as before
+    assert indented_code("Intro.\n\n    code here\n", list_lead("## Example\n")) != []

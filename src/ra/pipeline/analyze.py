@@ -40,9 +40,9 @@ from ra.store.layout import FIELDS
 from ra.text import is_markdown, unescaped
 from ra.text.analysis import Analyzer, analyzer_for, split_words
 from ra.text.links import anchored_bodies, with_anchors
-from ra.text.markup import plain_text
+from ra.text.markup import list_lead, plain_text
 
-_COLUMNS = ("ord", "tree", "breadcrumb", "tags", "path", "body", "description",
+_COLUMNS = ("ord", "tree", "breadcrumb", "tags", "path", "heading", "body", "description",
             "descendants", "position")
 _NO_FIELDS = {"title": "", "tags": "", "path": "", "body": ""}
 
@@ -93,8 +93,9 @@ def body_texts(rows: list[dict]) -> list[str]:
         if not is_markdown(doc[0]["path"]):
             out += (row["body"] for row in doc)
             continue
-        out += (with_anchors(plain_text(body), ids)
-                for body, ids in anchored_bodies([row["body"] for row in doc]))
+        out += (with_anchors(plain_text(body, list_lead(row["heading"])), ids)
+                for row, (body, ids) in zip(doc, anchored_bodies([row["body"] for row in doc]),
+                                            strict=True))
     return out
 
 

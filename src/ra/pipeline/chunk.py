@@ -28,7 +28,7 @@ from ra.store.artifacts import CHUNKS, DOCS
 from ra.text import is_markdown
 from ra.text.document import Document, parse_document
 from ra.text.links import section_anchors, with_anchors
-from ra.text.markup import plain_held, reader_line, restore, set_code_aside
+from ra.text.markup import list_lead, plain_held, reader_line, restore, set_code_aside
 from ra.text.tokens import count_many, frame
 
 _NEWLINE = re.compile(b"\n")
@@ -92,8 +92,8 @@ def chunk_docs(docs: Sequence[SourceDoc], *, chunk_at_headings: bool = True,
     nodes = [(doc, n) for doc in parsed for n in doc.nodes]
     # anchors alone above a heading name its section (ra.text.links.section_anchors)
     anchored = [a for doc in parsed for a in section_anchors(doc)]
-    asides = [set_code_aside(text) if is_markdown(doc.path) else None
-              for (doc, _), (text, _) in zip(nodes, anchored, strict=True)]
+    asides = [set_code_aside(text, list_lead(n.heading)) if is_markdown(doc.path) else None
+              for (doc, n), (text, _) in zip(nodes, anchored, strict=True)]
     held = [n.body if aside is None else plain_held(aside[0])  # code still aside
             for (_, n), aside in zip(nodes, asides, strict=True)]
     held = [with_anchors(text, ids) for text, (_, ids) in zip(held, anchored, strict=True)]

@@ -119,7 +119,9 @@ MAX_TOKEN_BYTES = 40
 #: commits say which). 64: a chunk's tokens count the lines it is shown under, its id and
 #: breadcrumb (``ra.text.tokens.frame``), so a budget counts what an agent reads; a site's
 #: ``llms.txt`` files are markdown; Docsify's ``page.md?id=x`` links reach section x.
-ANALYZER_VERSION = 64
+#: 65: a slug holds no emoji's variation selector; front matter ``keywords`` are tags;
+#: Logseq's hidden block properties are no text.
+ANALYZER_VERSION = 65
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -287,7 +287,15 @@ def _columns(line: str) -> int:
     return col
 
 
-def indented_code(text: str) -> list[tuple[int, int]]:
+def list_lead(heading: str) -> str:
+    """The heading line of a section whose heading is a list item (an outliner's page:
+    Logseq writes ``- ## Usage``, then the section's blocks indented under it), else "":
+    what its body is read after (``indented_code``'s ``lead``)."""
+    line = heading.lstrip(" \t").partition("\n")[0]
+    return line if _LIST_ITEM.match(line) else ""
+
+
+def indented_code(text: str, lead: str = "") -> list[tuple[int, int]]:
     """``(start, end)`` of each indented code block of ``text`` (CommonMark's: lines
     indented four columns past their container's content, after a blank line), from the
     start of its first line to the end of its last. Go's design documents indent their
@@ -302,7 +310,14 @@ def indented_code(text: str) -> list[tuple[int, int]]:
     (admonitions, content tabs, footnotes, definitions), MDC's components and MyST's
     fields are containers as items are, and so is a run of indented lines that is not
     code (a Hugo shortcode's content); fences, comments, HTML that spans blank lines and
-    template captures are skipped; a text holding a JSX component (MDX) has none."""
+    template captures are skipped; a text holding a JSX component (MDX) has none.
+
+    ``lead``: a line the text follows (``list_lead``): a section under a heading that is a
+    list item goes on with that item, and its tab-indented blocks are no code (Logseq's
+    pages had every such section read as code: no links, its properties as text)."""
+    if lead:
+        n = len(lead) + 1
+        return [(a - n, b - n) for a, b in indented_code(f"{lead}\n{text}") if a >= n]
     if (not text.startswith(_INDENTS) and not _MAY_INDENT.search(text)) or (
             "<" in text and _COMPONENT.search(text)):
         return []
@@ -380,7 +395,8 @@ def indented_code(text: str) -> list[tuple[int, int]]:
     return found
 
 
-def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list[str]]:
+def _prepare(text: str, raw: bool = False, html: bool = True, lead: str = ""
+             ) -> tuple[str, list[str]]:
     """``text`` with code behind placeholders and comments removed, and the code set
     aside, in placeholder order. ``raw``: code is held as written (fences and backticks
     included) and comments are blanked, so that restoring gives a text of the same
@@ -389,7 +405,7 @@ def _prepare(text: str, raw: bool = False, html: bool = True) -> tuple[str, list
     out: list[str] = []
     codes: list[str] = []
     pos = i = 0
-    blocks = [] if raw else indented_code(text)
+    blocks = [] if raw else indented_code(text, lead)
     markdown_fences: list[str] = []  # open fences whose content is markdown
     unclosed: set[str] = set()  # comment openers with no closer after them: none later
     closer = -1  # a dollar that closes a pair around no math: it opens none
@@ -637,11 +653,12 @@ def _role(text: str, start: int, code: str) -> tuple[int, str]:
     return start, code
 
 
-def set_code_aside(text: str) -> tuple[str, list[str]]:
+def set_code_aside(text: str, lead: str = "") -> tuple[str, list[str]]:
     """``text`` with comments removed and code behind placeholders, and the code: for
     readers of markdown syntax (``ra.text.links``) that must not look inside code. Put the code
-    back into any part of the text with :func:`restore`."""
-    return _prepare(text)
+    back into any part of the text with :func:`restore`. ``lead``: the list item the text
+    goes on with (``list_lead``)."""
+    return _prepare(text, lead=lead)
 
 
 def set_code_aside_before(head: str, text: str, aside: tuple[str, list[str]]
@@ -1244,9 +1261,12 @@ _CLEAN: list[tuple[tuple[str, ...], re.Pattern, str | Callable[[re.Match], str]]
                                             rf"docsify-ignore)[^\n]*{_EOL}"), _docsify_line),
     (("!>", "?>"), re.compile(rf"(\n{_WS}{{0,3}})[!?]>{_WS}+"), r"\1"),
     # Logseq: the properties its outliner hides (a block's `id:: <uuid>`, `collapsed::
-    # true`), and block references `((<uuid>))`, which show a block of another page
-    (("id::", "collapsed::"), re.compile(rf"\n{_WS}*(?:-{_WS}+)?(?:id|collapsed)::[^\n]*{_EOL}"),
-     "\n"),
+    # true`, a flashcard's `card-repeats:: 1`, `created-at::`), and block references
+    # `((<uuid>))`, which show a block of another page
+    (("id::", "collapsed::", "heading::", "-at::", "card-", "hl-", "ls-type::", "query-",
+      "logseq."), re.compile(rf"\n{_WS}*(?:-{_WS}+)?(?:id|collapsed|heading|created-at"
+                             rf"|updated-at|background-color|card-[\w-]+|hl-[\w-]+|ls-type"
+                             rf"|query-[\w-]+|logseq\.[\w.-]+)::[^\n]*{_EOL}"), "\n"),
     (("((",), re.compile(r"\(\([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\)\)"),
      ""),
     # attribute lists, on headings and elsewhere (`{ .md-button }`)
@@ -1324,12 +1344,13 @@ _STEPS = [(frozenset(n for n in needles if n in _RARE_NEEDLES),
           for common in [tuple(n for n in needles if n not in _RARE_NEEDLES)]]
 
 
-def plain_text(text: str) -> str:
+def plain_text(text: str, lead: str = "") -> str:
     """The text a reader of the rendered page sees, line structure kept: code as
     written, comments and dialect markup gone (see the module docstring). Emphasis,
     heading hashes, list bullets and quote markers stay: the analyzer splits them off,
-    and snippets strip them (``ra.query.snippets.strip_markdown``)."""
-    return plain_text_aside(*_prepare(text))
+    and snippets strip them (``ra.query.snippets.strip_markdown``). ``lead``: the list
+    item the text goes on with (``list_lead``)."""
+    return plain_text_aside(*_prepare(text, lead=lead))
 
 
 def plain_text_aside(prepared: str, codes: list[str]) -> str:
