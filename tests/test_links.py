@@ -523,6 +523,27 @@ def test_an_html_anchor_names_the_section_it_stands_above_or_in(tmp_path):
     assert "old-name" not in plain["docs:naming.md#casing-c-case"]
 
 
+def test_a_heading_id_spelt_by_another_slugger_reaches_its_section(tmp_path):
+    """VuePress' slugger makes "markdown.anchor" #markdown-anchor and "Migration from 0.x"
+    #migration-from-0-x, where ra's ids are #markdownanchor and #migration-from-0x: on
+    VuePress' docs 15 links within them reached a page only (3 now); Hexo's "Install
+    Node.js" is #Install-Node-js. An id the page has, or an anchor gives, comes first."""
+    config = kb(tmp_path, {
+        "config.md": "# Config\n\n### markdown.anchor\n\nAnchors.\n\n### markdownanchors\n\n"
+                     "Other.\n\n## Migration from 0.x\n\nSteps.\n\n## Install Node.js\n\n"
+                     "Get it.\n\n## Front-matter\n\nYAML.\n\n## Frontmatter\n\nTOML.\n",
+        "guide.md": "# Guide\n\n[anchor](config.md#markdown-anchor), "
+                    "[migrate](config.md#migration-from-0-x), [node](config.md#Install-Node-js), "
+                    "[front](config.md#frontmatter), [fm](config.md#front-matter) and "
+                    "[none](config.md#nowhere-at-all).\n"})
+    rows = {r[2]: r[5] for r in resolved(config) if r[0].startswith("docs:guide.md")}
+    assert rows == {"anchor": "docs:config.md#markdownanchor",
+                    "migrate": "docs:config.md#migration-from-0x",
+                    "node": "docs:config.md#install-nodejs",
+                    "front": "docs:config.md#frontmatter", "fm": "docs:config.md#front-matter",
+                    "none": "docs:config.md"}
+
+
 def test_ra_get_of_an_id_an_anchor_gives_reads_its_section(tmp_path, monkeypatch, capsys):
     """airbnb's style guide names each rule with ``<a name="functions--declarations">`` in
     a list item, and links it so; ``ra get`` of that id said "no chunk"."""

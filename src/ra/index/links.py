@@ -164,14 +164,20 @@ declared AS (  -- the ids HTML anchors give chunks (rows of kind anchor)
   SELECT d.id AS doc_id, o.target AS anchor, m.id AS chunk_id
   FROM own o JOIN named d ON d.tree = o.tree AND d.path = o.path JOIN meta m ON m.ord = o.ord
   WHERE o.seq <= -{ANCHOR_SEQ}),
-by_anchor AS (  -- a heading's id first, then an id an anchor gives
+by_anchor AS (  -- a heading's id first, then an id an anchor gives, then a heading's id
+              -- as another site's slugger spells it (VuePress: `markdown.anchor` is
+              -- #markdown-anchor, ra's #markdownanchor): the same but for its dashes
   SELECT ord, seq, arg_min(chunk_id, rank) AS chunk_id
   FROM (SELECT a.ord, a.seq, m.id AS chunk_id,
-               list_position(a.target_anchors, a.anchor) * 2 AS rank
+               list_position(a.target_anchors, a.anchor) * 3 AS rank
         FROM anchors a JOIN meta m ON m.id = a.doc_id || '#' || a.anchor
         UNION ALL
-        SELECT a.ord, a.seq, x.chunk_id, list_position(a.target_anchors, a.anchor) * 2 + 1
-        FROM anchors a JOIN declared x ON x.doc_id = a.doc_id AND x.anchor = a.anchor)
+        SELECT a.ord, a.seq, x.chunk_id, list_position(a.target_anchors, a.anchor) * 3 + 1
+        FROM anchors a JOIN declared x ON x.doc_id = a.doc_id AND x.anchor = a.anchor
+        UNION ALL
+        SELECT a.ord, a.seq, m.id, list_position(a.target_anchors, a.anchor) * 3 + 2
+        FROM anchors a JOIN meta m ON m.doc_id = a.doc_id AND m.id <> m.doc_id
+         AND replace(split_part(m.id, '#', 2), '-', '') = replace(a.anchor, '-', ''))
   GROUP BY ord, seq)
 SELECT s.id AS source_id, r.ord AS source_ord, r.seq, r.kind, r.text, r.target,
        r.external, coalesce(b.chunk_id, r.doc_id) AS target_id
