@@ -812,3 +812,18 @@ def test_a_section_under_a_heading_that_is_a_list_item_goes_on_with_the_item():
     assert [link.target for link in links] == ["Start here", "Queries"]
     # a heading that is no list item: an indented block after it is code, as before
     assert indented_code("Intro.\n\n    code here\n", list_lead("## Example\n")) != []
+
+
+@pytest.mark.parametrize(("info", "label"), [
+    ('js title="src/app.js"', "src/app.js"),  # Docusaurus, Starlight: the file's name
+    ("bash Windows", "Windows"),  # Mintlify: a <CodeGroup>'s tab
+    ('javascript index.js icon="square-js"', "index.js"),
+    ("python {1,3-5} showLineNumbers", ""),  # options only
+    ("rust,ignore", ""), ("bash", ""), ("{r} echo=FALSE", ""),
+])
+def test_a_fence_s_label_is_text_before_its_code(info, label):
+    """Sites show a fenced block under its label: Mintlify's tabs of a <CodeGroup>
+    (```` ```bash Mac ````, ```` ```bash Windows ````: "set OPENAI_API_KEY on windows" found
+    Agno's section 10th), Docusaurus' ``title="src/app.js"``."""
+    text = plain_text(f"Intro.\n\n```{info}\nexport X=1\n```\n")
+    assert text == f"Intro.\n\n{label}{chr(10) if label else ''}export X=1\n\n"

@@ -120,8 +120,9 @@ MAX_TOKEN_BYTES = 40
 #: breadcrumb (``ra.text.tokens.frame``), so a budget counts what an agent reads; a site's
 #: ``llms.txt`` files are markdown; Docsify's ``page.md?id=x`` links reach section x.
 #: 65: a slug holds no emoji's variation selector; front matter ``keywords`` are tags;
-#: Logseq's hidden block properties are no text.
-ANALYZER_VERSION = 65
+#: Logseq's hidden block properties are no text. 66: a fence's label (``title="x"``,
+#: Mintlify's tab name) is text.
+ANALYZER_VERSION = 66
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

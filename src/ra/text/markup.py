@@ -425,8 +425,9 @@ def _prepare(text: str, raw: bool = False, html: bool = True, lead: str = ""
                 i, stop = _fence(text, fence, info.strip(), line, markdown_fences,
                                  start - begin)
                 if stop is not None:  # a code block: text[line:i] up to its closing line
-                    out += [text[pos:begin], _hold(codes, text[begin:stop] if raw
-                                                   else _code(text[line:i], info))]
+                    out += [text[pos:begin], "" if raw else fence_label(info),
+                            _hold(codes, text[begin:stop] if raw
+                                  else _code(text[line:i], info))]
                     pos = i = stop
                 continue
         if token[0] == "~":
@@ -551,6 +552,33 @@ def _dedented(block: str) -> str:
         lead = len(line) - len(line.lstrip(" \t"))
         out.append(line[:lead].expandtabs(4)[cut:] + line[lead:])
     return "\n".join(out)
+
+
+def fence_label(info: str) -> str:
+    """The label a site shows above a fenced block, as a line of text ("" for none): its
+    ``title=""`` (Docusaurus, Starlight, rehype-pretty-code: the file's name), else the
+    words after its language that are no option (Mintlify's tabs of a ``<CodeGroup>``:
+    ````bash Windows``, ````javascript index.js icon="js"``). ````bash Mac`` and ````bash
+    Windows`` were one chunk's two tabs, and "set OPENAI_API_KEY on windows" found it 10th."""
+    info = info.strip()
+    if not info or info[0] in "{.=" or " " not in info.replace("\t", " "):
+        return ""
+    if (title := _FENCE_TITLE.search(info)) is not None:
+        return f"{title.group(2).strip()}\n"
+    rest = _FENCE_OPTION.sub(" ", info.split(None, 1)[1])
+    words = [w for w in rest.split() if w.lower() not in _FENCE_FLAGS]
+    return f"{' '.join(words)}\n" if words else ""
+
+
+#: A fence's title attribute, and its options (``key=value``, ``{1,3-5}`` line ranges)
+_FENCE_TITLE = re.compile(r"""\b(?:title|filename)=(["'])([^"'\n]+)\1""")
+_FENCE_OPTION = re.compile(r"""[\w-]+=(?:"[^"]*"|'[^']*'|\{[^}]*\}|\S*)|\{[^}]*\}|\[[^\]]*\]""")
+#: Words a fence's info may hold that are options, not its label (Mintlify, Expressive
+#: Code, rehype-pretty-code, Docusaurus)
+_FENCE_FLAGS = frozenset({"showlinenumbers", "linenums", "wrap", "lines", "expandable",
+                          "twoslash", "copy", "nocopy", "focus", "highlight", "collapse",
+                          "collapsible", "diff", "ins", "del", "mark", "live", "noeditor",
+                          "showlinenumbers=true", "frame", "no-copy", "no-lines"})
 
 
 def _code(block: str, info: str = "") -> str:
