@@ -570,15 +570,18 @@ def fence_label(info: str) -> str:
     return f"{' '.join(words)}\n" if words else ""
 
 
-#: A fence's title attribute, and its options (``key=value``, ``{1,3-5}`` line ranges)
+#: A fence's title attribute, and its options (``key=value``, ``{1,3-5}`` line ranges,
+#: Expressive Code's and rehype-pretty-code's marked text, ``"slug:"``, ``/regex/``)
 _FENCE_TITLE = re.compile(r"""\b(?:title|filename)=(["'])([^"'\n]+)\1""")
-_FENCE_OPTION = re.compile(r"""[\w-]+=(?:"[^"]*"|'[^']*'|\{[^}]*\}|\S*)|\{[^}]*\}|\[[^\]]*\]""")
+_FENCE_OPTION = re.compile(r"""[\w-]+=(?:"[^"]*"|'[^']*'|\{[^}]*\}|\S*)|\{[^}]*\}|\[[^\]]*\]"""
+                           r"""|"[^"]*"|'[^']*'|(?<!\S)/\S.*?/(?!\S)""")
 #: Words a fence's info may hold that are options, not its label (Mintlify, Expressive
-#: Code, rehype-pretty-code, Docusaurus)
+#: Code, rehype-pretty-code, Docusaurus, react.dev)
 _FENCE_FLAGS = frozenset({"showlinenumbers", "linenums", "wrap", "lines", "expandable",
                           "twoslash", "copy", "nocopy", "focus", "highlight", "collapse",
                           "collapsible", "diff", "ins", "del", "mark", "live", "noeditor",
-                          "showlinenumbers=true", "frame", "no-copy", "no-lines"})
+                          "showlinenumbers=true", "frame", "no-copy", "no-lines",
+                          "active", "hidden"})  # react.dev's sandboxes: the open tab
 
 
 def _code(block: str, info: str = "") -> str:
