@@ -862,3 +862,22 @@ def test_other_text_files_stay_plain_text(name):
 
     assert kind_of(name) == "text"
     assert len(D.parse_document(LLMS_FULL, "docs", name).nodes) == 1
+
+
+def test_an_outliners_page_is_titled_by_its_file():
+    """Logseq names a page for its file (``Whiteboard.md``; a namespace's slashes are
+    ``___`` in the name: ``Whiteboard___Tool___Portal.md``); its headings are blocks
+    (``- # Usage``). The first such ``#`` titled Whiteboard.md "Usage" (and four more
+    pages), and 50 namespaced pages kept their ``___``."""
+    text = ("alias:: Whiteboards\n\n- An intro block\n- # Usage\n\t- Draw.\n- # Functionality\n"
+            "\t- Shapes.\n")
+    doc = D.parse_document(text, "docs", "pages/Whiteboard.md")
+    assert doc.title == "Whiteboard"
+    assert [n.breadcrumb for n in doc.nodes[1:]] == ["Whiteboard › Usage",
+                                                    "Whiteboard › Functionality"]
+    portal = D.parse_document("- # Usage\n\t- Portal.\n", "docs",
+                              "pages/Whiteboard___Tool___Portal.md")
+    assert portal.title == "Whiteboard/Tool/Portal"
+    assert D.parse_document("# Real title\n\nText.\n", "docs", "pages/a___b.md").title == (
+        "Real title")
+    assert D.parse_document("Text.\n", "docs", "src/__init__.md").title == "__init__"

@@ -121,8 +121,9 @@ MAX_TOKEN_BYTES = 40
 #: ``llms.txt`` files are markdown; Docsify's ``page.md?id=x`` links reach section x.
 #: 65: a slug holds no emoji's variation selector; front matter ``keywords`` are tags;
 #: Logseq's hidden block properties are no text. 66: a fence's label (``title="x"``,
-#: Mintlify's tab name) is text.
-ANALYZER_VERSION = 66
+#: Mintlify's tab name) is text. 67: an h1 that is a list item is no title, and a file
+#: name's ``___`` is a namespace's slash (Logseq).
+ANALYZER_VERSION = 67
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -133,7 +133,7 @@ def parse_document(text: str, tree: str, path: str, *,
         headings = _ial_ids(headings, lines)
     meta = _metadata(data or {})
     headings = _page_titles(headings, meta["title"] or _stem(path), data or {})
-    title = (meta["title"] or first_h1(headings) or _shown_heading(headings, data or {})
+    title = (meta["title"] or first_h1(headings, lines) or _shown_heading(headings, data or {})
              or meta["other_title"] or _stem(path))
     nodes = build_chunk_tree(body, tree, path, title, base=utf8_len(text[:body_at]),
                              headings=headings if chunk_at_headings else [], lines=lines)
@@ -521,7 +521,9 @@ def _stem(path: str) -> str:
     (Zola's ``documentation/_index.md`` was titled "_index"). A language's suffix is not
     the page's name (Nextra's ``llama.en.mdx`` was "llama.en", ``index.fr.md`` "index.fr"),
     nor the ``.html`` of a page a site builds as one (Middleman's and Terraform's docs,
-    ``storage_bucket.html.markdown``)."""
+    ``storage_bucket.html.markdown``). Logseq names a namespaced page's file with ``___``
+    for its slashes (``Whiteboard___Tool___Portal.md`` is "Whiteboard/Tool/Portal"; its
+    older ``%2F`` is decoded as an escape)."""
     from ra.text.languages import names_language  # not at start-up: its word lists
 
     at = PurePosixPath(path)
@@ -533,6 +535,8 @@ def _stem(path: str) -> str:
             else name) or path
     if "-" in stem and " " not in stem.strip() and any(c.isupper() for c in stem):
         stem = " ".join(stem.replace("-", " ").split()) or stem
+    if "___" in stem.strip("_"):
+        stem = "/".join(part for part in stem.split("___") if part) or stem
     return unescaped(stem)
 
 

@@ -385,20 +385,28 @@ PART_NAMES = frozenset({"abstract", "background", "introduction", "motivation", 
 _RELEASE = re.compile(r"\[?(?:version |release )?v?\d+(?:\.\d+)+\b.*", re.I)
 
 
-def first_h1(headings: list[Found]) -> str | None:
+def first_h1(headings: list[Found], lines: Lines | None = None) -> str | None:
     """The page's title from its headings: its first h1, unless that names a part of it
     and other h1s follow (an RFC template's ``# Summary``, ``# Motivation``, …), or a
     release and other h1s follow (a changelog's ``# 3.9.6``, ``# 3.9.5``, …), or other
     headings come before it (an older part of a changelog written at level 1, from line
-    1,381 of create-vite's). Each had titled the page and begun every breadcrumb
-    (Prettier's "3.9.6 › 3.9.5 › …", a search for "3.9.6" matching all 330 chunks)."""
+    1,381 of create-vite's), or it is a list item (an outliner's block: Logseq's
+    ``- # Usage`` titled Whiteboard.md "Usage", a page Logseq names for its file). Each
+    had titled the page and begun every breadcrumb (Prettier's "3.9.6 › 3.9.5 › …", a
+    search for "3.9.6" matching all 330 chunks). ``lines``: the text the headings are of."""
     h1 = [h for h in headings if h.level == 1 and h.text]
     if not h1 or h1[0] is not headings[0]:
+        return None
+    if lines is not None and _LIST_MARKER.match(lines.lines[h1[0].first]):
         return None
     first = h1[0].text.strip()
     if len(h1) > 1 and (first.lower() in PART_NAMES or _RELEASE.fullmatch(first)):
         return None
     return h1[0].text
+
+
+#: A line that opens a list item (its marker, then a space)
+_LIST_MARKER = re.compile(r"[ \t]*(?:[-+*]|\d{1,9}[.)])[ \t]")
 
 
 # ------------------------------------------------------------------------------ mistletoe
