@@ -29,11 +29,10 @@ from itertools import chain, islice
 from stat import S_ISREG
 
 from ra.config.globs import glob_set
-from ra.text import MARKDOWN_SUFFIXES, is_markdown
+from ra.text import is_markdown
 
 Fingerprint = tuple[int, int, int]  # (size, mtime_ns, ctime_ns)
 SNIFF_BYTES = 8192
-TEXT_KINDS = dict.fromkeys(MARKDOWN_SUFFIXES, "markdown")
 
 
 @dataclass(frozen=True)
@@ -69,8 +68,7 @@ class Discovery:
 def kind_of(path: str) -> str:
     """``markdown`` for the ``MARKDOWN_SUFFIXES`` and ``llms.txt`` files
     (``ra.text.is_markdown``), else ``text``."""
-    kind = TEXT_KINDS.get(os.path.splitext(path)[1].lower(), "text")
-    return "markdown" if kind == "text" and is_markdown(path) else kind
+    return "markdown" if is_markdown(path) else "text"
 
 
 def discover(trees: Iterable, *, sniff: bool = True) -> Discovery:

@@ -26,6 +26,7 @@ from typing import Any
 from ra.text.markup import (
     MDC_OPENER,
     heading_anchor,
+    list_lead,
     math_spans,
     mdc_inline,
     plain_text,
@@ -397,16 +398,12 @@ def first_h1(headings: list[Found], lines: Lines | None = None) -> str | None:
     h1 = [h for h in headings if h.level == 1 and h.text]
     if not h1 or h1[0] is not headings[0]:
         return None
-    if lines is not None and _LIST_MARKER.match(lines.lines[h1[0].first]):
+    if lines is not None and list_lead(lines.lines[h1[0].first]):
         return None
     first = h1[0].text.strip()
     if len(h1) > 1 and (first.lower() in PART_NAMES or _RELEASE.fullmatch(first)):
         return None
     return h1[0].text
-
-
-#: A line that opens a list item (its marker, then a space)
-_LIST_MARKER = re.compile(r"[ \t]*(?:[-+*]|\d{1,9}[.)])[ \t]")
 
 
 # ------------------------------------------------------------------------------ mistletoe
