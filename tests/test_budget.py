@@ -106,3 +106,25 @@ def test_packing_is_greedy_in_rank_order(items, budget):
             left -= item.list_tokens
         else:
             assert next(skipped) == item
+
+
+def test_the_closing_budget_line_costs_no_more_than_is_kept_for_it():
+    """The answer keeps ``BUDGET_LINE`` tokens for "[… of … tokens]" and ``CUT_LINE`` for
+    the line saying what the budget cut, at their longest (five-digit counts, the MCP
+    tools' longer name for the budget)."""
+    from types import SimpleNamespace
+
+    from ra.query.render import BUDGET_LINE, CUT_LINE, _budget_line
+    from ra.text.tokens import count_tokens
+
+    def response(truncated: bool):
+        shown = [SimpleNamespace(seen_in=None, tier=tier) for tier in ["list"] * 999
+                 + ["ref"] * 999] if truncated else []
+        topic = SimpleNamespace(results=shown, omitted=999, needs=99999)
+        return SimpleNamespace(tokens_used=99999, max_tokens=99999, truncated=truncated,
+                               queries=[topic])
+
+    assert count_tokens(_budget_line(response(False), "the max_tokens argument")) <= BUDGET_LINE
+    cut = _budget_line(response(True), "the max_tokens argument")
+    assert "cut to fit: 999 results as snippets, 999 results as id and title" in cut
+    assert count_tokens(cut) <= CUT_LINE

@@ -52,10 +52,8 @@ def render_search(response, mode: str, *, color: bool = False, analyzer=None,
                 "word)"))
         if topic.note:
             out.append(f"(note: {topic.note})")
-        if topic.match == "partial":
-            out.append("(no chunk matches every word; showing the chunks that match most)")
-        elif topic.match == "semantic":
-            out.append("(no chunk holds these words; showing the chunks closest in meaning)")
+        if topic.match in MATCH_LINES:
+            out.append(MATCH_LINES[topic.match])
         if not topic.results:
             out.append(_nothing_shown(topic, response.max_tokens))
         titled = Counter(r.title for r in topic.results)
@@ -75,6 +73,40 @@ def render_search(response, mode: str, *, color: bool = False, analyzer=None,
     if response.max_tokens is not None:
         out.append(_budget_line(response, budget_option))
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+#: The line before the results when no chunk holds every word, by how they matched
+MATCH_LINES = {
+    "partial": "(no chunk matches every word; showing the chunks that match most)",
+    "semantic": "(no chunk holds these words; showing the chunks closest in meaning)"}
+#: What the line closing a budgeted answer (``_budget_line``) costs at most, in cl100k_base
+#: tokens: "[99999 of 99999 tokens]", and, when the budget cut something, that line
+#: saying what it cut and how to read more (``tests/test_budget.py`` counts both)
+BUDGET_LINE, CUT_LINE = 9, 56
+
+
+def lines_around(topics) -> list[str]:
+    """The lines ``render_search`` prints around the topics' results, each at its longest
+    (counts of five digits): a heading per topic when there are several, the notes on
+    how a query was read and matched, the line before the results holding only some of
+    the words, "no results", a result shown under an earlier topic. A token budget keeps
+    room for them (``ra.query.search.Searcher._pack``)."""
+    many, lines = len(topics) > 1, []
+    for t in topics:
+        if many:
+            lines.append(f"## {t.query}  (99999 shown; 99999 hold every word)")
+        if t.note:
+            lines.append(f"(note: {t.note})")
+        if t.match in MATCH_LINES:
+            lines.append(MATCH_LINES[t.match])
+        if any(r.partial for r in t.results):
+            lines.append("(only 99999 chunks hold every word, 99999 not shown (see the "
+                         "note); the results below hold some of them)")
+        if not t.results:
+            lines.append(f"no results for {t.query!r}")
+        lines += [f"{_header(r, False)}\n(shown above under {r.seen_in!r})"
+                  for r in t.results if r.seen_in is not None]
+    return lines
 
 
 def _nothing_shown(topic, budget: int | None) -> str:

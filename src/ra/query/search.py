@@ -41,10 +41,9 @@ from ra.query.named import boost_named, heads_of
 from ra.query.parser import dash_negations, parse, parse_lenient, typed_operators
 from ra.query.phrases import PhraseScorer
 from ra.query.plan import Plan, PlanOptions, plan_query, shortened, unsearchable_note
-from ra.query.render import plural
+from ra.query.render import BUDGET_LINE, CUT_LINE, copies_lines, lines_around, plural
 from ra.query.snippets import matcher, snippet_of
 from ra.text.analysis import analyzer_for, split_words
-from ra.text.tokens import RULE
 
 
 @dataclass(frozen=True)
@@ -107,8 +106,6 @@ class Result:
         """What the lines naming its copies cost, shown in full or listed."""
         if not self.copies and not self.near_copies:
             return 0
-        from ra.query.render import copies_lines
-
         return estimate_entry(copies_lines(self, "    "))
 
     @property
@@ -242,12 +239,14 @@ class Searcher:
 
     def _pack(self, topics: list[Topic], options: SearchOptions) -> int:
         """Fit the topics' results in the budget, less what the lines around them cost
-        (``around``); the tokens of the whole answer."""
+        (``render.lines_around``, estimated as list entries are); the tokens of the whole
+        answer."""
         order = _round_robin([[r for r in t.results if r.seen_in is None] for t in topics])
         for r in order:  # the stored count holds the chunk's text and the lines above it
             r.tokens = (r.tokens + r.copies_tokens if not options.list_only
                         else r.list_tokens)
-        budget, reserve = options.max_tokens, around(topics) + BUDGET_LINE
+        budget = options.max_tokens
+        reserve = sum(map(estimate_entry, lines_around(topics))) + BUDGET_LINE
         packing = pack(order, None if budget is None else max(0, budget - reserve))
         if budget is not None and (packing.skipped or any(
                 p.tier != "full" for p in packing.items)):  # the line says what it cut
@@ -728,36 +727,6 @@ class Searcher:
 
 
 SORTS = ("score", "date", "path")
-
-#: What the line closing a budgeted answer costs (``ra.query.render._budget_line``), in
-#: cl100k_base tokens at most: "[99999 of 99999 tokens]", and when the budget cut
-#: something, "[…; cut to fit: 999 results as snippets, 999 results as id and title, 999
-#: not shown (the smallest needs 99999 tokens); raise the max_tokens argument for more,
-#: or read one by id with get]" (``tests/test_budget.py`` counts them)
-BUDGET_LINE, CUT_LINE = 9, 56
-
-
-def around(topics: list[Topic]) -> int:
-    """What the lines around the topics' results cost (``render_search``): a heading per
-    topic when there are several, the notes on how a query was read and matched, the line
-    before the results holding only some of the words, "no results", a result shown under
-    an earlier topic. Estimated, as list entries are."""
-    many, lines = len(topics) > 1, []
-    for t in topics:
-        if many:
-            lines.append(f"## {t.query}  (999 shown; 99999 hold every word)")
-        if t.note:
-            lines.append(f"(note: {t.note})")
-        if t.match in ("partial", "semantic"):
-            lines.append("(no chunk matches every word; showing the chunks that match most)")
-        if any(r.partial for r in t.results):
-            lines.append("(only 99999 chunks hold every word, 99999 not shown (see the "
-                         "note); the results below hold some of them)")
-        if not t.results:
-            lines.append(f"no results for {t.query!r}")
-        lines += [f"{RULE} {r.id} {RULE}\n(shown above under {r.seen_in!r})"
-                  for r in t.results if r.seen_in is not None]
-    return sum(estimate_entry(line) for line in lines)
 
 def newest_version(paths: list[str]) -> int | None:
     """The index of the newest of ``paths``, the same page in folders (or files) named for
