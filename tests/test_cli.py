@@ -207,7 +207,9 @@ def test_get_cuts_a_chunk_larger_than_the_budget_to_its_own_text_and_sections(
                                   "depth": 2, "tokens": cut["sections"][0]["tokens"]}
     assert 0 < len(cut["sections"]) < 30 and cut["more"] == 30 - len(cut["sections"])
     code, out, _ = run(capsys, "get", "docs:kep.md#kep-1-big", "--max-tokens", "100")
-    assert "the start of its own text above, its sections below" in out
+    end = len((tmp_path / "docs" / "kep.md").read_text().splitlines())
+    assert (f"lines 1–10 of kep.md above (docs:kep.md#kep-1-big is lines 1–{end}); `ra get "
+            "docs:kep.md#kep-1-big --from-line 11` reads on; its sections below" in out)
     assert "Line 39" not in out and "\ndocs:kep.md#part-0  Part 0\n" in out
     assert "more sections not shown]" in out
     code, out, _ = run(capsys, "get", "docs:kep.md#part-3", "--max-tokens", "600", "--json")
@@ -222,6 +224,47 @@ def test_get_cuts_a_chunk_larger_than_the_budget_to_its_own_text_and_sections(
                                        'max_tokens = 0\n')
     code, out, _ = run(capsys, "get", "docs:kep.md#kep-1-big", "--json")
     assert "cut" not in json.loads(out)
+
+
+def test_get_reads_a_chunk_larger_than_the_budget_a_page_at_a_time(
+        tmp_path, monkeypatch, capsys):
+    """A page of 1,500 bullets under one heading (an outliner's, a changelog's) is one
+    chunk of 30,000 tokens: ``ra get`` gave its first 216 lines within 4,000 tokens and
+    no way to the rest but a budget of 30,000. The cut says which lines of the file it
+    gave, and ``--from-line`` reads on from the next, page after page, to its end."""
+    (tmp_path / "docs").mkdir()
+    items = "".join(f"- item {i}: the words of bullet number {i} of the list\n"
+                    for i in range(1500))
+    (tmp_path / "docs" / "log.md").write_text(f"---\ntitle: Log\n---\n# Log\n\n{items}")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    monkeypatch.chdir(tmp_path)
+    lines = (tmp_path / "docs" / "log.md").read_text().splitlines()
+    code, out, _ = run(capsys, "get", "docs:log.md#log", "--max-tokens", "800", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["cut"]["own_cut"] and data["tokens"] <= 800
+    page = data["lines"]
+    assert (page["first"], page["start"], page["end"]) == (4, 4, 1505)  # after front matter
+    assert data["content"].splitlines() == lines[3:page["last"]]  # the file's lines
+    seen, pages, line = [], 0, page["next"]
+    seen += data["content"].splitlines()
+    while line is not None:  # each page within the budget, each line once, in order
+        code, out, _ = run(capsys, "get", "docs:log.md#log", "--max-tokens", "800",
+                           "--from-line", str(line), "--json")
+        data = json.loads(out)
+        assert code == 0 and data["tokens"] <= 800 and data["lines"]["first"] == line
+        seen += data["content"].splitlines()
+        line, pages = data["lines"]["next"], pages + 1
+    assert seen == lines[3:] and 10 < pages < 40
+    code, out, _ = run(capsys, "get", "docs:log.md#log", "--max-tokens", "800")
+    assert "lines 4–" in out and "`ra get docs:log.md#log --from-line " in out
+    code, out, _ = run(capsys, "get", "docs:log.md#log", "--from-line", "1400")
+    assert out.rstrip().endswith("(docs:log.md#log is lines 4–1505): its end]")
+    assert "- item 1394:" in out and "- item 1393:" not in out  # line 6 is item 0
+    code, out, _ = run(capsys, "get", "docs:log.md", "--from-line", "1")  # before its text
+    assert "- item 0:" in out and code == 0
+    code, _, err = run(capsys, "get", "docs:log.md#log", "--from-line", "1506")
+    assert code == 1 and "is lines 4–1505 of log.md: line 1506 is past its end" in err
+    assert "Traceback" not in err
 
 
 def test_search_keeps_to_a_default_budget_that_config_and_the_option_change(

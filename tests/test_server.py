@@ -202,6 +202,23 @@ async def test_get_cuts_a_chunk_larger_than_the_budget(project, capsys):
     assert result.structured_content["cut"] == data["cut"]
 
 
+async def test_get_reads_on_from_a_line_as_the_cli_does(project, capsys):
+    """``from_line`` reads a chunk larger than the budget a page at a time, as ``ra get
+    --from-line``; the note says how to read on in the tool's own terms."""
+    result = await call(project, "get", {"id": "docs:guide.md", "max_tokens": 30,
+                                         "from_line": 10})
+    _, out, _ = cli(capsys, "get", "docs:guide.md", "--max-tokens", "30", "--from-line", "10")
+    _, as_json, _ = cli(capsys, "get", "docs:guide.md", "--max-tokens", "30",
+                        "--from-line", "10", "--json")
+    data = result.structured_content
+    assert not result.is_error and data == json.loads(as_json)
+    assert data["content"].startswith("Install with pip.")  # line 10 of guide.md
+    assert data["lines"]["first"] == 10 and data["tokens"] <= 30 and data["lines"]["next"]
+    assert text(result) == out.replace(
+        f"`ra get docs:guide.md --from-line {data['lines']['next']}`",
+        f"`get` with from_line {data['lines']['next']}")
+
+
 async def test_list_sources_reports_trees_counts_and_index_state(project, capsys):
     result = await call(project, "list_sources", {})
     data = result.structured_content
@@ -317,6 +334,9 @@ async def test_malformed_calls_are_tool_errors_and_the_server_keeps_serving(proj
         ("get", {"id": "docs:../../etc/passwd"}),
         ("get", {"id": "not an id"}),
         ("get", {"id": "docs:guide.md#nope", "full_document": "perhaps"}),
+        ("get", {"id": "docs:guide.md", "from_line": 0}),
+        ("get", {"id": "docs:guide.md", "from_line": "ten"}),
+        ("get", {"id": "docs:guide.md", "from_line": 999}),  # past its end
         ("list_sources", {"unexpected": True}),
         ("no_such_tool", {}),
     ]

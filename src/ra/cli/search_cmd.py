@@ -216,11 +216,16 @@ def get(
         None, "--max-tokens", min=0, help=(
             "Token budget for the chunk and its links (default [search] max_tokens, 4000; "
             "0: none): a larger chunk comes as its own text and its sections' ids.")),
+    from_line: int | None = typer.Option(
+        None, "--from-line", min=1, metavar="LINE", help=(
+            "Read on from this line of the chunk's file: a chunk larger than the budget, "
+            "a page at a time (the answer says the line to read on from).")),
 ) -> None:
     from ra.query.get import get_chunk
 
     config = load()
     with open_reader(config) as reader:
         found = get_chunk(reader, config, chunk_id, full_document=full_document,
-                          links=links, max_tokens=budget(max_tokens, config))
+                          links=links, max_tokens=budget(max_tokens, config),
+                          from_line=from_line)
     write_output(render.dumps(found.to_dict()) + "\n" if json_ else render.render_chunk(found))

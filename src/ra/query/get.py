@@ -19,7 +19,13 @@ did not fit at all is said.
 A chunk larger than a budget given (``max_tokens``) comes as its own text (its heading
 and the text before its first section, cut at a line to fit if it must) and its sections
 as ids and titles while they fit (``Cut``): a KEP's or a Swift proposal's page is 15,000
-tokens, and ``ra get ID --max-tokens 500`` gave all of them.
+tokens, and ``ra get ID --max-tokens 500`` gave all of them. Its own text cut, the answer
+says which lines of its file it gave, and ``from_line`` reads on from a line (``Lines``):
+a page of 1,500 bullets under one heading (an outliner's, a changelog's) is one chunk of
+30,000 tokens, of which a budget of 4,000 had given the first 216 lines and no way to the
+rest but a budget of 30,000. A chunk's text is its file's lines from ``line`` on, as
+written, its sections' after its own (``ra.index.reader.IndexReader.contents``), so a
+line of the file names a place in it.
 """
 
 from __future__ import annotations
@@ -52,10 +58,13 @@ class Chunk:
     linked_omitted: int = 0  # reached chunks left out: not even their id fit the budget
     max_tokens: int | None = None
     cut: Cut | None = None  # too large for the budget: its own text and its sections' ids
+    lines: Lines | None = None  # read from a line, or its own text cut: the lines given
 
     def to_dict(self) -> dict:
         out = {k: getattr(self, k) for k in ("id", "tree", "path", "title", "breadcrumb",
                                               "content", "tokens")}
+        if self.lines is not None:
+            out["lines"] = asdict(self.lines)
         if self.cut is not None:
             out["cut"] = asdict(self.cut)
             out["max_tokens"] = self.max_tokens
@@ -91,6 +100,19 @@ class Cut:
 
 
 @dataclass
+class Lines:
+    """The lines of its file a chunk's content holds: ``first`` to ``last`` of the
+    ``start`` to ``end`` its text (with its sections) spans; ``next``, the line to read on
+    from (``ra get ID --from-line``), None when ``last`` is its end."""
+
+    first: int
+    last: int
+    start: int
+    end: int
+    next: int | None
+
+
+@dataclass
 class Linked:
     """A chunk another one links to: in full (``content``) or as its id and title."""
 
@@ -103,9 +125,13 @@ class Linked:
 
 
 def get_chunk(reader, config, text: str, *, full_document: bool = False,
-              links: bool = False, max_tokens: int | None = None) -> Chunk:
+              links: bool = False, max_tokens: int | None = None,
+              from_line: int | None = None) -> Chunk:
     """The chunk (with its subsections) or document named by ``text``; with ``links``,
-    the chunks it links to, within ``max_tokens`` (None: no limit)."""
+    the chunks it links to, within ``max_tokens`` (None: no limit); with ``from_line``,
+    its text from that line of its file on (``Lines``)."""
+    more = {"full_document": full_document, "links": links, "max_tokens": max_tokens,
+            "from_line": from_line}
     try:
         cid = ChunkId.parse(text.strip())
     except InvalidIdError as exc:  # a path given for an id: say the ids it may mean
@@ -117,12 +143,10 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
     meta = reader.meta(wanted)
     if meta is None and "%" in text and (decoded := unquote(text.strip())) != text.strip():
         # an anchor copied from a browser's address bar: #%E7%BF%BB%E8%AF%91 is #翻译
-        return get_chunk(reader, config, decoded, full_document=full_document, links=links,
-                         max_tokens=max_tokens)
+        return get_chunk(reader, config, decoded, **more)
     if meta is None and (target := linked_file(config, cid.tree, cid.path)):
         try:  # a link to a file indexed under its own path: that file's chunk
-            return get_chunk(reader, config, format_chunk_id(*target, cid.slug),
-                             full_document=full_document, links=links, max_tokens=max_tokens)
+            return get_chunk(reader, config, format_chunk_id(*target, cid.slug), **more)
         except NotFoundError as exc:
             raise NotFoundError(f"no chunk with id {text!r}",
                                 suggestions=exc.suggestions) from None
@@ -130,11 +154,10 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
             reader.meta(format_chunk_id(cid.tree, cid.path, declared)) is not None):
         # an id declared with characters an id cannot hold ({#Qux.Quux} is #Qux-Quux)
         return get_chunk(reader, config, format_chunk_id(cid.tree, cid.path, declared),
-                         full_document=full_document, links=links, max_tokens=max_tokens)
+                         **more)
     if meta is None and cid.slug and (anchored := _anchored(reader, cid)) is not None:
         # an id an HTML anchor gives a chunk (airbnb's <a name="functions--declarations">)
-        return get_chunk(reader, config, anchored, full_document=full_document,
-                         links=links, max_tokens=max_tokens)
+        return get_chunk(reader, config, anchored, **more)
     if meta is None:
         raise NotFoundError(f"no chunk with id {text!r}{_gone(reader, config, cid)}",
                             suggestions=nearest(reader, text))
@@ -143,7 +166,9 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
     tokens = (meta.tokens if span == meta.descendants  # the stored count holds the frame
               else _estimate(frame(meta.id, meta.breadcrumb) + content))
     chunk = Chunk(meta.id, meta.tree, meta.path, meta.title, meta.breadcrumb, content, tokens)
-    if max_tokens is not None and tokens > max_tokens:
+    if from_line is not None:
+        _read_on(chunk, meta, from_line, max_tokens)
+    elif max_tokens is not None and tokens > max_tokens:
         _cut(reader, chunk, meta, span, max_tokens)
     if links:
         _add_links(reader, chunk, meta, span, max_tokens)
@@ -265,7 +290,38 @@ def _cut(reader, chunk: Chunk, meta, span: int, budget: int) -> None:
         sections.append(Section(sid, title, depth, tokens))
         left -= cost
     chunk.cut = Cut(chunk.tokens, text is not own, sections, len(rows) - len(sections))
+    if text is not own:  # the lines given, and where the rest of them starts
+        chunk.lines = _lines(meta.line, chunk.content, 0, text)
     chunk.content, chunk.tokens, chunk.max_tokens = text, budget - left, budget
+
+
+def _read_on(chunk: Chunk, meta, from_line: int, budget: int | None) -> None:
+    """``chunk``'s text from line ``from_line`` of its file on (from its start when that
+    is before it), cut at a line to fit ``budget``, with the lines it holds."""
+    lines = chunk.content.splitlines(keepends=True)
+    end = meta.line + max(len(lines), 1) - 1
+    if from_line > end:
+        raise NotFoundError(f"{chunk.id} is lines {meta.line}–{end} of {meta.path}: "
+                            f"line {from_line} is past its end")
+    skip = max(0, from_line - meta.line)
+    text = "".join(lines[skip:])
+    room = None if budget is None else max(budget - _estimate(frame(meta.id, meta.breadcrumb)), 1)
+    if room is not None and _estimate(text) > room:
+        text = _head(text, room)
+    chunk.lines = _lines(meta.line, chunk.content, skip, text)
+    chunk.content = text
+    chunk.tokens = _estimate(frame(meta.id, meta.breadcrumb) + text)
+    chunk.max_tokens = budget
+
+
+def _lines(start: int, whole: str, skip: int, given: str) -> Lines:
+    """The ``Lines`` of ``given``: the text of ``whole`` (which begins at line ``start``
+    of its file) from its line ``skip`` on, whole or cut at a line."""
+    total = max(whole.count("\n") + (not whole.endswith("\n")), 1)
+    shown = max(given.count("\n") + (bool(given) and not given.endswith("\n")), 1)
+    first, end = start + skip, start + total - 1
+    last = min(first + shown - 1, end)
+    return Lines(first, last, start, end, last + 1 if last < end else None)
 
 
 def _head(text: str, budget: int) -> str:

@@ -189,12 +189,20 @@ def _render_matches(r, color: bool, analyzer, terms) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_chunk(chunk, option: str = "--max-tokens") -> str:
+#: How to read on from a line, said to a reader of the CLI and to an agent over MCP
+READ_ON_CLI = "`ra get {id} --from-line {line}`"
+READ_ON_MCP = "`get` with from_line {line}"
+
+
+def render_chunk(chunk, option: str = "--max-tokens", read_on: str = READ_ON_CLI) -> str:
     """Text of ``ra get``'s ``Chunk``: the chunk, then the chunks its links reach.
-    ``option``: what the budget is called where the reader gives it."""
+    ``option``: what the budget is called where the reader gives it; ``read_on``: how
+    it reads on from a line (``READ_ON_CLI``, ``READ_ON_MCP``)."""
     out = [f"{RULE} {chunk.id} {RULE}\n{chunk.breadcrumb}\n\n{chunk.content.rstrip()}\n"]
     if chunk.cut is not None:
-        out.append(_cut_note(chunk, option))
+        out.append(_cut_note(chunk, option, read_on))
+    elif chunk.lines is not None:
+        out.append(f"[{_lines_note(chunk, read_on)}]\n")
     if chunk.links is None:
         return "\n".join(out).rstrip("\n") + "\n"
     reached = len(chunk.linked) + chunk.linked_omitted
@@ -209,15 +217,28 @@ def render_chunk(chunk, option: str = "--max-tokens") -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _cut_note(chunk, option: str) -> str:
+def _lines_note(chunk, read_on: str) -> str:
+    """Which lines of its file a chunk read from a line, or cut, holds, and how to read
+    on (``ra.query.get.Lines``)."""
+    lines = chunk.lines
+    said = (f"lines {lines.first}–{lines.last} of {chunk.path} above "
+            f"({chunk.id} is lines {lines.start}–{lines.end})")
+    if lines.next is None:
+        return said + ": its end"
+    return said + "; " + read_on.format(id=chunk.id, line=lines.next) + " reads on"
+
+
+def _cut_note(chunk, option: str, read_on: str = READ_ON_CLI) -> str:
     """What ``ra get`` says of a chunk cut to its budget (``ra.query.get.Cut``)."""
     cut = chunk.cut
     given = ([("the start of its own text" if cut.own_cut else "its own text") + " above"]
              if chunk.content.strip() else [])
+    if cut.own_cut and chunk.lines is not None:
+        given = [_lines_note(chunk, read_on)]
     if cut.sections:
         given.append("its sections below; `ra get ID` reads one")
     lines = [f"[{cut.tokens} tokens, more than {option} {chunk.max_tokens}: "
-             + ", ".join(given or ["nothing fits"]) + "]"]
+             + ("; " if chunk.lines else ", ").join(given or ["nothing fits"]) + "]"]
     top = min((s.depth for s in cut.sections), default=0)  # an outline, from its left
     lines += [f"{'  ' * (s.depth - top)}{s.id}  {s.title}" for s in cut.sections]
     if cut.more:

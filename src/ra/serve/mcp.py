@@ -425,17 +425,21 @@ def _add_search_tools(tools: list[Tool]) -> None:
             "Also the chunks this one links to, each once, within max_tokens (default "
             "false)."))] = False,
         max_tokens: MaxTokens = None,
+        from_line: Annotated[int | None, Field(ge=1, description=(
+            "Read on from this line of the chunk's file: the text of a chunk larger "
+            "than max_tokens, a page at a time (the answer says the line to read on "
+            "from)."))] = None,
     ) -> GetOut:
         """Read one section of the knowledge base, with its subsections, or a whole
         document, by the id a search returned; with links, the sections it links to."""
         def body(kb: KnowledgeBase) -> CallToolResult:
             from ra.query.get import get_chunk
-            from ra.query.render import render_chunk
+            from ra.query.render import READ_ON_MCP, render_chunk
 
             c = kb.call(lambda s: get_chunk(
                 s.reader, kb.config, id, full_document=full_document, links=links,
-                max_tokens=_budget(kb, max_tokens)))
-            return _result(render_chunk(c, "max_tokens"), c.to_dict())
+                max_tokens=_budget(kb, max_tokens), from_line=from_line))
+            return _result(render_chunk(c, "max_tokens", READ_ON_MCP), c.to_dict())
         return await answer(ctx, body)
 
     @_tool(tools)

@@ -98,6 +98,17 @@ class Cut(TypedDict):
     more: int
 
 
+class Lines(TypedDict):
+    """The lines of its file a chunk's content holds (read from a line, or its own text
+    cut): ``first``–``last`` of its ``start``–``end``; ``next``, where to read on."""
+
+    first: int
+    last: int
+    start: int
+    end: int
+    next: int | None
+
+
 class GetOutput(TypedDict):
     """``get``: ``ra get --json`` (the link keys with ``links`` only)."""
 
@@ -114,6 +125,7 @@ class GetOutput(TypedDict):
     max_tokens: NotRequired[int | None]
     tokens_used: NotRequired[int]
     cut: NotRequired[Cut]
+    lines: NotRequired[Lines]
 
 
 class SourceTree(TypedDict):
