@@ -728,6 +728,24 @@ def test_inspect_ctx_shows_signals_without_searching(in_book, capsys):
     assert code == 0 and out.startswith("context:") and "rules: terms http" in out
 
 
+def test_inspect_ctx_says_whether_the_file_is_indexed(tmp_path, monkeypatch, capsys):
+    """A file in a tree's folder that its include leaves out is no chunk: ``ra inspect
+    ctx`` said "indexed as docs:build.py" of it."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guide.md").write_text("# Guide\n\nBuild the project with make.\n")
+    (tmp_path / "docs" / "build.py").write_text("import subprocess\nsubprocess.run(['make'])\n")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\ninclude = ["**/*.md"]\n')
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "update")[0] == 0
+    code, out, _ = run(capsys, "inspect", "ctx", "docs/build.py")
+    assert code == 0 and "indexed as" not in out
+    assert "in tree docs, not indexed (its include and exclude leave it out)" in out
+    code, out, _ = run(capsys, "inspect", "ctx", "docs/build.py", "--json")
+    assert json.loads(out)["indexed"] is False
+    code, out, _ = run(capsys, "inspect", "ctx", "docs/guide.md")
+    assert code == 0 and "indexed as docs:guide.md;" in out
+
+
 def test_inspect_ctx_has_help_with_an_example(capsys):
     code, out, _ = run(capsys, "inspect", "ctx", "--help")
     assert code == 0 and "Example" in out

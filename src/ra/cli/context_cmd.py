@@ -152,25 +152,32 @@ def inspect_ctx(
     from ra.query.signals import extract_signals
 
     config = load()
+    indexed = None
     if config.index_dir is None or not config.trees:
         signals = extract_signals(file, config, trees=tuple(tree), max_terms=terms)
     else:
         with open_reader(config) as reader:
             signals = extract_signals(file, config, reader, trees=tuple(tree),
                                       max_terms=terms)
+            # a file in a tree's folder that its include or exclude leaves out is no chunk
+            indexed = signals.doc_id is not None and reader.meta(signals.doc_id) is not None
     for warning in signals.warnings:
         output.warn(warning)
+    found = {**signals.to_dict(), **({} if indexed is None else {"indexed": indexed})}
     if json_:
-        write_output(render.dumps(signals.to_dict()) + "\n")
+        write_output(render.dumps(found) + "\n")
     else:
-        write_output(render_files([signals.to_dict()], []).lstrip("\n"))
+        write_output(render_files([found], []).lstrip("\n"))
 
 
 def render_files(files: list[dict], included: list[str]) -> str:
     """Each file's signals as text: rules, ranked terms (source, frequency, IDF, score)."""
     lines = ["", "context:"]
     for f in files:
-        where = f"indexed as {f['indexed_as']}; " if f["indexed_as"] else ""
+        where = "" if not f["indexed_as"] else (
+            f"indexed as {f['indexed_as']}; " if f.get("indexed", True) else
+            f"in tree {f['indexed_as'].split(':', 1)[0]}, not indexed (its include and "
+            "exclude leave it out); ")
         trees = ", ".join(f["trees"]) or "all"
         lines.append(f"  {f['file']}  ({f['kind']}; path {f['path']}; {where}trees: {trees})")
         rules = f["rules"]
