@@ -285,6 +285,31 @@ def test_the_answer_as_printed_keeps_to_the_budget(api, topics, budget, mode):
     assert resp.tokens_used <= budget
 
 
+@pytest.mark.parametrize("mode", ["full", "list"])
+@pytest.mark.parametrize("budget", [150, 200, 250, 300, 400, 700, 5000])
+def test_topics_sharing_results_keep_to_a_small_budget_and_point_at_what_is_shown(
+        api, budget, mode):
+    """Two topics whose results are the same chunks: at 150 tokens (the Rust book's
+    "error handling" and "panic recoverable errors") the first showed none of its
+    results, the second three lines "(shown above under 'error handling')" pointing at
+    nothing, and a topic left with nothing to show printed a line the budget had not
+    counted (154 tokens printed for 150). A result shown under an earlier topic is
+    shown there, and the answer as printed keeps to the budget (from 150 tokens: below,
+    the lines saying that nothing fits are more than it)."""
+    from ra.query.render import render_search
+    from ra.text.tokens import count_tokens
+
+    resp = api.search(["widget SetItem", "SetItem nItem pData"],
+                      SearchOptions(limit=10, max_tokens=budget, list_only=mode == "list"))
+    first, second = resp.queries
+    for r in second.results:
+        if r.seen_in is not None:
+            assert any(s.ord <= r.ord <= s.ord + s.descendants for s in first.results)
+    printed = render_search(resp, mode)
+    assert count_tokens(printed) <= budget and resp.tokens_used <= budget
+    assert budget < 5000 or all(r.seen_in == "widget SetItem" for r in second.results)
+
+
 def test_a_chunk_s_stored_tokens_count_the_lines_it_is_shown_under(api):
     """``ra get`` prints the chunk under its rule line and breadcrumb, which its stored
     count holds, so the count is that of what is printed (up to a token where the text

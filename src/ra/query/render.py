@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Set as AbstractSet
 
 from ra.text.ids import slugify
 from ra.text.tokens import RULE
@@ -85,14 +86,20 @@ MATCH_LINES = {
 BUDGET_LINE, CUT_LINE = 9, 56
 
 
-def lines_around(topics) -> list[str]:
+def lines_around(topics, empty: AbstractSet[int] = frozenset(),
+                 gone: AbstractSet[int] = frozenset()) -> list[str]:
     """The lines ``render_search`` prints around the topics' results, each at its longest
     (counts of five digits): a heading per topic when there are several, the notes on
     how a query was read and matched, the line before the results holding only some of
-    the words, "no results", a result shown under an earlier topic. A token budget keeps
+    the words, "no results", a result shown under an earlier topic, and for the topics
+    numbered in ``empty`` (whose results the budget leaves out) the line saying none
+    fits; not for the results in ``gone`` (by ``id``), left out. A token budget keeps
     room for them (``ra.query.search.Searcher._pack``)."""
     many, lines = len(topics) > 1, []
-    for t in topics:
+    for i, t in enumerate(topics):
+        if i in empty:
+            lines.append(f"99999 chunks match {t.query!r}, but none fits in 9999999 tokens: "
+                         "the smallest needs 99999 tokens as its id and title")
         if many:
             lines.append(f"## {t.query}  (99999 shown; 99999 hold every word)")
         if t.note:
@@ -105,7 +112,7 @@ def lines_around(topics) -> list[str]:
         if not t.results:
             lines.append(f"no results for {t.query!r}")
         lines += [f"{_header(r, False)}\n(shown above under {r.seen_in!r})"
-                  for r in t.results if r.seen_in is not None]
+                  for r in t.results if r.seen_in is not None and id(r) not in gone]
     return lines
 
 

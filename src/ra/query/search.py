@@ -239,27 +239,22 @@ class Searcher:
 
     def _pack(self, topics: list[Topic], options: SearchOptions) -> int:
         """Fit the topics' results in the budget, less what the lines around them cost
-        (``render.lines_around``, estimated as list entries are); the tokens of the whole
-        answer."""
+        (``render.lines_around``, estimated as list entries are: ``_fit``); the tokens of
+        the whole answer."""
         order = _round_robin([[r for r in t.results if r.seen_in is None] for t in topics])
         for r in order:  # the stored count holds the chunk's text and the lines above it
             r.tokens = (r.tokens + r.copies_tokens if not options.list_only
                         else r.list_tokens)
         budget = options.max_tokens
-        reserve = sum(map(estimate_entry, lines_around(topics))) + BUDGET_LINE
-        packing = pack(order, None if budget is None else max(0, budget - reserve))
-        if budget is not None and (packing.skipped or any(
-                p.tier != "full" for p in packing.items)):  # the line says what it cut
-            reserve += CUT_LINE - BUDGET_LINE
-            packing = pack(order, max(0, budget - reserve))
+        packing, reserve, gone = _fit(order, topics, budget)
         kept = {id(p.item): p for p in packing.items}
-        left_out = {id(r) for r in packing.skipped}
+        left_out = {id(r) for r in packing.skipped} | gone
         for topic in topics:
             omitted = [r for r in topic.results if id(r) in left_out]
             topic.omitted = len(omitted)
             topic.needs = min((r.ref_tokens for r in omitted), default=None)
             topic.results = [self._packed(r, kept) for r in topic.results
-                             if r.seen_in is not None or id(r) in kept]
+                             if (r.seen_in is not None and id(r) not in gone) or id(r) in kept]
         if budget is None or not packing.items:  # nothing shown: the answer says why
             return packing.tokens_used
         return packing.tokens_used + reserve
@@ -1068,6 +1063,57 @@ def _holds(sorted_ords: list[int], low: int, high: int) -> bool:
 
     i = bisect_left(sorted_ords, low)
     return i < len(sorted_ords) and sorted_ords[i] <= high
+
+
+def _fit(order: list[Result], topics: list[Topic], budget: int | None
+         ) -> tuple[object, int, set[int]]:
+    """``order`` packed into ``budget`` less the lines around the topics' results
+    (``render.lines_around``) and the closing line (longer when it says what was cut):
+    the packing, the tokens kept for those lines, and the results (by ``id``) shown
+    under an earlier topic whose result holding them the packing left out there.
+
+    Those are left out too ("(shown above under ...)" pointed at nothing: two topics of
+    the Rust book at 150 tokens gave none of the first's results and three such lines
+    under the second), and a topic left with nothing to show has a line saying so (30
+    tokens: "struct methods" beside "structs" at 150 tokens printed 154): packed again
+    without the ones and with room for the other, until the packing leaves out no more
+    (each round only adds to both)."""
+    empty: set[int] = set()
+    gone: set[int] = set()
+    while True:
+        reserve = sum(map(estimate_entry, lines_around(topics, empty, gone))) + BUDGET_LINE
+        packing = pack(order, None if budget is None else max(0, budget - reserve))
+        if budget is not None and (packing.skipped or any(
+                p.tier != "full" for p in packing.items)):  # the line says what it cut
+            reserve += CUT_LINE - BUDGET_LINE
+            packing = pack(order, max(0, budget - reserve))
+        if budget is None:
+            return packing, reserve, gone
+        now = _pointing_nowhere(topics, packing)
+        kept = {id(p.item) for p in packing.items}
+        nothing = {i for i, t in enumerate(topics) if t.results and not any(
+            id(r) in kept or (r.seen_in is not None and id(r) not in now | gone)
+            for r in t.results)}
+        if now <= gone and nothing <= empty:
+            return packing, reserve, gone
+        gone |= now
+        empty |= nothing
+
+
+def _pointing_nowhere(topics: list[Topic], packing) -> set[int]:
+    """The results (by ``id``) shown under an earlier topic whose result holding them
+    ``packing`` left out there."""
+    kept = {id(p.item) for p in packing.items}
+    shown: dict[str, list[tuple[int, int]]] = {}  # topic → the ords its results hold
+    gone: set[int] = set()
+    for topic in topics:
+        for r in topic.results:
+            if r.seen_in is None:
+                if id(r) in kept:
+                    shown.setdefault(topic.query, []).append((r.ord, r.ord + r.descendants))
+            elif not any(lo <= r.ord <= hi for lo, hi in shown.get(r.seen_in, ())):
+                gone.add(id(r))
+    return gone
 
 
 def _round_robin(lists: list[list[Result]]) -> list[Result]:
