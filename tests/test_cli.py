@@ -292,6 +292,13 @@ def test_search_keeps_to_a_default_budget_that_config_and_the_option_change(
                                        "max_tokens = 0\n")
     code, out, _ = run(capsys, "search", "prefer template literals jargon", "--json")
     assert json.loads(out)["tokens_used"] == whole["tokens_used"]
+    # the docs call it a token budget, and so do agents: "--budget 500" was two topics,
+    # "--budget" and "500", within the default 4,000
+    for argv in (["search", "prefer template literals jargon"], ["context", "docs/guide.md"],
+                 ["get", "docs:guide.md"]):
+        code, out, _ = run(capsys, *argv, "--budget", "300", "--json")
+        data = json.loads(out)
+        assert code == 0 and data["max_tokens"] == 300 and "--budget" not in out
 
 
 def test_get_whole_document(project, capsys):

@@ -146,7 +146,7 @@ def search(
     json_: bool = typer.Option(False, "--json", help="JSON output."),
     output_: str | None = typer.Option(None, "--output", "-o",
                                        help="full | list | matches | json"),
-    max_tokens: int | None = typer.Option(None, "--max-tokens", min=0, max=1_000_000,
+    max_tokens: int | None = typer.Option(None, "--max-tokens", "--budget", min=0, max=1_000_000,
                                           help=BUDGET_HELP),
     explain: bool = typer.Option(False, "--explain",
                                  help="Show the parsed query, expansions, SQL, timings."),
@@ -213,7 +213,7 @@ def get(
     json_: bool = typer.Option(False, "--json", help="JSON output."),
     links: bool = typer.Option(False, "--links", help="Also the chunks it links to."),
     max_tokens: int | None = typer.Option(
-        None, "--max-tokens", min=0, help=(
+        None, "--max-tokens", "--budget", min=0, help=(
             "Token budget for the chunk and its links (default [search] max_tokens, 4000; "
             "0: none): a larger chunk comes as its own text and its sections' ids.")),
     from_line: int | None = typer.Option(
