@@ -7,6 +7,7 @@ same code path as the installed ``ra`` script, errors translated at the border i
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -206,12 +207,16 @@ def test_get_cuts_a_chunk_larger_than_the_budget_to_its_own_text_and_sections(
     assert cut["sections"][0] == {"id": "docs:kep.md#part-0", "title": "Part 0",
                                   "depth": 2, "tokens": cut["sections"][0]["tokens"]}
     assert 0 < len(cut["sections"]) < 30 and cut["more"] == 30 - len(cut["sections"])
-    code, out, _ = run(capsys, "get", "docs:kep.md#kep-1-big", "--max-tokens", "100")
+    code, out, _ = run(capsys, "get", "docs:kep.md#kep-1-big", "--max-tokens", "200")
     end = len((tmp_path / "docs" / "kep.md").read_text().splitlines())
-    assert (f"lines 1–10 of kep.md above (docs:kep.md#kep-1-big is lines 1–{end}); `ra get "
-            "docs:kep.md#kep-1-big --from-line 11` reads on; its sections below" in out)
-    assert "Line 39" not in out and "\ndocs:kep.md#part-0  Part 0\n" in out
-    assert "more sections not shown]" in out
+    shown = re.search(r"lines 1–(\d+) of kep\.md above", out)
+    last = int(shown[1])  # the note, counted, leaves room for the first lines only
+    assert 3 < last < 30 and f"Line {last - 3} of" in out and f"Line {last - 2} of" not in out
+    assert (f"lines 1–{last} of kep.md above (docs:kep.md#kep-1-big is lines 1–{end}); `ra "
+            f"get docs:kep.md#kep-1-big --from-line {last + 1}` reads on" in out)
+    from ra.text.tokens import count_tokens
+
+    assert count_tokens(out) <= 200  # as printed, the lines above and the note below too
     code, out, _ = run(capsys, "get", "docs:kep.md#part-3", "--max-tokens", "600", "--json")
     assert "cut" not in json.loads(out)  # it fits: as before
     code, out, _ = run(capsys, "get", "docs:kep.md#kep-1-big", "--max-tokens", "0", "--json")

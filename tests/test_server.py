@@ -182,40 +182,52 @@ async def test_get_matches_the_cli(project, capsys):
     assert result.structured_content["id"] == "docs:guide.md"
 
 
+def _big_page(project: Path) -> None:
+    """A page of 2,000 tokens or so: an introduction of 30 lines, then 12 sections."""
+    intro = "".join(f"Line {i} of the introduction.\n" for i in range(30))
+    parts = "".join(f"## Part {i}\n\n" + "Words of this part. " * 20 + "\n\n"
+                    for i in range(12))
+    (project / "docs" / "big.md").write_text(f"# Big page\n\n{intro}\n{parts}")
+
+
 async def test_get_cuts_a_chunk_larger_than_the_budget(project, capsys):
     """As ``ra get --max-tokens``: its own text and its sections by id; the structured
     content passes the client's check of the output schema. The budget is the agent's,
     else ``[mcp] max_tokens``."""
-    result = await call(project, "get", {"id": "docs:guide.md", "max_tokens": 25})
-    _, as_json, _ = cli(capsys, "get", "docs:guide.md", "--max-tokens", "25", "--json")
+    _big_page(project)
+    result = await call(project, "get", {"id": "docs:big.md#big-page", "max_tokens": 400})
+    _, as_json, _ = cli(capsys, "get", "docs:big.md#big-page", "--max-tokens", "400",
+                        "--json")
     data = result.structured_content
     assert not result.is_error and data == json.loads(as_json)
-    assert data["cut"]["sections"][0]["id"] == "docs:guide.md#installation"
-    assert "more than max_tokens 25" in text(result)
+    assert data["cut"]["sections"][0]["id"] == "docs:big.md#part-0"
+    assert not data["cut"]["own_cut"] and "Line 29 of" in data["content"]
+    assert "more than max_tokens 400" in text(result)
     result = await call(project, "get", {"id": "docs:guide.md"})
     assert "cut" not in result.structured_content  # within [mcp] max_tokens: whole
     # no budget given: [mcp] max_tokens (OpenAPI's 55,000-token "Objects and Fields" came
     # whole, twice: as text and as structured content)
     config = project / ".ra.toml"
-    config.write_text(config.read_text() + "\n[mcp]\nmax_tokens = 25\n")
-    result = await call(project, "get", {"id": "docs:guide.md"})
+    config.write_text(config.read_text() + "\n[mcp]\nmax_tokens = 400\n")
+    result = await call(project, "get", {"id": "docs:big.md#big-page"})
     assert result.structured_content["cut"] == data["cut"]
 
 
 async def test_get_reads_on_from_a_line_as_the_cli_does(project, capsys):
     """``from_line`` reads a chunk larger than the budget a page at a time, as ``ra get
     --from-line``; the note says how to read on in the tool's own terms."""
-    result = await call(project, "get", {"id": "docs:guide.md", "max_tokens": 30,
-                                         "from_line": 10})
-    _, out, _ = cli(capsys, "get", "docs:guide.md", "--max-tokens", "30", "--from-line", "10")
-    _, as_json, _ = cli(capsys, "get", "docs:guide.md", "--max-tokens", "30",
-                        "--from-line", "10", "--json")
+    _big_page(project)
+    args = {"id": "docs:big.md#big-page", "max_tokens": 200, "from_line": 10}
+    result = await call(project, "get", args)
+    argv = ["get", "docs:big.md#big-page", "--max-tokens", "200", "--from-line", "10"]
+    _, out, _ = cli(capsys, *argv)
+    _, as_json, _ = cli(capsys, *argv, "--json")
     data = result.structured_content
     assert not result.is_error and data == json.loads(as_json)
-    assert data["content"].startswith("Install with pip.")  # line 10 of guide.md
-    assert data["lines"]["first"] == 10 and data["tokens"] <= 30 and data["lines"]["next"]
+    assert data["content"].startswith("Line 7 of")  # line 10 of big.md
+    assert data["lines"]["first"] == 10 and data["tokens"] <= 200 and data["lines"]["next"]
     assert text(result) == out.replace(
-        f"`ra get docs:guide.md --from-line {data['lines']['next']}`",
+        f"`ra get docs:big.md#big-page --from-line {data['lines']['next']}`",
         f"`get` with from_line {data['lines']['next']}")
 
 

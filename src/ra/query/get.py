@@ -164,7 +164,7 @@ def get_chunk(reader, config, text: str, *, full_document: bool = False,
     span = 0 if own_only else meta.descendants
     content = reader.contents([(meta.ord, span)]).get(meta.ord, "")
     tokens = (meta.tokens if span == meta.descendants  # the stored count holds the frame
-              else _estimate(frame(meta.id, meta.breadcrumb) + content))
+              else _counted(frame(meta.id, meta.breadcrumb) + content))
     chunk = Chunk(meta.id, meta.tree, meta.path, meta.title, meta.breadcrumb, content, tokens)
     if from_line is not None:
         _read_on(chunk, meta, from_line, max_tokens)
@@ -275,29 +275,37 @@ def _add_links(reader, chunk: Chunk, meta, span: int, budget: int | None) -> Non
 
 
 def _cut(reader, chunk: Chunk, meta, span: int, budget: int) -> None:
-    """Cut ``chunk`` (``span`` sections below it) to ``budget`` tokens (``Cut``)."""
+    """Cut ``chunk`` (``span`` sections below it) to ``budget`` tokens (``Cut``): as
+    printed, with the lines above it and the note below it."""
     own = reader.contents([(meta.ord, 0)]).get(meta.ord, "") if span else chunk.content
-    text = own if _estimate(own) <= budget else _head(own, budget)
-    left = budget - _estimate(text)
+    end = meta.line + chunk.content.count("\n")
+    room = budget - _counted(frame(meta.id, meta.breadcrumb))
+    if _counted(own) <= room - _note_tokens(meta, chunk.tokens, budget, end, lines=False):
+        room -= _note_tokens(meta, chunk.tokens, budget, end, lines=False)
+        text = own  # whole: the note need not say which lines
+    else:
+        room -= _note_tokens(meta, chunk.tokens, budget, end)
+        text = _head(own, room)
+    left = room - _counted(text)
     below = list(range(meta.ord + 1, meta.ord + span + 1))
     found = reader.lineage(below, ancestors=[]) if below else {}  # a held reader: no SQL
     rows = [(m.id, m.title, m.depth, m.tokens) for o in below if (m := found.get(o))]
     sections: list[Section] = []
     for sid, title, depth, tokens in rows:
-        cost = _estimate(f"{'  ' * (depth - meta.depth)}{sid}  {title}")
+        cost = estimate_entry(f"{'  ' * (depth - meta.depth)}{sid}  {title}")
         if cost > left:
             break
         sections.append(Section(sid, title, depth, tokens))
         left -= cost
-    chunk.cut = Cut(chunk.tokens, text is not own, sections, len(rows) - len(sections))
-    if text is not own:  # the lines given, and where the rest of them starts
+    chunk.cut = Cut(chunk.tokens, text != own, sections, len(rows) - len(sections))
+    if text != own:  # the lines given, and where the rest of them starts
         chunk.lines = _lines(meta.line, chunk.content, 0, text)
     chunk.content, chunk.tokens, chunk.max_tokens = text, budget - left, budget
 
 
 def _read_on(chunk: Chunk, meta, from_line: int, budget: int | None) -> None:
     """``chunk``'s text from line ``from_line`` of its file on (from its start when that
-    is before it), cut at a line to fit ``budget``, with the lines it holds."""
+    is before it), cut at a line to fit ``budget`` as printed, with the lines it holds."""
     lines = chunk.content.splitlines(keepends=True)
     end = meta.line + max(len(lines), 1) - 1
     if from_line > end:
@@ -305,12 +313,12 @@ def _read_on(chunk: Chunk, meta, from_line: int, budget: int | None) -> None:
                             f"line {from_line} is past its end")
     skip = max(0, from_line - meta.line)
     text = "".join(lines[skip:])
-    room = None if budget is None else max(budget - _estimate(frame(meta.id, meta.breadcrumb)), 1)
-    if room is not None and _estimate(text) > room:
-        text = _head(text, room)
+    framed = _counted(frame(meta.id, meta.breadcrumb))
+    if budget is not None:
+        text = _head(text, budget - framed - _note_tokens(meta, chunk.tokens, budget, end))
     chunk.lines = _lines(meta.line, chunk.content, skip, text)
     chunk.content = text
-    chunk.tokens = _estimate(frame(meta.id, meta.breadcrumb) + text)
+    chunk.tokens = framed + _counted(text)
     chunk.max_tokens = budget
 
 
@@ -324,11 +332,50 @@ def _lines(start: int, whole: str, skip: int, given: str) -> Lines:
     return Lines(first, last, start, end, last + 1 if last < end else None)
 
 
-def _head(text: str, budget: int) -> str:
-    """The lines of ``text`` that fit ``budget`` tokens (estimated), at least one line's
-    worth of characters."""
-    end = text.rfind("\n", 0, budget * 4)
-    return text[:end + 1 if end > 0 else budget * 4]
+def _head(text: str, room: int) -> str:
+    """The most lines from the start of ``text`` that ``room`` tokens hold, counted with
+    cl100k_base as the budget is (a guess of four characters a token printed 4,100
+    tokens of a code-dense chunk for 4,000, 111 for 50); the characters of the first
+    line that fit when not even it does. ``text`` itself when it fits."""
+    if _counted(text) <= room:
+        return text
+    ends = [i + 1 for i, c in enumerate(text) if c == "\n"]
+    lo, hi = 0, len(ends)  # the most lines that fit: a binary search over line ends
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _counted(text[:ends[mid - 1]]) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo:
+        return text[:ends[lo - 1]]
+    first = text[:ends[0]] if ends else text
+    lo, hi = 0, len(first)  # not a line: its characters that fit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _counted(first[:mid]) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return first[:lo]
+
+
+def _note_tokens(meta, tokens: int, budget: int, end: int, lines: bool = True) -> int:
+    """What the note below a cut chunk costs at its longest (``render._cut_note`` as the
+    CLI words it, its lines' numbers as long as ``end``'s, the chunk's last line), with
+    the lines it gave and where to read on when ``lines``."""
+    n = str(end)
+    given = (f"lines {n}–{n} of {meta.path} above ({meta.id} is lines {n}–{n}); `ra get "
+             f"{meta.id} --from-line {n}` reads on; " if lines else "its own text above, ")
+    return _counted(f"[{tokens} tokens, more than --max-tokens {budget}: {given}its sections "
+                    f"below; `ra get ID` reads one]\n[{n} more sections not shown]\n")
+
+
+def _counted(text: str) -> int:
+    """``text``'s cl100k_base tokens (tiktoken is loaded only for a chunk that is cut)."""
+    from ra.text.tokens import count_tokens
+
+    return count_tokens(text)
 
 
 def _related(a, b) -> bool:
@@ -358,7 +405,7 @@ def nearest(reader, text: str, limit: int = SUGGESTIONS) -> list[str]:
     return list(dict.fromkeys([*first, *(h[0] for h in hits)]))[:limit]
 
 
-def _estimate(text: str) -> int:
-    from ra.query.budget import estimate_tokens
+def estimate_entry(text: str) -> int:
+    from ra.query.budget import estimate_entry
 
-    return estimate_tokens(text)
+    return estimate_entry(text)
