@@ -497,6 +497,34 @@ def test_init_leaves_out_tests_that_hold_snapshots_of_their_pages(tmp_path, monk
         "docs:e2e-tests/README.md"]
 
 
+def test_init_leaves_out_a_packages_resources_beside_its_sources(tmp_path, monkeypatch,
+                                                                 capsys, isolated_home):
+    """ruff: ``crates/ty_python_semantic/resources/mdtest/`` holds 487 markdown files of
+    type-checker tests beside the crate's ``src/``, and ``ra init`` named ``./crates``
+    as the notes: the user docs in ``docs/`` and CONTRIBUTING.md were outside it, and 9
+    of 15 tasks found nothing. A package's resources are not counted and are left out;
+    a notes folder named ``resources`` (a vault's Resources) is notes."""
+    _files(tmp_path, ["README.md", "CONTRIBUTING.md", *(f"docs/{n}.md" for n in "abcd"),
+                      "crates/ty/src/lib.rs", "crates/ty/README.md",
+                      *(f"crates/ty/resources/mdtest/{n}.md" for n in "abcdefghijkl"),
+                      "crates/lint/src/lib.rs", "crates/lint/README.md",
+                      "crates/lint/resources/test/README.md"])
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "init")
+    config = (tmp_path / ".ra.toml").read_text()
+    assert code == 0 and 'path = "."' in config
+    assert 'exclude = ["**/lint/resources/**", "**/ty/resources/**"]' in config
+    assert "left out: lint/resources/, ty/resources/" in err
+    code, out, _ = run(capsys, "ls", "docs")
+    assert sorted(line.split("\t")[0] for line in out.splitlines()) == [
+        "docs:CONTRIBUTING.md", "docs:README.md", "docs:crates/lint/README.md",
+        "docs:crates/ty/README.md", *(f"docs:docs/{n}.md" for n in "abcd")]
+    _files(tmp_path / "vault", [*(f"resources/{n}.md" for n in "abcdef"), "projects/a.md"])
+    monkeypatch.chdir(tmp_path / "vault")
+    code, _, err = run(capsys, "init")
+    assert 'path = "./resources"' in (tmp_path / "vault" / ".ra.toml").read_text()
+
+
 def test_init_leaves_out_licenses_and_site_files(tmp_path, monkeypatch, capsys,
                                                  isolated_home):
     """awesome-copilot's skills hold 17 ``LICENSE.txt`` and 27 font licences (``OFL.txt``):

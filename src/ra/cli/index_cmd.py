@@ -274,7 +274,8 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
     CHANGELOG per package), so ``ra init`` excludes them; so are folders of tests that
     hold snapshots (``SNAPSHOTS``) and markdown: the pages a formatter's tests format
     (Prettier's ``tests/format/``, 313 of its 403 markdown files; a copy of its options
-    page came 6th for "trailingComma default changed to all")."""
+    page came 6th for "trailingComma default changed to all"), and a package's resources
+    beside its sources (``RESOURCES``), counted as tests are."""
     from ra.config.globs import glob_set
     from ra.config.settings import NOT_NOTES, is_tests
     from ra.text.languages import TRANSLATION_FOLDERS
@@ -283,12 +284,15 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
     pruned: list[Path] = []  # the NOT_NOTES folders the walk left out
     found: list[Path] = []  # every markdown file counted
     inputs: set[Path] = set()  # folders of tests holding snapshots: their pages are inputs
+    data: set[Path] = set()  # a package's resources beside its sources: program data
     for top, folders, files in os.walk(cwd):
         rel = Path(top).relative_to(cwd)
         folders[:] = [f for f in folders if not f.startswith(".")]
         pruned += [rel / f for f in folders if f in NOT_NOTES]
         if SNAPSHOTS in folders:
             inputs.update(p for p in (rel, *rel.parents) if p.name and is_tests(p.name))
+        if RESOURCES in folders and SOURCES in folders:
+            data.add(rel / RESOURCES)
         folders[:] = [f for f in folders if f not in NOT_NOTES]
         found += [rel / f for f in files if is_markdown(f) and not f.startswith(".")]
     if not found:
@@ -309,7 +313,8 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
         if translated and TRANSLATION_FOLDERS.intersection(
                 p.lower() for p in path.parent.parts):
             continue
-        rel, in_tests = path.parent, any(map(is_tests, path.parent.parts))
+        rel = path.parent
+        in_tests = any(map(is_tests, rel.parts)) or any(p in data for p in (rel, *rel.parents))
         own[rel] += 1
         if not translated:
             with contextlib.suppress(OSError):
@@ -335,6 +340,9 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
         if ((folder == top or folder in path.parents) and path.name not in left_out
                 and _holds_markdown(cwd / path)):
             left_out.add(path.name)
+    for path in sorted(data):  # by its package's name too: a notes folder may be resources/
+        if (folder == top or folder in path.parents) and _holds_markdown(cwd / path):
+            left_out.add(path.relative_to(path.parent.parent).as_posix())
     name = "." if folder == top else f"./{folder.as_posix()}"
     held = sum(1 for p in found if folder == top or folder in p.parents)  # translations too
     outside = [] if folder == top else [
@@ -345,6 +353,11 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
 
 #: Jest's folder of a test's expected output, beside the inputs it was made from
 SNAPSHOTS = "__snapshots__"
+#: A package's ``resources/`` beside its ``src/`` (a Rust crate's, a Maven module's) holds
+#: what its code reads, its tests' inputs among them: ruff's ``crates/ty_python_semantic/
+#: resources/mdtest/`` holds 487 markdown files of type-checker tests, and ``ra init``
+#: named ``./crates`` as the notes, leaving ``docs/`` and ``CONTRIBUTING.md`` outside
+RESOURCES, SOURCES = "resources", "src"
 
 
 #: The share of the chosen folder's bytes that the markdown at the top (not its
