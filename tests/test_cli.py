@@ -306,6 +306,26 @@ def test_search_keeps_to_a_default_budget_that_config_and_the_option_change(
         assert code == 0 and data["max_tokens"] == 300 and "--budget" not in out
 
 
+@pytest.mark.parametrize(("argv", "noted"), [
+    (["how", "to", "configure", "logging"], True),
+    (["logging", "in", "rust"], True),
+    (["install", "the", "tool"], True),
+    (["configure", "logging"], False),      # two topics, as typed
+    (["a", "b"], True),                     # a word no one searches for alone
+    (["error handling", "logging"], False),  # quoted: topics meant
+    (["logging"], False),
+])
+def test_a_sentence_typed_without_quotes_is_noted(project, capsys, argv, noted):
+    """``ra search how to set a timeout`` searched five topics, "how", "to", "set", "a"
+    and "timeout" (3,848 tokens of httpx's docs, without the timeouts page), and said
+    nothing: a note says how the words were read and how to search them together."""
+    code, out, err = run(capsys, "search", *argv, "--list")
+    said = f'quote them: ra search "{" ".join(argv)}"'
+    assert code == 0 and (said in err) == noted and said not in out
+    code, out, _ = run(capsys, "search", *argv, "--json")
+    assert (said in " ".join(json.loads(out).get("notes", []))) == noted
+
+
 def test_get_whole_document(project, capsys):
     code, out, _ = run(capsys, "get", "docs:guide.md#logging", "--full-document", "--json")
     data = json.loads(out)

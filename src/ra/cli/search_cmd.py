@@ -199,11 +199,34 @@ def search(
     with open_reader(config, semantic=meaning and not raw) as reader:
         searcher = Searcher(reader, config)
         response = searcher.search(list(queries), options)
+        if note := one_per_word(list(queries)):
+            response.notes.append(note)
         text = render.render_search(response, mode, color=output.use_color(),
                                     analyzer=searcher.analyzer)
     for note in response.notes:
         output.note(note)
     write_output(text)
+
+
+#: Words that no one searches for alone: arguments that hold one of them are a sentence
+#: typed without quotes, not topics
+_SENTENCE_WORDS = frozenset({"how", "what", "why", "where", "when", "which", "who", "to",
+                             "a", "an", "the", "do", "does", "is", "are", "can", "i", "in",
+                             "of", "for", "with", "and", "or", "my", "on"})
+
+
+def one_per_word(queries: list[str]) -> str | None:
+    """A note when the topics look like one query typed without quotes, every argument
+    one word and three or more of them, or one of them a word no one searches for alone
+    (``ra search how to set a timeout`` searched "how", "to", "set", "a" and "timeout",
+    3,848 tokens of five topics, without the timeouts page); None otherwise."""
+    if len(queries) < 2 or any(len(q.split()) != 1 for q in queries):
+        return None
+    if len(queries) < 3 and not _SENTENCE_WORDS.intersection(q.lower() for q in queries):
+        return None
+    joined = " ".join(queries)
+    return (f"searched {len(queries)} topics, one per argument; to search the words "
+            f"together, quote them: ra search \"{joined}\"")
 
 
 def get(
