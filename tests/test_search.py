@@ -887,6 +887,32 @@ def test_a_copy_made_for_the_site_is_a_near_copy(tmp_path_factory):
         assert results[0].near_copies == ("kb:docs/_docs/history.md#documentation",)
 
 
+def test_packages_readmes_saying_the_same_are_near_copies(tmp_path_factory):
+    """A workspace's packages each have a README titled for its package, and ruff's 31
+    crates say the same in theirs: "what counts as a breaking change in ruff versioning
+    policy" gave 31 of them first and the versioning policy 33rd. Titled for their
+    folders, they are compared as sections of one title are; a package whose README
+    says something else stays apart."""
+    readme = ("# {0}\n\nThis crate is an internal component of Ruff. The Rust API "
+              "exposed here is unstable and will have frequent breaking changes. This "
+              "version is a component of Ruff; see the crate versioning policy.\n")
+    files = {f"crates/ruff_{n}/README.md": readme.format(f"ruff_{n}")
+             for n in ("cache", "db", "index", "graph", "macros", "notebook")}
+    files["crates/ruff_wasm/README.md"] = (
+        "# Ruff WASM\n\nThe WebAssembly build: its versioning follows the npm package, "
+        "a breaking change of the API bumps its major version.\n")
+    files["docs/versioning.md"] = (
+        "# Versioning\n\nRuff uses a custom versioning scheme: a breaking change to the "
+        "rules or the configuration bumps the minor version. See the policy below.\n")
+    for searcher in one_tree(tmp_path_factory, "crates", files):
+        results = searcher.search(["breaking change versioning policy"], SearchOptions(
+            limit=5, cutoff_ratio=0)).queries[0].results
+        crates = [r for r in results if r.title.startswith("ruff_")]
+        assert len(crates) == 1 and len(crates[0].near_copies) == 5
+        assert "kb:docs/versioning.md#versioning" in {r.id for r in results}
+        assert not any("ruff_wasm" in i for i in crates[0].near_copies)
+
+
 @pytest.mark.parametrize("limit", [1, 3, None])
 def test_a_short_lived_reader_fetches_the_texts_it_compares_at_once(versions, monkeypatch,
                                                                      limit):

@@ -910,9 +910,25 @@ def _section(meta) -> tuple:
     """What a near copy shares with its original: title and file name, in any case and
     with any suffix (Jekyll's ``History.markdown`` and the ``docs/_docs/history.md``
     made of it); files named for versions share theirs (OpenAPI's ``versions/3.1.2.md``
-    and ``versions/3.2.0.md``: one specification, a file per release)."""
-    name = meta.path.rsplit("/", 1)[-1]
-    return (meta.title, VERSIONED if _versioned(name) else name.rsplit(".", 1)[0].lower())
+    and ``versions/3.2.0.md``: one specification, a file per release), and titles that
+    are their folder's name theirs: a workspace's packages each have a README titled
+    for the package, and ruff's 31 crates say the same in theirs ("The Rust API exposed
+    here is unstable ... See Ruff's crate versioning policy"): "what counts as a breaking
+    change in ruff versioning policy" gave 31 of them first, the policy 33rd."""
+    folder, _, name = meta.path.rpartition("/")
+    title = meta.title
+    if folder and _bare(title) == _bare(folder.rpartition("/")[2]):
+        title = FOLDER_NAMED
+    return (title, VERSIONED if _versioned(name) else name.rsplit(".", 1)[0].lower())
+
+
+def _bare(name: str) -> str:
+    """``name`` lowercased, its letters and digits only (``ruff_cache``, ``Ruff Cache``)."""
+    return "".join(c for c in name.lower() if c.isalnum())
+
+
+#: The title ``_section`` gives a chunk titled for its file's folder
+FOLDER_NAMED = "\0folder"
 
 
 def _versioned(name: str) -> bool:
