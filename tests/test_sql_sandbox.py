@@ -72,3 +72,20 @@ def test_the_help_names_every_view():
 
     named = HELP.split("Views: ")[1].split("(")[0].replace("\n", " ")
     assert [v.strip() for v in named.split(",")] == list(VIEWS)
+
+
+def test_a_table_shortens_text_but_not_ids_or_paths(project, capsys):
+    """An id shortened with … could not be copied into ``ra get`` (ruff's crate
+    READMEs: ``docs:crates/ty_python_semantic/README.md#ty_python_sem…``); long prose
+    is still shortened, so a row stays on one screen."""
+    deep = project / "docs" / "a-folder-with-a-long-name" / "and-another-one-below-it"
+    deep.mkdir(parents=True)
+    (deep / "a-page-whose-name-is-long-too.md").write_text(
+        "# A heading that is long enough to make the id long\n\n" + "Some words. " * 20)
+    code, out, _ = sql(capsys, "SELECT id, path, plain FROM chunks WHERE path LIKE 'a-folder%'")
+    wanted = ("docs:a-folder-with-a-long-name/and-another-one-below-it/"
+              "a-page-whose-name-is-long-too.md#a-heading-that-is-long-enough-to-make-the-id-long")
+    assert code == 0 and wanted in out
+    assert ("  a-folder-with-a-long-name/and-another-one-below-it/a-page-whose-name-is-long"
+            "-too.md  " in out)
+    assert "Some words. Some word…" in out  # the text, shortened

@@ -115,12 +115,19 @@ def schema_text() -> str:
 
 
 def as_table(result: SqlResult, max_width: int = 60) -> str:
-    """An aligned text table (long values shortened with …)."""
-    def cell(v) -> str:
-        text = "NULL" if v is None else str(v).replace("\n", "\\n")
-        return text if len(text) <= max_width else text[:max_width - 1] + "…"
+    """An aligned text table, long text shortened with …; ids and paths (a column named
+    ``id``, ``path`` or ``…_id``, or a value without a space) whole: shortened, an id
+    could not be copied into ``ra get``, nor a path opened."""
+    whole = [c == "id" or c == "path" or c.endswith("_id") for c in result.columns]
 
-    cells = [[cell(v) for v in row] for row in result.rows]
+    def cell(v, keep: bool) -> str:
+        text = "NULL" if v is None else str(v).replace("\n", "\\n")
+        if len(text) <= max_width or keep or not any(c.isspace() for c in text):
+            return text
+        return text[:max_width - 1] + "…"
+
+    cells = [[cell(v, keep) for v, keep in zip(row, whole, strict=True)]
+             for row in result.rows]
     widths = [max([len(c)] + [len(r[i]) for r in cells])
               for i, c in enumerate(result.columns)]
     line = "  ".join(c.ljust(w) for c, w in zip(result.columns, widths, strict=True))
