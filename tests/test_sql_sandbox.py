@@ -88,4 +88,4 @@ def test_a_table_shortens_text_but_not_ids_or_paths(project, capsys):
     assert code == 0 and wanted in out
     assert ("  a-folder-with-a-long-name/and-another-one-below-it/a-page-whose-name-is-long"
             "-too.md  " in out)
-    assert "Some words. Some word…" in out  # the text, shortened
+    assert "make the id long Some word…" in out  # the text, shortened
