@@ -207,6 +207,8 @@ def test_get_cuts_a_chunk_larger_than_the_budget_to_its_own_text_and_sections(
     assert cut["sections"][0] == {"id": "docs:kep.md#part-0", "title": "Part 0",
                                   "depth": 2, "tokens": cut["sections"][0]["tokens"]}
     assert 0 < len(cut["sections"]) < 30 and cut["more"] == 30 - len(cut["sections"])
+    lines = (tmp_path / "docs" / "kep.md").read_text().splitlines()  # where the rest is
+    assert lines[cut["more_line"] - 1] == f"## Part {len(cut['sections'])}"
     code, out, _ = run(capsys, "get", "docs:kep.md#kep-1-big", "--max-tokens", "200")
     end = len((tmp_path / "docs" / "kep.md").read_text().splitlines())
     shown = re.search(r"lines 1–(\d+) of kep\.md above", out)

@@ -203,6 +203,9 @@ async def test_get_cuts_a_chunk_larger_than_the_budget(project, capsys):
     assert data["cut"]["sections"][0]["id"] == "docs:big.md#part-0"
     assert not data["cut"]["own_cut"] and "Line 29 of" in data["content"]
     assert "more than max_tokens 400" in text(result)
+    assert "`get` reads one by its id" in text(result) and "ra get" not in text(result)
+    assert f"`get` with from_line {data['cut']['more_line']} reads on from the first" in text(
+        result)  # the sections not shown, as the agent's tool reads them
     result = await call(project, "get", {"id": "docs:guide.md"})
     assert "cut" not in result.structured_content  # within [mcp] max_tokens: whole
     # no budget given: [mcp] max_tokens (OpenAPI's 55,000-token "Objects and Fields" came

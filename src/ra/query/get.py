@@ -97,6 +97,7 @@ class Cut:
     own_cut: bool
     sections: list[Section]
     more: int
+    more_line: int | None = None  # the line of its file the first section not shown is at
 
 
 @dataclass
@@ -289,15 +290,17 @@ def _cut(reader, chunk: Chunk, meta, span: int, budget: int) -> None:
     left = room - _counted(text)
     below = list(range(meta.ord + 1, meta.ord + span + 1))
     found = reader.lineage(below, ancestors=[]) if below else {}  # a held reader: no SQL
-    rows = [(m.id, m.title, m.depth, m.tokens) for o in below if (m := found.get(o))]
+    rows = [(m.id, m.title, m.depth, m.tokens, m.line) for o in below if (m := found.get(o))]
     sections: list[Section] = []
-    for sid, title, depth, tokens in rows:
+    for sid, title, depth, tokens, _ in rows:
         cost = estimate_entry(f"{'  ' * (depth - meta.depth)}{sid}  {title}")
         if cost > left:
             break
         sections.append(Section(sid, title, depth, tokens))
         left -= cost
-    chunk.cut = Cut(chunk.tokens, text != own, sections, len(rows) - len(sections))
+    more = rows[len(sections):]
+    chunk.cut = Cut(chunk.tokens, text != own, sections, len(more),
+                    more[0][4] if more else None)
     if text != own:  # the lines given, and where the rest of them starts
         chunk.lines = _lines(meta.line, chunk.content, 0, text)
     chunk.content, chunk.tokens, chunk.max_tokens = text, budget - left, budget
@@ -368,7 +371,8 @@ def _note_tokens(meta, tokens: int, budget: int, end: int, lines: bool = True) -
     given = (f"lines {n}–{n} of {meta.path} above ({meta.id} is lines {n}–{n}); `ra get "
              f"{meta.id} --from-line {n}` reads on; " if lines else "its own text above, ")
     return _counted(f"[{tokens} tokens, more than --max-tokens {budget}: {given}its sections "
-                    f"below; `ra get ID` reads one]\n[{n} more sections not shown]\n")
+                    f"below; `ra get ID` reads one]\n[{n} more sections not shown; `ra get "
+                    f"{meta.id} --from-line {n}` reads on from the first]\n")
 
 
 def _counted(text: str) -> int:

@@ -199,6 +199,8 @@ def _render_matches(r, color: bool, analyzer, terms) -> str:
 #: How to read on from a line, said to a reader of the CLI and to an agent over MCP
 READ_ON_CLI = "`ra get {id} --from-line {line}`"
 READ_ON_MCP = "`get` with from_line {line}"
+#: ... and how to read a section by its id
+_READ_ONE = {READ_ON_CLI: "`ra get ID` reads one", READ_ON_MCP: "`get` reads one by its id"}
 
 
 def render_chunk(chunk, option: str = "--max-tokens", read_on: str = READ_ON_CLI) -> str:
@@ -220,7 +222,7 @@ def render_chunk(chunk, option: str = "--max-tokens", read_on: str = READ_ON_CLI
         out.append(f"\n{RULE} {c.id} {RULE}\n{c.breadcrumb}\n\n{c.content.rstrip()}\n"
                    if c.tier == "full" else f"{c.id}  {c.title}")
     if chunk.linked_omitted or any(c.tier != "full" for c in chunk.linked):
-        out.append(f"[{_budget_note(chunk, option)}]")
+        out.append(f"[{_budget_note(chunk, option, read_on)}]")
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -243,23 +245,25 @@ def _cut_note(chunk, option: str, read_on: str = READ_ON_CLI) -> str:
     if cut.own_cut and chunk.lines is not None:
         given = [_lines_note(chunk, read_on)]
     if cut.sections:
-        given.append("its sections below; `ra get ID` reads one")
+        given.append(f"its sections below; {_READ_ONE[read_on]}")
     lines = [f"[{cut.tokens} tokens, more than {option} {chunk.max_tokens}: "
              + ("; " if chunk.lines else ", ").join(given or ["nothing fits"]) + "]"]
     top = min((s.depth for s in cut.sections), default=0)  # an outline, from its left
     lines += [f"{'  ' * (s.depth - top)}{s.id}  {s.title}" for s in cut.sections]
     if cut.more:
-        lines.append(f"[{plural(cut.more, 'more section')} not shown]")
+        onward = (f"; {read_on.format(id=chunk.id, line=cut.more_line)} reads on from the "
+                  "first" if cut.more_line is not None else "")
+        lines.append(f"[{plural(cut.more, 'more section')} not shown{onward}]")
     return "\n".join(lines) + "\n"
 
 
-def _budget_note(chunk, option: str = "--max-tokens") -> str:
+def _budget_note(chunk, option: str = "--max-tokens", read_on: str = READ_ON_CLI) -> str:
     listed = sum(c.tier != "full" for c in chunk.linked)
     parts = [f"{listed} given as id and title"] if listed else []
     if chunk.linked_omitted:
         parts.append(f"{chunk.linked_omitted} more not shown")
     return (f"within {chunk.max_tokens} tokens: " + ", ".join(parts)
-            + f"; `ra get ID` reads one, {option} allows more")
+            + f"; {_READ_ONE[read_on]}, {option} allows more")
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

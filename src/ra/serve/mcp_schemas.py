@@ -96,6 +96,7 @@ class Cut(TypedDict):
     own_cut: bool
     sections: list[Section]
     more: int
+    more_line: int | None
 
 
 class Lines(TypedDict):
