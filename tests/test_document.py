@@ -666,6 +666,26 @@ def test_a_first_h1_that_names_a_part_is_no_title():
                           "x.md").title == "Named blocks"
 
 
+def test_a_page_that_opens_with_its_summary_is_not_titled_by_its_first_section():
+    """rustdoc's included pages (axum's ``src/docs/``) open with a summary line and go on
+    with sections at level 1: 10 of them were titled "Intro", "Example" or "Static
+    paths", and "route_layer" gave four results titled "Example". The file's name titles
+    them (a README's, its folder's); a badge or an image above a page's one h1, or text
+    above its only h1, leaves the h1 its title."""
+    extract = parse_document("Types and traits for extracting data from requests.\n\n"
+                             "# Intro\n\nA handler takes extractors.\n\n# Common extractors\n"
+                             "\nSome.\n", "d", "axum/src/docs/extract.md")
+    assert extract.title == "extract"
+    assert [n.title for n in extract.nodes if n.depth == 1] == ["Intro", "Common extractors"]
+    readme = parse_document("This directory holds the evaluation.\n\n# Running\n\nRun.\n\n"
+                            "# Results\n\nSee.\n", "d", "crates/ty_completion_eval/README.md")
+    assert readme.title == "ty_completion_eval"
+    badges = "[![CI](https://x/badge.svg)](https://x)\n<img src='logo.png'>\n\n"
+    assert parse_document(f"{badges}# Ruff\n\nA linter.\n\n# Usage\n\nRun it.\n", "d",
+                          "README.md").title == "Ruff"
+    assert parse_document("Draft.\n\n# Ruff\n\nA linter.\n", "d", "x.md").title == "Ruff"
+
+
 def test_a_changelog_s_releases_at_level_one_are_no_title():
     """Prettier's changelog heads each release with ``# 3.9.6``, ``# 3.9.5``, …; create-vite's
     writes its older releases at level 1 from line 1,381, after its newer ones at level 2.

@@ -122,8 +122,9 @@ MAX_TOKEN_BYTES = 40
 #: 65: a slug holds no emoji's variation selector; front matter ``keywords`` are tags;
 #: Logseq's hidden block properties are no text. 66: a fence's label (``title="x"``,
 #: Mintlify's tab name) is text. 67: an h1 that is a list item is no title, and a file
-#: name's ``___`` is a namespace's slash (Logseq).
-ANALYZER_VERSION = 67
+#: name's ``___`` is a namespace's slash (Logseq). 68: a page whose text opens before its
+#: first of several h1s is titled by its file (rustdoc's included pages).
+ANALYZER_VERSION = 68
 
 _WORD = re.compile(f"[\\w{MARKS}]+")  # underscores are spaced out first
 _ASCII_WORD = re.compile(r"\w+")  # the same on ASCII text, where there are no marks, faster

@@ -392,7 +392,8 @@ def first_h1(headings: list[Found], lines: Lines | None = None) -> str | None:
     release and other h1s follow (a changelog's ``# 3.9.6``, ``# 3.9.5``, …), or other
     headings come before it (an older part of a changelog written at level 1, from line
     1,381 of create-vite's), or it is a list item (an outliner's block: Logseq's
-    ``- # Usage`` titled Whiteboard.md "Usage", a page Logseq names for its file). Each
+    ``- # Usage`` titled Whiteboard.md "Usage", a page Logseq names for its file), or text
+    comes before it and other h1s follow (``_prose_before``). Each
     had titled the page and begun every breadcrumb (Prettier's "3.9.6 › 3.9.5 › …", a
     search for "3.9.6" matching all 330 chunks). ``lines``: the text the headings are of."""
     h1 = [h for h in headings if h.level == 1 and h.text]
@@ -403,7 +404,19 @@ def first_h1(headings: list[Found], lines: Lines | None = None) -> str | None:
     first = h1[0].text.strip()
     if len(h1) > 1 and (first.lower() in PART_NAMES or _RELEASE.fullmatch(first)):
         return None
+    if len(h1) > 1 and lines is not None and _prose_before(lines, h1[0].first):
+        return None
     return h1[0].text
+
+
+def _prose_before(lines: Lines, end: int) -> bool:
+    """Whether a line of text (one that starts with a letter or a digit: not a badge, an
+    image, markup or a comment, which ``lines`` has blanked) comes before line ``end``: a
+    page that opens with its summary and then has sections at level 1, as rustdoc's
+    included pages do (axum's ``extract.md``: "Types and traits for extracting data from
+    requests.", then ``# Intro``, ``# Common extractors``, …), is not titled by its first
+    section: axum's docs were titled "Intro", "Example" and "Static paths"."""
+    return any(line.lstrip()[:1].isalnum() for line in lines.lines[:end])
 
 
 # ------------------------------------------------------------------------------ mistletoe
