@@ -541,6 +541,16 @@ def test_init_leaves_out_a_packages_resources_beside_its_sources(tmp_path, monke
     assert sorted(line.split("\t")[0] for line in out.splitlines()) == [
         "docs:CONTRIBUTING.md", "docs:README.md", "docs:crates/lint/README.md",
         "docs:crates/ty/README.md", *(f"docs:docs/{n}.md" for n in "abcd")]
+    _files(tmp_path / "uv", ["README.md", *(f"docs/{n}.md" for n in "abcd"), "guides/a.md",
+                             "crates/reqs/README.md", "crates/reqs/test-data/black.txt",
+                             "crates/reqs/test_data/a.txt", "test/requirements/trio.txt",
+                             "test/README.md"])
+    monkeypatch.chdir(tmp_path / "uv")  # uv's requirements files to resolve: test data
+    code, _, err = run(capsys, "init", "--force")
+    assert ('exclude = ["**/test/**/*.txt", "**/test-data/**", "**/test_data/**"]'
+            in (tmp_path / "uv" / ".ra.toml").read_text())
+    code, out, _ = run(capsys, "ls", "docs")
+    assert "docs:test/README.md" in out and ".txt" not in out  # a test's README stays
     _files(tmp_path / "vault", [*(f"resources/{n}.md" for n in "abcdef"), "projects/a.md"])
     monkeypatch.chdir(tmp_path / "vault")
     code, _, err = run(capsys, "init")

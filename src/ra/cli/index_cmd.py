@@ -158,7 +158,8 @@ def init(
                                   f"{trees}\n# [settings]", 1)
     write_file(target, starter)
     if found:
-        skipped = "; left out: " + ", ".join(f"{n}/" for n in left_out) if left_out else ""
+        skipped = "; left out: " + ", ".join(n if "*" in n else f"{n}/"
+                                             for n in left_out) if left_out else ""
         if translated:
             skipped += (f"; translations left out: {said(away)} "
                         f"({render.plural(sum(n for _, n in translated), 'file')})")
@@ -204,7 +205,8 @@ def _excludes(left_out: list[str], translated: list[str], ignored: list[str] = (
     """The starter's ``exclude``: dependency and build folders by name anywhere (one line
     when they are all), the translations and older versions by their path in the tree,
     what git ignores there, and licenses and site files by name anywhere."""
-    patterns = ([f"**/{name}/**" for name in left_out], translated, list(older),
+    patterns = ([name if "*" in name else f"**/{name}/**" for name in left_out], translated,
+                list(older),
                 list(ignored), list(boiler))
     whys = ("dependencies, build output and test data: not notes", "translations of these pages",
             "older versions of these pages", "ignored by git: generated, not written",
@@ -275,7 +277,9 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
     hold snapshots (``SNAPSHOTS``) and markdown: the pages a formatter's tests format
     (Prettier's ``tests/format/``, 313 of its 403 markdown files; a copy of its options
     page came 6th for "trailingComma default changed to all"), and a package's resources
-    beside its sources (``RESOURCES``), counted as tests are."""
+    beside its sources (``RESOURCES``), counted as tests are; and the text files in
+    folders of tests (``**/test/**/*.txt``: uv's requirements files to resolve, which
+    "black formatter version pin" gave first)."""
     from ra.config.globs import glob_set
     from ra.config.settings import NOT_NOTES, is_tests
     from ra.text.languages import TRANSLATION_FOLDERS
@@ -285,6 +289,7 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
     found: list[Path] = []  # every markdown file counted
     inputs: set[Path] = set()  # folders of tests holding snapshots: their pages are inputs
     data: set[Path] = set()  # a package's resources beside its sources: program data
+    texts: set[Path] = set()  # folders of tests holding text files: their inputs
     for top, folders, files in os.walk(cwd):
         rel = Path(top).relative_to(cwd)
         folders[:] = [f for f in folders if not f.startswith(".")]
@@ -295,6 +300,8 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
             data.add(rel / RESOURCES)
         folders[:] = [f for f in folders if f not in NOT_NOTES]
         found += [rel / f for f in files if is_markdown(f) and not f.startswith(".")]
+        if any(f.lower().endswith(".txt") and not f.startswith(".") for f in files):
+            texts.update(p for p in (rel, *rel.parents) if p.name and is_tests(p.name))
     if not found:
         return "./docs", 0, [], []
     # pages named for a language (README-ja.md, cot.jp.mdx) weigh nothing, and those in a
@@ -338,11 +345,14 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
     left_out: set[str] = set()
     for path in [*pruned, *sorted(inputs)]:
         if ((folder == top or folder in path.parents) and path.name not in left_out
-                and _holds_markdown(cwd / path)):
+                and _holds_markdown(cwd / path, text=True)):  # a tree indexes .txt too
             left_out.add(path.name)
     for path in sorted(data):  # by its package's name too: a notes folder may be resources/
-        if (folder == top or folder in path.parents) and _holds_markdown(cwd / path):
+        if (folder == top or folder in path.parents) and _holds_markdown(cwd / path, text=True):
             left_out.add(path.relative_to(path.parent.parent).as_posix())
+    for path in sorted(texts):  # a test's requirements files, expected output: the text
+        if folder == top or folder in path.parents:  # files only (its README stays)
+            left_out.add(f"**/{path.name}/**/*.txt")
     name = "." if folder == top else f"./{folder.as_posix()}"
     held = sum(1 for p in found if folder == top or folder in p.parents)  # translations too
     outside = [] if folder == top else [

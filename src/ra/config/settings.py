@@ -54,9 +54,11 @@ CONFIG_NAME = ".ra.toml"
 DEPENDENCIES = frozenset({"node_modules", "bower_components", "site-packages", "vendor"})
 #: ... and of build output, environments and test data: ``ra init`` does not count the
 #: markdown in any of these, and excludes those of them under the tree it names that hold
-#: some (a markdown parser's tests keep pages to parse in ``fixtures/``).
+#: some (a markdown parser's tests keep pages to parse in ``fixtures/``; uv's
+#: ``test-data/`` holds requirements files, ``.txt``, that searches for a package gave).
 NOT_NOTES = DEPENDENCIES | {"venv", "__pycache__", "target", "build", "dist", "_build",
-                            "fixtures", "__fixtures__", "testdata", "__snapshots__"}
+                            "fixtures", "__fixtures__", "testdata", "test-data", "test_data",
+                            "__snapshots__"}
 #: Folders of tests: ``ra init`` does not count their markdown when it chooses the folder
 #: of the notes (Jekyll's ``test/source/_posts`` holds 96 pages to build, its ``docs/``
 #: 207 pages of documentation; Zola's ``test_site/`` and ``test_site_i18n/`` 73 beside
