@@ -77,7 +77,9 @@ def children() -> set[int]:
 def server_cpu(pid: int | None) -> tuple[float, float] | None:
     """Seconds of CPU time process ``pid`` has used so far in its main thread and in its
     other threads, from each thread's ``/proc/PID/task/TID/schedstat`` (nanoseconds, where
-    ``stat`` counts 10 ms ticks: a search is a few milliseconds); None where not known."""
+    ``stat`` counts 10 ms ticks: a search is a few milliseconds); None where not known.
+    A thread that has ended is no longer listed, and its time no longer counts: the
+    server's worker threads (anyio's) live on between calls."""
     if pid is None:
         return None
     main = other = 0.0

@@ -9,7 +9,6 @@ import threading
 import time
 
 import pytest
-
 from benchmarks import mcp as bench
 
 linux = pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads /proc")
@@ -26,10 +25,19 @@ def test_server_cpu_splits_the_main_thread_from_the_others():
     before = bench.server_cpu(os.getpid())
     _burn(0.05)
     middle = bench.server_cpu(os.getpid())
-    worker = threading.Thread(target=_burn, args=(0.05,))
+    burnt, read = threading.Event(), threading.Event()
+
+    def work() -> None:  # alive until read: an ended thread's time is no longer listed
+        _burn(0.05)
+        burnt.set()
+        read.wait(10)
+
+    worker = threading.Thread(target=work)
     worker.start()
-    worker.join()
+    burnt.wait(10)
     after = bench.server_cpu(os.getpid())
+    read.set()
+    worker.join()
     main = middle[0] - before[0]
     assert 0.045 <= main < 1  # (other threads of the test run may work meanwhile)
     main, other = (b - a for a, b in zip(middle, after, strict=True))
