@@ -367,3 +367,61 @@ def test_a_version_with_a_v_finds_the_one_written_without(versions):
     assert doc_ids(versions, "v2.0")[:1] == ["kb:changes/2.0.md"]
     assert doc_ids(versions, "plugin api v2.0")[:1] == ["kb:changes/2.0.md"]
     assert doc_ids(versions, "new in 1.10")[:1] == ["kb:Release notes/v1.10.0.md"]
+
+
+# --- words written as code ------------------------------------------------------------------
+# An agent pastes an error message whole: its exception's name is one word among common
+# ones, and the chunks naming it scored less than pages saying "server" and "response".
+
+ERRORS = {
+    "exceptions.md": "# Exceptions\n\n## Exception classes\n\nThe httpx transport raises "
+                     "RemoteProtocolError when the server breaks the protocol or sends no "
+                     "response, and LocalProtocolError when the client does.\n",
+    "server.md": "# Servers\n\n## Server responses\n\nA server sends a response for every "
+                 "request it reads, without waiting for the next one. A server that "
+                 "disconnected after sending a response closed the connection.\n",
+    "streaming.md": "# Streaming\n\n## Streaming responses\n\nRead a response without "
+                    "loading it whole: the server keeps sending chunks of the response.\n",
+    "proxies.md": "# Proxies\n\n## Forwarding\n\nA proxy server forwards each request and "
+                  "sends the response back without a change.\n",
+    "client.md": "# Clients\n\n## Sending requests\n\nThe httpx client sends a request "
+                 "and reads the response from the server.\n",
+    **{f"guide-{n}.md": f"# Guide {n}\n\n## Step {n}\n\nWith httpx, step {n} sends a "
+                        "request to the server and checks the response.\n" for n in range(6)},
+}
+
+
+@pytest.fixture(scope="module")
+def errors(tmp_path_factory):
+    with kb_searcher(tmp_path_factory, "errors", ERRORS) as searcher:
+        yield searcher
+
+
+PASTED = "httpx.RemoteProtocolError: Server disconnected without sending a response."
+
+
+def test_a_pasted_error_finds_the_chunk_naming_its_exception(errors, monkeypatch):
+    """httpx's "RemoteProtocolError: Server disconnected without sending a response."
+    put its exceptions page 6th. A word written as code weighs ``IDENTIFIER_BOOST``
+    times as much in a ranked query; weighed as the other words, the pages saying
+    "server", "sending" and "response" come first here too."""
+    import ra.query.plan as plan
+
+    assert doc_ids(errors, PASTED)[0] == "kb:exceptions.md"
+    monkeypatch.setattr(plan, "IDENTIFIER_BOOST", 1.0)
+    assert doc_ids(errors, PASTED)[0] != "kb:exceptions.md"
+
+
+@pytest.mark.parametrize(("word", "code"), [
+    ("RemoteProtocolError", True), ("getElementById", True), ("push_back", True),
+    ("UV_CACHE_DIR", True), ("httpx.Client", True), ("crates.io", True),
+    ("std::vector", True), ("HashMap", False), ("PrimPol", False), ("scFv", False),
+    ("H2A.Z", False), ("e.g.", False), ("MyD88", False), ("server", False),
+])
+def test_a_word_written_as_code(word, code):
+    """Two humps of camel case, an underscore, a dotted name of two letters a side or a
+    ``::`` path; not a gene's or a protein's name (SciFact's claims: ``PrimPol``,
+    ``scFv``, ``H2A.Z``, whose weighing moved seven of them, up and down)."""
+    from ra.query.plan import _IDENTIFIER
+
+    assert bool(_IDENTIFIER.search(word)) == code

@@ -66,6 +66,17 @@ CONTINUATIONS = 4
 MIN_CONTINUED = 5
 MAX_CLAUSES = 256  # words and phrases per topic; longer queries are refused
 COMPOUND_PHRASE_WEIGHT = 0.5  # the bonus of a compound's phrase over its parts
+#: What a word written as code weighs in a ranked query (``_IDENTIFIER``): an error message
+#: pasted whole names its exception once among common words ("httpx.RemoteProtocolError:
+#: Server disconnected without sending a response." put httpx's exceptions page 6th, the
+#: two chunks naming the class scoring less than pages saying "server" and "response").
+#: docs/ranking.md has the numbers.
+IDENTIFIER_BOOST = 2.0
+#: A word written as code: two humps of camel case (``RemoteProtocolError``, not a gene's
+#: ``PrimPol`` or ``scFv``), a snake's underscore, a dotted name of two letters a side
+#: (``httpx.Client``, ``crates.io``, not ``H2A.Z``) or a path of ``::``
+_IDENTIFIER = re.compile(
+    r"[a-z][A-Z][a-z]\w*[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z]{2}\.[A-Za-z]{2}|::")
 _NAMESPACE = re.compile(r"[a-z_][a-z0-9_]*")  # std, collections, boost: not HashMap, Vec
 #: A word and its ``'s``, possessive or "is" (``vite's``, ``what's``): the word alone. Its
 #: "s" had added score to every chunk holding a lone "s" (another's possessive), and kept
@@ -539,6 +550,8 @@ class Planner:
             self._fuzzy(word, alts)
             if all(a.term_id is None for a in alts.values()):
                 self._continued(word, alts)
+        if self._rankable and _IDENTIFIER.search(text):  # a ranked query's code
+            boost *= IDENTIFIER_BOOST
         return self._add(kind="term", text=text, fields=self._fields(fld),
                          alts=tuple(alts.values()), boost=boost)
 
@@ -555,6 +568,8 @@ class Planner:
             return self._version(text, words, fld, boost)
         if len(words) == 2 and _POSSESSIVE.fullmatch(text):
             return self._term(words[0], fld, boost)
+        if self._rankable and _IDENTIFIER.search(text):  # its parts: a ranked query's code
+            boost *= IDENTIFIER_BOOST
         parts = tuple(self._term(w, fld, boost) for w in words)
         # a slug's frame and comparison word add score, as typed apart: a page's address
         # writes its title so ("strict-mode-vs-lax-mode", "how-to-write-custom-validators")
