@@ -341,7 +341,7 @@ async def test_malformed_calls_are_tool_errors_and_the_server_keeps_serving(proj
         ("search", {"queries": "x", "strict": "maybe"}),
         ("search", {"queries": ""}),
         ("search", {"queries": []}),
-        ("search", {"queries": "(" * 5000}),              # too long
+        ("search", {"queries": "(" * 20_000}),            # too long
         ("search", {"queries": ["logging"] * 500}),       # too many topics
         ("search", {"queries": " ".join(f"w{i}" for i in range(3000))}),
         ("get", {}),
@@ -365,6 +365,17 @@ async def test_malformed_calls_are_tool_errors_and_the_server_keeps_serving(proj
             good = await client.call_tool("search", {"queries": "logging conventions"})
     assert not good.is_error
     assert good.structured_content["queries"][0]["results"][0]["id"] == "docs:guide.md#logging"
+
+
+async def test_a_pasted_traceback_is_a_query(project):
+    """An agent pastes the traceback it got, 1,449 characters: the tool refused it with
+    two validation errors (queries of 1,000 characters at most); the CLI searched it."""
+    frames = '  File "/app/x.py", line 12, in handler\n    resp = client.get(url)\n' * 20
+    traceback = (f"Traceback (most recent call last):\n{frames}RuntimeError: logging "
+                 "conventions were not configured")
+    result = await call(project, "search", {"queries": traceback})
+    assert len(traceback) > 1_000 and not result.is_error
+    assert result.structured_content["queries"][0]["results"]
 
 
 async def test_an_argument_a_tool_does_not_take_is_named_not_dropped(project):

@@ -63,7 +63,7 @@ READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotent
 TRANSPORTS = {"stdio": "stdio", "http": "streamable-http", "streamable-http": "streamable-http",
               "sse": "sse"}
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-MAX_QUERY, MAX_TOPICS, MAX_FILES = 1000, 20, 200  # per call; far past real use
+MAX_QUERY, MAX_TOPICS, MAX_FILES = 10_000, 20, 200  # per call; a pasted traceback fits
 MAX_TOKENS = 1_000_000  # a token budget: ten times the largest context window
 
 INSTRUCTIONS = """\
