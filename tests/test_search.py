@@ -227,6 +227,16 @@ def test_a_partial_answer_respects_negation(env):
     assert "kb:concurrency.md#mutex-locks" not in found
 
 
+def test_a_path_to_a_file_that_finds_nothing_says_how_to_find_its_notes(env):
+    """vite's ``packages/vite/src/node/server/middlewares/proxy.ts`` found nothing (every
+    part of the path in one chunk) and said only that."""
+    topic = search(env, "packages/app/src/server/middlewares/proxy.ts").queries[0]
+    assert topic.results == [] and "give its path to context" in topic.note
+    assert search(env, "xylophone").queries[0].note is None  # not a path
+    assert search(env, "mutex/threads").queries[0].note is None or "context" not in (
+        search(env, "mutex/threads").queries[0].note)  # no file's name
+
+
 def test_a_complete_answer_says_all_and_nothing_says_none(env):
     assert search(env, "mutex").queries[0].match == "all"
     nothing = search(env, "xylophone").queries[0]

@@ -324,7 +324,7 @@ class Searcher:
         if problem is None and "-" in query:
             note = _joined(note, self._flag_note(query, o, rankable, complete, total))
         if not rows:
-            note = _joined(note, self._filters_note(plan, o))
+            note = _joined(note, self._filters_note(plan, o) or _path_note(typed))
         match = "all" if complete else ("partial" if rows else "none")
         if side is not None and side.used and not any(r[1] for r in rows):
             match = "semantic" if rows else "none"  # no chunk has any of the words
@@ -1114,6 +1114,22 @@ def _fit(order: list[Result], topics: list[Topic], budget: int | None
             return packing, reserve, gone
         gone |= now
         empty |= nothing
+
+
+#: A query that is one path to a file (a folder, a name, a suffix): what an agent about to
+#: edit the file types
+_FILE_PATH = re.compile(r"\S*/\S*[^\s/]\.[A-Za-z0-9]{1,8}")
+
+
+def _path_note(query: str) -> str | None:
+    """What a topic that found nothing says when its query is a file's path: the notes
+    about a file are found by its path's and its text's words (``context``). Searched as
+    words, every part of the path must be in one chunk: vite's
+    ``packages/vite/src/node/server/middlewares/proxy.ts`` found nothing, and said so."""
+    if not _FILE_PATH.fullmatch(query.strip()):
+        return None
+    return ("no chunk holds every part of this path; to find the notes about a file, "
+            "give its path to context (ra context PATH)")
 
 
 def _pointing_nowhere(topics: list[Topic], packing) -> set[int]:
