@@ -413,6 +413,23 @@ def _files(root: Path, names: list[str]) -> None:
         (root / name).write_text(f"# {Path(name).stem}\n\nAbout {Path(name).stem}.\n")
 
 
+def _initialised(capsys, monkeypatch, root: Path, names: list[str]) -> tuple[str, str]:
+    """``ra init`` in ``root`` holding the files ``names``: the configuration it wrote
+    and what it said."""
+    _files(root, names)
+    monkeypatch.chdir(root)
+    code, _, err = run(capsys, "init")
+    assert code == 0
+    return (root / ".ra.toml").read_text(), err
+
+
+def _listed(capsys) -> list[str]:
+    """The ids of the documents ``ra ls docs`` lists here, sorted."""
+    code, out, _ = run(capsys, "ls", "docs")
+    assert code == 0
+    return sorted(line.split("\t")[0] for line in out.splitlines())
+
+
 def _checked_as_the_whole_folder(capsys, root: Path) -> str:
     """What ``ra check`` says of ``root`` configured by hand (or before ``ra init`` left
     anything out) with the tree ``.``, the index updated: a note only."""
@@ -513,8 +530,7 @@ def test_init_leaves_out_tests_that_hold_snapshots_of_their_pages(tmp_path, monk
     config = (tmp_path / ".ra.toml").read_text()
     assert code == 0 and 'path = "."' in config
     assert 'exclude = ["**/tests/**"]' in config and "left out: tests/" in err
-    code, out, _ = run(capsys, "ls", "docs")
-    assert sorted(line.split("\t")[0] for line in out.splitlines()) == [
+    assert _listed(capsys) == [
         "docs:CHANGELOG.md", "docs:README.md", "docs:docs/api.md", "docs:docs/options.md",
         "docs:e2e-tests/README.md"]
 
@@ -526,19 +542,15 @@ def test_init_leaves_out_a_packages_resources_beside_its_sources(tmp_path, monke
     as the notes: the user docs in ``docs/`` and CONTRIBUTING.md were outside it, and 9
     of 15 tasks found nothing. A package's resources are not counted and are left out;
     a notes folder named ``resources`` (a vault's Resources) is notes."""
-    _files(tmp_path, ["README.md", "CONTRIBUTING.md", *(f"docs/{n}.md" for n in "abcd"),
-                      "crates/ty/src/lib.rs", "crates/ty/README.md",
-                      *(f"crates/ty/resources/mdtest/{n}.md" for n in "abcdefghijkl"),
-                      "crates/lint/src/lib.rs", "crates/lint/README.md",
-                      "crates/lint/resources/test/README.md"])
-    monkeypatch.chdir(tmp_path)
-    code, _, err = run(capsys, "init")
-    config = (tmp_path / ".ra.toml").read_text()
-    assert code == 0 and 'path = "."' in config
+    config, err = _initialised(capsys, monkeypatch, tmp_path, [
+        "README.md", "CONTRIBUTING.md", *(f"docs/{n}.md" for n in "abcd"),
+        "crates/ty/src/lib.rs", "crates/ty/README.md",
+        *(f"crates/ty/resources/mdtest/{n}.md" for n in "abcdefghijkl"),
+        "crates/lint/src/lib.rs", "crates/lint/README.md", "crates/lint/resources/test/README.md"])
+    assert 'path = "."' in config
     assert 'exclude = ["**/lint/resources/**", "**/ty/resources/**"]' in config
     assert "left out: lint/resources/, ty/resources/" in err
-    code, out, _ = run(capsys, "ls", "docs")
-    assert sorted(line.split("\t")[0] for line in out.splitlines()) == [
+    assert _listed(capsys) == [
         "docs:CONTRIBUTING.md", "docs:README.md", "docs:crates/lint/README.md",
         "docs:crates/ty/README.md", *(f"docs:docs/{n}.md" for n in "abcd")]
     _files(tmp_path / "uv", ["README.md", *(f"docs/{n}.md" for n in "abcd"), "guides/a.md",
@@ -574,8 +586,7 @@ def test_init_leaves_out_licenses_and_site_files(tmp_path, monkeypatch, capsys,
             '"**/OFL.txt", "**/robots.txt",\n') in config
     assert ("(3 markdown files; licenses and site files: LICENSE.md, LICENSE.txt, "
             "OFL.txt (2), robots.txt)") in err
-    code, out, _ = run(capsys, "ls", "docs")
-    assert sorted(line.split("\t")[0] for line in out.splitlines()) == [
+    assert _listed(capsys) == [
         "docs:a.md", "docs:choosing-a-license.md", "docs:policies/license.md"]
 
 
@@ -594,8 +605,7 @@ def test_init_leaves_out_a_sites_navigation(tmp_path, monkeypatch, capsys, isola
     for name in ("_sidebar.md", "_navbar.md", "_coverpage.md", "_Sidebar.md", "_Footer.md"):
         assert f'"**/{name}"' in config
     assert "_sidebar.md (2)" in err
-    code, out, _ = run(capsys, "ls", "docs")
-    assert sorted(line.split("\t")[0] for line in out.splitlines()) == [
+    assert _listed(capsys) == [
         "docs:README.md", "docs:more-pages.md", "docs:wiki/Home.md"]
 
 
@@ -604,18 +614,14 @@ def test_init_leaves_out_the_dependencies_it_did_not_count(tmp_path, monkeypatch
     """Notes spread out make the tree ``.``, which holds ``node_modules`` (a README and a
     CHANGELOG per package) and ``vendor``: ``ra init`` counted neither, and the index it
     builds takes neither; a dependency folder without markdown is not named."""
-    _files(tmp_path, ["README.md", "AGENTS.md", "docs/a.md", "design/b.md",
-                      "node_modules/lodash/README.md", "packages/app/node_modules/x/y.md",
-                      "vendor/lib/CHANGELOG.md", "build/out.js", ".venv/lib/z.md",
-                      "tests/fixtures/page.md"])
-    monkeypatch.chdir(tmp_path)
-    code, _, err = run(capsys, "init")
-    config = (tmp_path / ".ra.toml").read_text()
-    assert code == 0 and 'path = "."' in config
+    config, err = _initialised(capsys, monkeypatch, tmp_path, [
+        "README.md", "AGENTS.md", "docs/a.md", "design/b.md", "node_modules/lodash/README.md",
+        "packages/app/node_modules/x/y.md", "vendor/lib/CHANGELOG.md", "build/out.js",
+        ".venv/lib/z.md", "tests/fixtures/page.md"])
+    assert 'path = "."' in config
     assert 'exclude = ["**/fixtures/**", "**/node_modules/**", "**/vendor/**"]' in config
     assert "4 markdown files; left out: fixtures/, node_modules/, vendor/" in err
-    code, out, _ = run(capsys, "ls", "docs")
-    assert code == 0 and sorted(line.split("\t")[0] for line in out.splitlines()) == [
+    assert _listed(capsys) == [
         "docs:AGENTS.md", "docs:README.md", "docs:design/b.md", "docs:docs/a.md"]
     # a tree that holds no such folder gets no exclude
     (tmp_path / "notes").mkdir()
@@ -650,8 +656,7 @@ def test_init_leaves_out_what_git_ignores(tmp_path, monkeypatch, capsys, isolate
     assert '"_site/**", "src/pkg.egg-info/**", "static/llms-full.txt",' in config
     assert ("tree docs is . (4 markdown files; ignored by git: _site/, src/pkg.egg-info/, "
             "static/llms-full.txt)") in err
-    code, out, _ = run(capsys, "ls", "docs")
-    assert code == 0 and sorted(line.split("\t")[0] for line in out.splitlines()) == [
+    assert _listed(capsys) == [
         "docs:README.md", "docs:design/b.md", "docs:docs/a.md", "docs:notes/kept.md",
         "docs:static/glossary.txt"]
     assert "git ignores" not in run(capsys, "check")[2]
