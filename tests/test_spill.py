@@ -92,3 +92,31 @@ def _batches(path: Path) -> list[list[dict]]:
     with pa.memory_map(str(path)) as source:
         reader = pa.ipc.open_file(source)
         return [reader.get_batch(i).to_pylist() for i in range(reader.num_record_batches)]
+
+
+def test_a_partition_is_made_with_the_cyclic_collector_paused(tmp_path, monkeypatch):
+    """Reference counts free what a partition makes; the cyclic collector, which walked
+    every live object again and again, is off while a partition is made and on again
+    after it, also when the partition fails (and stays off if it was off)."""
+    import gc
+
+    seen = []
+
+    def process(files, settings):
+        seen.append(gc.isenabled())
+        if files == ["bad"]:
+            raise ValueError("unreadable")
+        return run.Part.empty(-1), []
+
+    monkeypatch.setattr(run, "process_files", process)
+    assert gc.isenabled()
+    run._process((["a"], {}))
+    with pytest.raises(ValueError):
+        run._process((["bad"], {}))
+    assert seen == [False, False] and gc.isenabled()
+    gc.disable()
+    try:
+        run._process((["a"], {}))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
