@@ -215,3 +215,20 @@ def test_positions_count_up_from_zero():
     for n in (0, 1, 5, 70_000):
         got = _count_up(n)
         assert got.type == pa.int32() and got.to_pylist() == list(range(n))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(
+    ["a", "Z", "Σ", "σ", "ς", "İ", "ß", "東", "京", "タ", "한", "ก", "_", " ", "›", "'", "-",
+     "\u0301", "\u093f", "1", "é" * 11, "b" * 41, "\n", "\t"]), max_size=12).map("".join),
+    min_size=1, max_size=4))
+@example(["ΟΔΟΣ", "Σ"])  # a final sigma each, before and after the separator
+@example(["İstanbul", "東京タワー"])
+def test_a_breadcrumbs_words_are_its_crumbs_words(crumbs):
+    """``field_words`` splits the crumbs of a breadcrumb one by one (``BREADCRUMB_SEPARATOR``
+    joins them): the words of the whole must be theirs, in order, whatever the crumbs hold
+    (lowercasing's final sigma looks no further than the separator's spaces)."""
+    from ra.text.document import BREADCRUMB_SEPARATOR
+
+    assert split_words(BREADCRUMB_SEPARATOR.join(crumbs)) == [
+        w for crumb in crumbs for w in split_words(crumb)]
