@@ -187,7 +187,7 @@ class ImpactWriter:
         self.con.execute("SET enable_progress_bar = false")
         self.schema = hot_impacts_schema()
         self.writer = pq.ParquetWriter(out / artifact_path("hot_impacts"), self.schema,
-                                       compression="zstd")
+                                       compression="zstd", use_dictionary=False)
 
     def write(self, batch) -> None:
         """The impacts of ``batch`` (a ``pa.Table`` of ``hot_postings`` rows holding every
