@@ -152,3 +152,26 @@ def test_a_partition_a_worker_ships_comes_back_whole_and_the_build_keeps_little_
     gc.collect()
     assert pa.total_allocated_bytes() - base < 4 * kept.num_rows + 1024
     assert run.own_column(run.Part.empty(0).chunks, "ord").num_rows == 0
+
+
+def test_only_the_analysed_rows_and_surface_words_are_dictionary_encoded(tmp_path):
+    """Dictionaries of numbers and unique texts cost a build more than they saved, in
+    time and bytes (``ra.pipeline.partitions.DICTIONARY``); the analysed rows' terms and
+    the surface words repeat, and keep theirs."""
+    from ra.pipeline.partitions import DICTIONARY
+
+    config = load_config(_project(tmp_path / "kb"))
+    run.build(config)
+    gen = generations.open_current(config.index_dir).path
+
+    def encoded(path: Path) -> bool:
+        meta = pq.ParquetFile(path).metadata
+        return any("DICTIONARY" in enc for g in range(meta.num_row_groups)
+                   for c in range(meta.num_columns)
+                   for enc in meta.row_group(g).column(c).encodings)
+
+    files = sorted(gen.rglob("*.parquet"))
+    assert len(files) > 10
+    for path in files:
+        name = path.parent.name if path.parent != gen else path.stem
+        assert encoded(path) == (name in DICTIONARY), path.relative_to(gen)
