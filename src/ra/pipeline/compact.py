@@ -98,7 +98,7 @@ def write_compact(out: Path, parts: list, terms: pa.Table, weights, avg_length: 
                 batch = batch.append_column("len", lengths(batch["ord"], batch["field"]))
                 batch = batch.select(HOT_POSTINGS.names).cast(HOT_POSTINGS)
                 # written and weighed on threads of their own while the next batch is
-                # made (Parquet, zstd and DuckDB release the GIL); two batches at most
+                # made (Parquet, zstd and NumPy release the GIL); two batches at most
                 done = [postings_out.submit(writer.write_table, batch,
                                             row_group_size=ROW_GROUP),
                         impacts_out.submit(impacts.write, batch)]
