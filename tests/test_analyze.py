@@ -178,3 +178,57 @@ def test_the_path_field_holds_the_words_of_a_camel_case_file_name():
             "Microsoft.PowerShell.Core/Get-ChildItem Child Item",
         "ch04-01-what-is-ownership.md": "ch04-01-what-is-ownership",
         "api/XMLHttpRequest.md": "api/XMLHttpRequest XML Http Request"}
+
+
+def test_field_words_are_the_words_of_each_field_text():
+    """``field_words`` splits a document's path and tags once and a body once; each
+    row's words must still be ``split_words`` of its ``field_texts``, whichever rows
+    share a path or tags (two documents with the same tags, one path with other tags)."""
+    from ra.pipeline.analyze import field_words
+
+    rows = [
+        {"breadcrumb": "Run › Café", "tags": ["Running", "x_y"], "path": "a/runBook.md",
+         "description": "naïve runs", "descendants": 2},
+        {"breadcrumb": "Run › Café › Sub", "tags": ["Running", "x_y"],
+         "path": "a/runBook.md", "description": None, "descendants": 0},
+        {"breadcrumb": "Empty", "tags": ["Running", "x_y"], "path": "a/runBook.md",
+         "description": None, "descendants": 1},  # no words of its own: no fields
+        {"breadcrumb": "Other", "tags": ["Running", "x_y"], "path": "b/other.md",
+         "description": None, "descendants": 0},
+        {"breadcrumb": "東京タワー", "tags": None, "path": "b/other.md",
+         "description": "", "descendants": 0},
+        {"breadcrumb": "Long", "tags": ["b" * 41], "path": "c/XMLHttpRequest.md",
+         "description": None, "descendants": 0},
+    ]
+    bodies = ["intro C++ text", "runs ran", " ,, ", "other words", "東京 runs", "é" * 11]
+    want = [split_words(text) for row, body in zip(rows, bodies, strict=True)
+            for text in field_texts(row, body).values()]
+    assert field_words(rows, bodies) == want
+    assert want[8:12] == [[], [], [], []] and want[13] == want[5]  # what it is meant to show
+
+
+def test_positions_count_up_from_zero():
+    """Token positions subtract each field's first index from 0, 1, ..., n - 1, made by
+    Arrow (``_count_up``)."""
+    from ra.pipeline.analyze import _count_up
+
+    for n in (0, 1, 5, 70_000):
+        got = _count_up(n)
+        assert got.type == pa.int32() and got.to_pylist() == list(range(n))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(
+    ["a", "Z", "Σ", "σ", "ς", "İ", "ß", "東", "京", "タ", "한", "ก", "_", " ", "›", "'", "-",
+     "\u0301", "\u093f", "1", "é" * 11, "b" * 41, "\n", "\t"]), max_size=12).map("".join),
+    min_size=1, max_size=4))
+@example(["ΟΔΟΣ", "Σ"])  # a final sigma each, before and after the separator
+@example(["İstanbul", "東京タワー"])
+def test_a_breadcrumbs_words_are_its_crumbs_words(crumbs):
+    """``field_words`` splits the crumbs of a breadcrumb one by one (``BREADCRUMB_SEPARATOR``
+    joins them): the words of the whole must be theirs, in order, whatever the crumbs hold
+    (lowercasing's final sigma looks no further than the separator's spaces)."""
+    from ra.text.document import BREADCRUMB_SEPARATOR
+
+    assert split_words(BREADCRUMB_SEPARATOR.join(crumbs)) == [
+        w for crumb in crumbs for w in split_words(crumb)]

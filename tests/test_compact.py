@@ -321,3 +321,60 @@ def test_a_partitions_postings_are_read_a_range_of_terms_at_a_time(tmp_path, row
             lo = hi
         got = pa.concat_tables(pieces)
         assert got.to_pylist() == want.select(_Postings.COLUMNS).to_pylist()
+
+
+HALVES = [0.0, 0.5, 1.5, 2.5, 0.49999999999999994, 1.4999999999999998, 2.5000000000000004,
+          65534.5, 65534.49999999999, 1e-300, 3.0, -0.5, -2.5, -1.4999999999999998]
+
+
+def test_impacts_are_rounded_as_duckdb_rounds():
+    """The build rounds impacts in NumPy (``round_half_away``); they must be DuckDB's
+    ``round`` (what ``impacts_sql`` gives a reader): halves away from zero, where NumPy's
+    own ``round`` takes them to even (0.5 -> 0, 2.5 -> 2), and no error at the last bit
+    below a half (``floor(x + 0.5)`` rounds 0.49999999999999994 up)."""
+    import duckdb
+    import numpy as np
+
+    from ra.pipeline.impacts import round_half_away
+
+    want = [duckdb.sql(f"SELECT round({x!r}::DOUBLE)").fetchall()[0][0] for x in HALVES]
+    got = round_half_away(np.array(HALVES)).tolist()
+    assert got == want and got[1:4] == [1.0, 2.0, 3.0] and got[4] == 0.0
+
+
+@pytest.mark.parametrize("weights", [(1.2, 0.75, (2.0, 1.5, 1.2, 1.0)),
+                                     (2.0, 0.3, (5.0, 1.0, 1.0, 1.0))])
+def test_impacts_computed_in_numpy_are_those_of_the_sql(weights):
+    """``hot_impacts`` is computed in NumPy (``ImpactWriter``, ``rounded_impacts``):
+    the rows of ``impacts_sql``, the query a reader computes them with, to the last
+    value, from postings rows in term, chunk and field order; rows in another order are
+    refused, not grouped wrongly."""
+    import random
+
+    import duckdb
+    import numpy as np
+
+    from ra.pipeline.impacts import Parameters, impacts_sql, rounded_impacts
+
+    rng = random.Random(7)
+    keys = sorted({(rng.randrange(300), rng.randrange(2000), rng.randrange(4))
+                   for _ in range(20_000)})
+    batch = pa.table({
+        "term_id": pa.array([k[0] for k in keys], pa.int32()),
+        "ord": pa.array([k[1] for k in keys], pa.int32()),
+        "field": pa.array([k[2] for k in keys], pa.int8()),
+        "tf": pa.array([rng.choice((1, 1, 1, 2, 3, 40)) for _ in keys], pa.int32()),
+        "len": pa.array([rng.randrange(1, 900) for _ in keys], pa.int32())})
+    w = Parameters(*weights)
+    avg = {"title": 6.3, "tags": 1.7, "path": 4.1, "body": 181.9}
+    con = duckdb.connect()
+    con.register("batch", batch)
+    want = con.execute(*impacts_sql("batch", avg, w)).fetchnumpy()
+    rows = {n: batch[n].to_numpy() for n in batch.column_names}
+    got = rounded_impacts(rows, avg, w)
+    for name in ("term_id", "ord", "impact"):
+        assert np.array_equal(got[name], want[name]), name
+    assert got["impact"].dtype == np.uint16 and len(got["ord"]) > 10_000
+    shuffled = {n: np.roll(a, 1) for n, a in rows.items()}
+    with pytest.raises(ValueError, match="order"):
+        rounded_impacts(shuffled, avg, w)

@@ -827,3 +827,27 @@ def test_a_fence_s_label_is_text_before_its_code(info, label):
     Agno's section 10th), Docusaurus' ``title="src/app.js"``."""
     text = plain_text(f"Intro.\n\n```{info}\nexport X=1\n```\n")
     assert text == f"Intro.\n\n{label}{chr(10) if label else ''}export X=1\n\n"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(
+    ["\n", " ", "\t", "#", "## ", ">", "> ", "-", "+ ", "* ", "1. ", "2) ", "```", "~~~", "~~",
+     "`", "``", "*", "**", "_", "__", "[", "]", "![", "(", ")", "a", "word", "\\", "\\*",
+     "\\_", "\\[", "é", "[a](b)", "![a](b.png)", "[a][b]", "**b**", "`c`"]),
+    max_size=30).map("".join))
+def test_syntax_is_stripped_as_by_every_pattern(text):
+    """``_stripped`` runs a pattern of ``_SYNTAX`` only on a text holding one of its
+    needles; every pattern run on every text must give the same line."""
+    import ra.text.markup as markup
+
+    def every_pattern(text: str) -> str:
+        escaped = "\\" in text
+        if escaped:
+            text = markup.BACKSLASH_ESCAPE.sub(
+                lambda m: chr(markup._HELD + ord(m.group(1))), text)
+        text = "\n" + text
+        for _, pattern, replacement in markup._SYNTAX:
+            text = pattern.sub(replacement, text)
+        return text.translate(markup._RELEASED) if escaped else text
+
+    assert markup._stripped(text) == every_pattern(text)

@@ -29,7 +29,7 @@ from ra.text import is_markdown
 from ra.text.document import Document, parse_document
 from ra.text.links import section_anchors, with_anchors
 from ra.text.markup import list_lead, plain_held, reader_line, restore, set_code_aside
-from ra.text.tokens import count_many, frame
+from ra.text.tokens import count_frames, count_many
 
 _NEWLINE = re.compile(b"\n")
 
@@ -104,7 +104,8 @@ def chunk_docs(docs: Sequence[SourceDoc], *, chunk_at_headings: bool = True,
               for (_, n), text, aside in zip(nodes, held, asides, strict=True)]
     own = [n.heading + n.body for _, n in nodes]
     own_tokens = count_many(own)
-    frames = count_many([frame(n.id, n.breadcrumb) for _, n in nodes])
+    frames = count_frames([n.id for _, n in nodes], [n.breadcrumb for _, n in nodes],
+                          [n.doc_id for _, n in nodes])
     rows: list[tuple] = []
     ord_, offset = first_ord, 0
     for src, doc in zip(docs, parsed, strict=True):

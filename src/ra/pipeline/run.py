@@ -18,6 +18,7 @@ Three ways through the same stage functions:
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import shutil
 import time
@@ -124,11 +125,78 @@ def process_files(files: Sequence[FoundFile], settings: dict, first_ord: int = 0
                 links=links), problems
 
 
-def _process(args: tuple) -> tuple[Part, list[str]]:
-    files, settings = args
-    part, problems = process_files(files, settings)
-    part.term_counts = term_counts(part.analyzed)
-    return part, problems
+def _process(args: tuple) -> tuple[Part | Shipped, list[str]]:
+    """A partition's tables made from ``(files, settings)``, or, given a third item (a
+    path: ``run_parts`` on a pool's worker), written there (``ship``)."""
+    files, settings, *to = args
+    with collector_paused():
+        part, problems = process_files(files, settings)
+        part.term_counts = term_counts(part.analyzed)
+    return (ship(part, to[0]) if to else part), problems
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off in the block (a partition's work), back on
+    after it. Reference counts free what a partition makes as it goes; the collector,
+    which runs each time 700 more containers are alive, walked all of them again and
+    again (the parsed documents; in a build's worker also every object of the parent it
+    was forked from): 1.2 s of the 19.7 s cpp-docs took on one core, for cycles of at
+    most a hundred objects per partition, which its next run after the block frees."""
+    if not gc.isenabled():  # paused already (another thread's partition)
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+#: The tables of a partition a worker writes for the main process (``ship``)
+SHIPPED = ("files", "chunks", "analyzed", "lengths", "surface", "links", "term_counts")
+#: The folder of a build folder where its workers leave their partitions (``ship``),
+#: each file gone once read and the folder before the build is published
+INCOMING = ".incoming"
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """A partition a worker wrote to ``path``: each table an Arrow IPC stream at an
+    offset of the file (``layout``: name, offset, bytes)."""
+
+    path: str
+    layout: tuple[tuple[str, int, int], ...]
+
+
+def ship(part: Part, path: Path) -> Shipped:
+    """Write the tables of ``part`` (``SHIPPED``) to ``path`` for the main process
+    (``unship``). A partition sent back through the pool's pipe (pickled, 9 MB on average
+    on cpp-docs) came through in pieces of the pipe's 64 KB, each read into a fresh
+    buffer of the whole message's size: the main process's share was 0.8 s of CPU, on
+    the two cores the workers need, and a worker waited on each piece."""
+    layout = []
+    with pa.OSFile(str(path), "wb") as sink:
+        for name in SHIPPED:
+            table, start = getattr(part, name), sink.tell()
+            with pa.ipc.new_stream(sink, table.schema) as writer:
+                writer.write_table(table)
+            layout.append((name, start, sink.tell() - start))
+    return Shipped(str(path), tuple(layout))
+
+
+def unship(shipped: Shipped) -> Part:
+    """The partition a worker wrote (``ship``); its file is removed. Each table is read
+    into a buffer of its own, which a part of it kept holds alive (``Spill`` keeps the
+    lengths, not the chunks)."""
+    tables = {}
+    with pa.OSFile(shipped.path) as source:
+        for name, start, size in shipped.layout:
+            source.seek(start)
+            tables[name] = pa.ipc.open_stream(source.read_buffer(size)).read_all()
+    os.unlink(shipped.path)
+    return Part(-1, tables["files"], tables["chunks"], tables["analyzed"], tables["lengths"],
+                tables["surface"], links=tables["links"], term_counts=tables["term_counts"])
 
 
 def shift(table: pa.Table, offset: int) -> pa.Table:
@@ -142,13 +210,14 @@ def shift(table: pa.Table, offset: int) -> pa.Table:
 
 def run_parts(files: list[FoundFile], settings: dict, workers: int,
               progress: Progress | None = None, size: int | None = None,
-              keep: Callable[[Part], Part] | None = None, executor=None
-              ) -> tuple[list[Part], list[str]]:
+              keep: Callable[[Part], Part] | None = None, executor=None,
+              incoming: Path | None = None) -> tuple[list[Part], list[str]]:
     """Process ``files`` in partitions of ``size`` (default ``PART_FILES``) on
     ``workers`` processes (those of ``executor`` when given: a ``build_pool``);
     chunk numbers follow file order across partitions. ``keep`` gets each partition as
     it arrives, numbered, and returns what to hold of it (a build writes it at once and
-    holds little: ``Spill``)."""
+    holds little: ``Spill``). ``incoming``: a folder where the pool's workers leave the
+    partitions (``ship``)."""
     size = size or PART_FILES
     groups = [files[i:i + size] for i in range(0, len(files), size)] or [[]]
     jobs = [(g, settings) for g in groups]
@@ -156,6 +225,8 @@ def run_parts(files: list[FoundFile], settings: dict, workers: int,
     def collect(results) -> tuple[list[Part], list[str]]:
         parts, problems, offset, done = [], [], 0, 0
         for pid, (group, (part, issues)) in enumerate(zip(groups, results, strict=True)):
+            if isinstance(part, Shipped):
+                part = unship(part)
             numbered = Part(pid, part.files, shift(part.chunks, offset),
                             shift(part.analyzed, offset), shift(part.lengths, offset),
                             part.surface, links=shift(part.links, offset),
@@ -169,7 +240,11 @@ def run_parts(files: list[FoundFile], settings: dict, workers: int,
         return parts, problems
 
     if executor is not None and len(groups) > 1:
-        return collect(executor.map(_process, jobs))
+        if incoming is None:
+            return collect(executor.map(_process, jobs))
+        incoming.mkdir(exist_ok=True)
+        return collect(executor.map(_process, [
+            (*job, incoming / f"part-{pid:04d}.arrow") for pid, job in enumerate(jobs)]))
     if workers > 1 and len(groups) > 1:
         from ra.pipeline.workers import pool
 
@@ -194,11 +269,21 @@ class Spill:
         # the words of the partition, counted: all that words_of needs of them
         words = (part.surface.group_by(["word", "term"], use_threads=False)
                  .aggregate([("freq", "sum")]).rename_columns(["word", "term", "freq"]))
-        kept = Part(part.id, part.files, part.chunks.select(["ord"]), None,
+        kept = Part(part.id, part.files, own_column(part.chunks, "ord"), None,
                     part.lengths, words, links=None, text_bytes=text_bytes(part.chunks),
                     term_counts=part.term_counts)
         pa.default_memory_pool().release_unused()  # else the allocator holds on to it
         return kept
+
+
+def own_column(table: pa.Table, name: str) -> pa.Table:
+    """The column ``name`` of ``table`` as a table, copied into buffers of its own: a
+    column of a partition read from a worker's file shares the buffer of its table
+    (``unship``), and the ords kept of each partition held every chunk's text alive."""
+    column = table.select([name])
+    chunks = column[name].chunks
+    copied = pa.concat_arrays(chunks) if chunks else pa.array([], column.schema.field(0).type)
+    return pa.Table.from_arrays([copied], schema=column.schema)
 
 
 def oversized(chunks: pa.Table, limit: int) -> list[tuple[str, int]]:
@@ -257,7 +342,9 @@ def build_into(out: Path, config, *, progress: Progress | None = None,
     spill = Spill(out, config.settings.max_chunk_size)
     with build_pool(workers, len(found.files)) as executor:
         parts, problems = run_parts(found.files, index_settings(config), workers, progress,
-                                    keep=spill, executor=executor)
+                                    keep=spill, executor=executor, incoming=out / INCOMING)
+        with contextlib.suppress(FileNotFoundError):  # no pool, nothing shipped
+            (out / INCOMING).rmdir()
         t_chunk = time.perf_counter()
         return write_generation(out, config, found, parts, found.problems() + problems,
                                 spilled=spill.oversized, started=start,

@@ -79,3 +79,35 @@ def count_many(texts: list[str]) -> list[int]:
     docs the batch took 1.12 s of CPU (0.77 s wall), this loop 0.47 s."""
     encode = encoding().encode_ordinary
     return [len(encode(text)) for text in texts]
+
+
+def count_frames(ids: list[str], breadcrumbs: list[str], doc_ids: list[str]) -> list[int]:
+    """``count_tokens(frame(chunk_id, breadcrumb))`` of each chunk, the start its
+    document's chunks share (``"─── tree:path"``) encoded once per document: a third of
+    the frames' text on cpp-docs (0.86 -> 0.68 s of CPU).
+
+    Exact: cl100k_base encodes a text piece by piece, and a piece never goes on past a
+    letter or digit into a ``#`` or a space (runs of letters, of digits, and the
+    contractions end there; a run of punctuation cannot hold the letter; whitespace
+    runs cannot either), so when the document's id ends with an ASCII letter or digit,
+    the pieces of the frame are those of its start and those of the rest, and so are the
+    tokens (no piece looks behind it, and what a piece looks ahead at is its own
+    side). Other ids are encoded whole."""
+    encode = encoding().encode_ordinary
+    start = len(RULE) + 1
+    shared: dict[str, int] = {}
+    counts = []
+    for chunk_id, breadcrumb, doc_id in zip(ids, breadcrumbs, doc_ids, strict=True):
+        text = frame(chunk_id, breadcrumb)
+        cut = start + len(doc_id)
+        last = doc_id[-1:]
+        if (last.isascii() and last.isalnum() and chunk_id.startswith(doc_id)
+                and text[cut] in "# "):
+            head = shared.get(doc_id)
+            if head is None:
+                head = shared[doc_id] = len(encode(text[:cut]))
+            counts.append(head + len(encode(text[cut:])))
+        else:
+            counts.append(len(encode(text)))
+    return counts
+
