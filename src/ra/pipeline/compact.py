@@ -244,7 +244,7 @@ def _hot_chunk_rows(chunks: pa.Table, pid: int, schema: pa.Schema) -> pa.Table:
 
 class _Texts:
     """A string column of ``rows`` values and ``size`` bytes, filled in order (Arrow
-    buffers and ``bytearray``s: a base install has no NumPy)."""
+    buffers and ``bytearray``s)."""
 
     def __init__(self, rows: int, size: int) -> None:
         self.offsets = bytearray(4 * (rows + 1))  # int32, the first 0
