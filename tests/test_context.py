@@ -746,6 +746,22 @@ def test_inspect_ctx_says_whether_the_file_is_indexed(tmp_path, monkeypatch, cap
     assert code == 0 and "indexed as docs:guide.md;" in out
 
 
+def test_a_context_that_finds_nothing_says_the_files_words_not_its_query(
+        tmp_path, monkeypatch, capsys):
+    """uv's CLAUDE.md holds only ``@AGENTS.md``: ``ra context CLAUDE.md`` said "no results
+    for 'claude^1'", the query syntax ra made of it; the JSON keeps the query."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guide.md").write_text("# Guide\n\nBuild the project with make.\n")
+    (tmp_path / "docs" / "CLAUDE.md").write_text("@AGENTS.md\n")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "context", "docs/CLAUDE.md")
+    assert code == 0 and "no results for the words of docs/CLAUDE.md (claude)" in out
+    assert "^" not in out
+    code, out, _ = run(capsys, "context", "docs/CLAUDE.md", "--json")
+    assert json.loads(out)["queries"][0]["query"] == "claude^1"
+
+
 def test_inspect_ctx_has_help_with_an_example(capsys):
     code, out, _ = run(capsys, "inspect", "ctx", "--help")
     assert code == 0 and "Example" in out

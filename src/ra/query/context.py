@@ -293,6 +293,15 @@ def _options(options: SearchOptions, signals: list[FileSignals], config
                    if o.aggregation_threshold is None else o.aggregation_threshold), overrides
 
 
+def _said(signals: list[FileSignals]) -> str:
+    """What the text says was searched: the files' words, not the query made of them
+    (``CLAUDE.md`` holding only ``@AGENTS.md`` said "no results for 'claude^1'")."""
+    words = sorted({t.word for s in signals for t in s.selected})
+    files = ", ".join(s.file for s in signals)
+    shown = ", ".join(words[:8]) + (", …" if len(words) > 8 else "")
+    return f"the words of {files} ({shown})" if words else f"the words of {files}"
+
+
 @dataclass
 class _Group:
     """Files searching the same trees: one query."""
@@ -335,7 +344,8 @@ def _search(searcher: Searcher, signals: list[FileSignals], options: SearchOptio
                         None if o.list_only else o.max_tokens) + results
     t_fetch = time.perf_counter()
     query = _query_text(groups)
-    topic = Topic(query, "all" if results else "none", total, results, terms=terms)
+    topic = Topic(query, "all" if results else "none", total, results, terms=terms,
+                  said=_said(signals))
     if o.explain and not groups:  # the includes alone: no word of the files to search for
         topic.explain = {"query": query, "files": [s.to_dict() for s in signals],
                          "included": includes, "excluded": sorted(exclude),

@@ -110,16 +110,17 @@ def lines_around(topics, empty: AbstractSet[int] = frozenset(),
             lines.append("(only 99999 chunks hold every word, 99999 not shown (see the "
                          "note); the results below hold some of them)")
         if not t.results:
-            lines.append(f"no results for {t.query!r}")
+            lines.append(f"no results for {t.said or repr(t.query)}")
         lines += [f"{_header(r, False)}\n(shown above under {r.seen_in!r})"
                   for r in t.results if r.seen_in is not None and id(r) not in gone]
     return lines
 
 
 def _nothing_shown(topic, budget: int | None) -> str:
+    said = topic.said or repr(topic.query)
     if not topic.omitted:
-        return f"no results for {topic.query!r}"
-    return (f"{plural(topic.total_matches, 'chunk')} match {topic.query!r}, but none fits "
+        return f"no results for {said}"
+    return (f"{plural(topic.total_matches, 'chunk')} match {said}, but none fits "
             f"in {budget} tokens: the smallest needs {topic.needs} tokens as its id and "
             "title")
 

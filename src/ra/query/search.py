@@ -149,6 +149,7 @@ class Topic:
     note: str | None = None  # how the query was read: not as written (syntax), a -flag
     meaning_note: str | None = None  # why meaning was not used (``ra.query.semantic``)
     outranked: int = 0  # chunks holding every word cut below the partial answers
+    said: str | None = None  # how the text names what was searched, when not its query
 
     def to_dict(self, list_only: bool = False) -> dict:
         out = {"query": self.query, "match": self.match,
