@@ -117,6 +117,9 @@ def _meta(title: str, path: str = "x.md", depth: int = 1, only_heading: bool = F
     ("Calling", "build/x64-calling-convention.md", 0, {"x64", "call", "convent"}),  # a word
     ("is_pointer Class", "x.md", 1, {"is", "pointer"}),  # "is" is part of a word here
     ("Steps", "Tax/ODO%2D1.md", 0, {"odo", "1"}),  # an Azure DevOps page's name, decoded
+    # a path's last name: axum's section of this title came 2nd for "middleware::from_fn",
+    # after one that writes middleware::from_fn_with_state again and again
+    ("axum::middleware::from_fn", "x.md", 1, {"from", "fn"}),
 ])
 def test_names(title, path, depth, name):
     assert frozenset(name) in named.names(_meta(title, path, depth), analyzer_for("english"))

@@ -15,6 +15,8 @@ their own, "References and Borrowing", not a part of one: "is_pointer"):
   disambiguator, not part of the name);
 - its title without a trailing kind word in the singular: "vector Class", "pair
   Structure" (not "<string_view> operators", a list of a header's operators);
+- the last name of a title that is a path of ``::`` (``axum::middleware::from_fn`` is
+  named ``from_fn``: ``QUALIFIED``);
 - for a whole page, or a page's one top heading (the Rust book's pages each hold one
   ``##`` heading, which a search finds rather than the page), its file's name without
   the numbering at its start (the Rust book's ``ch15-00-smart-pointers``, an RFC's
@@ -47,6 +49,11 @@ DEPTH = 20
 #: symbols lose 4 queries, "std::sort" finding the section "sort"; rust-book 1; cjk typo
 #: gains 1; on the Rust RFCs "procedural macros" then keeps 1566-proc-macros first)
 SECTIONS = True
+#: Whether a title that is a path of ``::`` (``axum::middleware::from_fn``) is named by
+#: its last name too: "middleware::from_fn" put axum's section of that title 2nd, after
+#: "Accessing state in middleware" (``middleware::from_fn_with_state`` again and again).
+#: Known items: no query moves (cpp-docs' titles name a class or a function after a space)
+QUALIFIED = True
 
 _TRAILING_PARENTHESIS = re.compile(r"\s*\([^()]*\)\s*$")
 #: What numbers a file at the start of its name: the Rust book's "ch15-03-drop", an RFC's
@@ -152,6 +159,8 @@ def _names(title: str, path: str | None, language: str) -> tuple[frozenset[str],
     found = [_words(title.split(), analyzer, ENGLISH)]
     if (bare := _KIND.sub("", title)) != title:
         found.append(_words(bare.split(), analyzer, ENGLISH))
+    if QUALIFIED and "::" in title and " " not in title.strip():  # a path's last name
+        found.append(_words([title.strip().rsplit("::", 1)[1]], analyzer, ENGLISH))
     if path is not None:  # a whole page: its file's name too, without its numbering
         file = PurePosixPath(path)
         stem = file.parent.name if file.stem.lower() in _FOLDER_FILES else file.stem
