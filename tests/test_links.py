@@ -250,6 +250,12 @@ def resolved(config) -> list[tuple]:
     return rows
 
 
+def reached(config, source: str) -> dict[str, str | None]:
+    """The chunk each link out of the chunks whose ids start with ``source`` reaches, by
+    the link's text (None: nothing indexed)."""
+    return {r[2]: r[5] for r in resolved(config) if r[0].startswith(source)}
+
+
 def test_the_links_view_resolves_targets_to_chunks(tmp_path):
     rows = {(r[0], r[2]): r[5] for r in resolved(kb(tmp_path, FILES))}
     assert rows[("docs:index.md#home", "setup")] == "docs:guide/setup.md"
@@ -299,7 +305,7 @@ def test_a_link_reaches_a_heading_whose_id_holds_dots(tmp_path):
                         "## 9.6.0 { #9.6.0 }\n\nOld.\n",
         "setup.md": "# Setup\n\nSince [9.7.0](changelog.md#9.7.0) and "
                     "[9.6](changelog.md#9.6.0).\n"})
-    rows = {r[2]: r[5] for r in resolved(config) if r[0].startswith("docs:setup.md")}
+    rows = reached(config, "docs:setup.md")
     assert rows == {"9.7.0": "docs:changelog.md#9-7-0", "9.6": "docs:changelog.md#9-6-0"}
 
 
@@ -375,7 +381,7 @@ def test_a_link_by_a_page_s_name_reaches_it_in_another_folder(tmp_path):
         "03-template-syntax/03-each.md": "# each\n\n## Keyed each blocks\n\nKeys.\n",
         "documentation/_index.md": "# Documentation\n\nAll.\n",
         "templates/_index.md": "# Templates\n\nAll.\n"})
-    rows = {r[2]: r[5] for r in resolved(config) if r[0].startswith("docs:02-runes")}
+    rows = reached(config, "docs:02-runes")
     assert rows == {"each": "docs:03-template-syntax/03-each.md#keyed-each-blocks",
                     "docs": None, "templates": None}
 
@@ -462,7 +468,7 @@ def test_a_site_absolute_url_reaches_the_page_below_the_site_s_folder(tmp_path):
         "docs/team.md": "# Team\n\nPeople.\n",
         "other/guide/migration.md": "# Elsewhere\n\nNot the site.\n",
         "docs/data/odbc/sql.md": "# SQL\n\nSee [SQL Server](/sql/).\n"})
-    rows = {r[2]: r[5] for r in resolved(config) if r[0].startswith("docs:docs/")}
+    rows = reached(config, "docs:docs/")
     assert rows == {"migration": "docs:docs/guide/migration.md#steps",
                     "team": "docs:docs/team.md", "guide": "docs:docs/guide/index.md",
                     "nope": None, "SQL Server": None}
@@ -508,7 +514,7 @@ def test_an_html_anchor_names_the_section_it_stands_above_or_in(tmp_path):
         # within a page reached the page only
         "migrate.md": "# Migrate\n\n## <a name=\"flat-config\"></a> New default config "
                       "format\n\nUse eslint.config.js.\n"})
-    rows = {r[2]: r[5] for r in resolved(config) if r[0].startswith("docs:checklist.md")}
+    rows = reached(config, "docs:checklist.md")
     assert rows == {"in": "docs:migrate.md#new-default-config-format",
                     "casing": "docs:naming.md#casing-c-case",
                     "old": "docs:naming.md#new-name", "note": "docs:naming.md#new-name",
@@ -536,7 +542,7 @@ def test_a_heading_id_spelt_by_another_slugger_reaches_its_section(tmp_path):
                     "[migrate](config.md#migration-from-0-x), [node](config.md#Install-Node-js), "
                     "[front](config.md#frontmatter), [fm](config.md#front-matter) and "
                     "[none](config.md#nowhere-at-all).\n"})
-    rows = {r[2]: r[5] for r in resolved(config) if r[0].startswith("docs:guide.md")}
+    rows = reached(config, "docs:guide.md")
     assert rows == {"anchor": "docs:config.md#markdownanchor",
                     "migrate": "docs:config.md#migration-from-0x",
                     "node": "docs:config.md#install-nodejs",
@@ -578,7 +584,7 @@ def test_a_link_to_an_obsidian_block_reaches_the_chunk_holding_it(tmp_path):
                              "x ^in-code\n```\n",
         "Embeds.md": "# Embeds\n\n![[Internal links#^b15695]], [[Internal links#^li-1|item]]"
                      " and [[Internal links#^in-code|code]].\n"})
-    rows = {r[2]: r[5] for r in resolved(config) if r[0].startswith("docs:Embeds.md")}
+    rows = reached(config, "docs:Embeds.md")
     assert rows == {"Internal links": "docs:Internal links.md#blocks",
                     "item": "docs:Internal links.md#blocks",
                     "code": "docs:Internal links.md"}
@@ -621,7 +627,7 @@ def test_a_link_to_a_site_page_reaches_the_file_it_is_built_from(tmp_path):
                     "prerequisites), [fetch](/docs/4.x/api/composables/use-fetch), "
                     "[all](/docs/4.x/api/composables/), [warning](./C6302.md), "
                     "[blog](/blog/intro), [intro](intro) and [gone](/docs/4.x/api/gone).\n"})
-    rows = {r[2]: r[5] for r in resolved(config) if r[0].startswith("docs:guide.md")}
+    rows = reached(config, "docs:guide.md")
     assert rows == {"install": "docs:1.getting-started/2.installation.md#prerequisites",
                     "fetch": "docs:4.api/2.composables/use-fetch.md",
                     "all": "docs:4.api/2.composables/index.md",
