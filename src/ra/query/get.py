@@ -278,6 +278,8 @@ def _add_links(reader, chunk: Chunk, meta, span: int, budget: int | None) -> Non
 def _cut(reader, chunk: Chunk, meta, span: int, budget: int) -> None:
     """Cut ``chunk`` (``span`` sections below it) to ``budget`` tokens (``Cut``): as
     printed, with the lines above it and the note below it."""
+    from ra.query.budget import estimate_entry
+
     own = reader.contents([(meta.ord, 0)]).get(meta.ord, "") if span else chunk.content
     end = meta.line + chunk.content.count("\n")
     room = budget - _counted(frame(meta.id, meta.breadcrumb))
@@ -343,36 +345,38 @@ def _head(text: str, room: int) -> str:
     if _counted(text) <= room:
         return text
     ends = [i + 1 for i, c in enumerate(text) if c == "\n"]
-    lo, hi = 0, len(ends)  # the most lines that fit: a binary search over line ends
+    lines = _most(len(ends), lambda k: _counted(text[:ends[k - 1]]) <= room)
+    if lines:
+        return text[:ends[lines - 1]]
+    first = text[:ends[0]] if ends else text  # not a line: its characters that fit
+    return first[:_most(len(first), lambda k: _counted(first[:k]) <= room)]
+
+
+def _most(n: int, fits) -> int:
+    """The largest ``k`` of ``0 .. n`` for which ``fits(k)`` holds (``fits(0)`` is taken
+    to; what fits is a prefix: a binary search)."""
+    lo, hi = 0, n
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if _counted(text[:ends[mid - 1]]) <= room:
+        if fits(mid):
             lo = mid
         else:
             hi = mid - 1
-    if lo:
-        return text[:ends[lo - 1]]
-    first = text[:ends[0]] if ends else text
-    lo, hi = 0, len(first)  # not a line: its characters that fit
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if _counted(first[:mid]) <= room:
-            lo = mid
-        else:
-            hi = mid - 1
-    return first[:lo]
+    return lo
 
 
 def _note_tokens(meta, tokens: int, budget: int, end: int, lines: bool = True) -> int:
-    """What the note below a cut chunk costs at its longest (``render._cut_note`` as the
-    CLI words it, its lines' numbers as long as ``end``'s, the chunk's last line), with
-    the lines it gave and where to read on when ``lines``."""
-    n = str(end)
-    given = (f"lines {n}–{n} of {meta.path} above ({meta.id} is lines {n}–{n}); `ra get "
-             f"{meta.id} --from-line {n}` reads on; " if lines else "its own text above, ")
-    return _counted(f"[{tokens} tokens, more than --max-tokens {budget}: {given}its sections "
-                    f"below; `ra get ID` reads one]\n[{n} more sections not shown; `ra get "
-                    f"{meta.id} --from-line {n}` reads on from the first]\n")
+    """What the note below a cut chunk costs at its longest: ``render.cut_note`` as the
+    CLI words it, its lines' numbers as long as ``end``'s (the chunk's last line), with
+    the lines it gave and where to read on when ``lines``, and the line saying that
+    sections are not shown (the outline's own lines are counted as they are added)."""
+    from ra.query.render import cut_note
+
+    n = end
+    shown = Chunk(meta.id, meta.tree, meta.path, meta.title, meta.breadcrumb, "x", tokens,
+                  max_tokens=budget, lines=Lines(n, n, n, n, n) if lines else None)
+    shown.cut = Cut(tokens, lines, [Section("", "", meta.depth, 0)], n, n)
+    return _counted(cut_note(shown, "--max-tokens"))
 
 
 def _counted(text: str) -> int:
@@ -408,8 +412,3 @@ def nearest(reader, text: str, limit: int = SUGGESTIONS) -> list[str]:
     hits = process.extract(text, ids, scorer=fuzz.WRatio, limit=limit, score_cutoff=50)
     return list(dict.fromkeys([*first, *(h[0] for h in hits)]))[:limit]
 
-
-def estimate_entry(text: str) -> int:
-    from ra.query.budget import estimate_entry
-
-    return estimate_entry(text)

@@ -210,7 +210,7 @@ def render_chunk(chunk, option: str = "--max-tokens", read_on: str = READ_ON_CLI
     it reads on from a line (``READ_ON_CLI``, ``READ_ON_MCP``)."""
     out = [f"{RULE} {chunk.id} {RULE}\n{chunk.breadcrumb}\n\n{chunk.content.rstrip()}\n"]
     if chunk.cut is not None:
-        out.append(_cut_note(chunk, option, read_on))
+        out.append(cut_note(chunk, option, read_on))
     elif chunk.lines is not None:
         out.append(f"[{_lines_note(chunk, read_on)}]\n")
     if chunk.links is None:
@@ -238,7 +238,7 @@ def _lines_note(chunk, read_on: str) -> str:
     return said + "; " + read_on.format(id=chunk.id, line=lines.next) + " reads on"
 
 
-def _cut_note(chunk, option: str, read_on: str = READ_ON_CLI) -> str:
+def cut_note(chunk, option: str, read_on: str = READ_ON_CLI) -> str:
     """What ``ra get`` says of a chunk cut to its budget (``ra.query.get.Cut``)."""
     cut = chunk.cut
     given = ([("the start of its own text" if cut.own_cut else "its own text") + " above"]
