@@ -342,16 +342,19 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
         folder = best
     if folder != top and _top_is_notes(size, folder):
         folder = top
+    def held(path: Path) -> bool:  # under the folder named, holding what a tree indexes
+        return ((folder == top or folder in path.parents)
+                and _holds_markdown(cwd / path, text=True))  # .txt too
+
     left_out: set[str] = set()
     for path in [*pruned, *sorted(inputs)]:
-        if ((folder == top or folder in path.parents) and path.name not in left_out
-                and _holds_markdown(cwd / path, text=True)):  # a tree indexes .txt too
+        if path.name not in left_out and held(path):
             left_out.add(path.name)
     for path in sorted(data):  # by its package's name too: a notes folder may be resources/
-        if (folder == top or folder in path.parents) and _holds_markdown(cwd / path, text=True):
+        if held(path):
             left_out.add(path.relative_to(path.parent.parent).as_posix())
     for path in sorted(texts):  # a test's requirements files, expected output: the text
-        if folder == top or folder in path.parents:  # files only (its README stays)
+        if held(path):  # files only (its README stays)
             left_out.add(f"**/{path.name}/**/*.txt")
     name = "." if folder == top else f"./{folder.as_posix()}"
     held = sum(1 for p in found if folder == top or folder in p.parents)  # translations too
