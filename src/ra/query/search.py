@@ -1106,8 +1106,8 @@ def _fit(order: list[Result], topics: list[Topic], budget: int | None
             packing = pack(order, max(0, budget - reserve))
         if budget is None:
             return packing, reserve, gone
-        now = _pointing_nowhere(topics, packing)
         kept = {id(p.item) for p in packing.items}
+        now = _pointing_nowhere(topics, kept)
         nothing = {i for i, t in enumerate(topics) if t.results and not any(
             id(r) in kept or (r.seen_in is not None and id(r) not in now | gone)
             for r in t.results)}
@@ -1133,10 +1133,9 @@ def _path_note(query: str) -> str | None:
             "give its path to context (ra context PATH)")
 
 
-def _pointing_nowhere(topics: list[Topic], packing) -> set[int]:
-    """The results (by ``id``) shown under an earlier topic whose result holding them
-    ``packing`` left out there."""
-    kept = {id(p.item) for p in packing.items}
+def _pointing_nowhere(topics: list[Topic], kept: AbstractSet[int]) -> set[int]:
+    """The results (by ``id``) shown under an earlier topic whose result holding them the
+    packing left out there (``kept``: the ``id``s of the results it kept)."""
     shown: dict[str, list[tuple[int, int]]] = {}  # topic → the ords its results hold
     gone: set[int] = set()
     for topic in topics:
