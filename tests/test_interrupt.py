@@ -174,6 +174,60 @@ def test_workers_writing_postings_die_with_a_killed_writer(tmp_path, sig):
     assert not [p for p in index.iterdir() if p.name.startswith("gen-")]
 
 
+def _stream_interrupted(*_args, **_kwargs):
+    """A DuckDB query over a stream whose Python reader Ctrl-C interrupts."""
+    import duckdb
+    import pyarrow as pa
+
+    def batches():
+        raise KeyboardInterrupt
+        yield  # a generator
+
+    con = duckdb.connect()
+    con.register("terms", pa.RecordBatchReader.from_batches(pa.schema([("a", pa.int32())]),
+                                                            batches()))
+    con.execute("SELECT * FROM terms").fetchall()
+
+
+def _schema_interrupted(*_args, **_kwargs):
+    """The error ra update printed as "internal error: InvalidInputException: …"."""
+    import duckdb
+
+    raise duckdb.InvalidInputException(
+        "Invalid Input Error: reading the schema of the object registered as 'terms' "
+        "failed: KeyboardInterrupt")
+
+
+@pytest.mark.parametrize("raise_it", [_stream_interrupted, _schema_interrupted],
+                         ids=["stream", "schema"])
+def test_ctrl_c_inside_python_code_duckdb_calls_exits_130(tmp_path, monkeypatch, capsys,
+                                                          raise_it):
+    """Ctrl-C in the Python code a DuckDB query calls back (a registered relation's
+    reader) comes out as DuckDB's InvalidInputException naming KeyboardInterrupt: the
+    user's interruption (exit 130), not an internal error (exit 70; once in some twenty
+    Ctrl-C's of ra update on cargo's docs)."""
+    from ra.cli.app import main
+    from ra.query.search import Searcher
+
+    make_tree(tmp_path, files=3)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(Searcher, "search", raise_it)
+    assert main(["search", "alpha"]) == 130
+    assert "internal error" not in capsys.readouterr().err
+
+
+def test_a_duckdb_error_naming_keyboardinterrupt_elsewhere_is_no_interruption():
+    """Only an error that ends with the interruption is one: a message that quotes the
+    word in the middle is still an error."""
+    import duckdb
+
+    from ra.cli.app import interrupted
+
+    assert not interrupted(duckdb.InvalidInputException(
+        "no column named KeyboardInterrupt in table x"))
+    assert not interrupted(ValueError("failed: KeyboardInterrupt"))  # not DuckDB's
+
+
 BUSY_DAEMON = textwrap.dedent("""
     import sys, time
     import ra.serve.daemon as daemon

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 
 import typer
@@ -91,6 +92,32 @@ def command():
     return typer.main.get_command(app)
 
 
+#: The end of a DuckDB error raised by Python code it called back that Ctrl-C interrupted:
+#: "… failed: KeyboardInterrupt", or the traceback it quotes ("…\nKeyboardInterrupt\n")
+_PYTHON_INTERRUPT = re.compile(r"(?:^|[:\s])KeyboardInterrupt\s*$")
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is Ctrl-C that DuckDB turned into an error of its own: in a query
+    it raises ``RuntimeError("Query interrupted")``; in the Python code it calls back (a
+    registered relation's schema or stream read) the ``KeyboardInterrupt`` becomes the end
+    of its message ("… reading the schema of the object registered as 'terms' failed:
+    KeyboardInterrupt", or the traceback it quotes), which ``ra update`` printed as an
+    internal error (exit 70) once in some twenty Ctrl-C's."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        if isinstance(exc, RuntimeError) and str(exc) == "Query interrupted":
+            return True
+        if type(exc).__module__.startswith(("duckdb", "_duckdb")) and _PYTHON_INTERRUPT.search(
+                str(exc)):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def main(argv: list[str] | None = None, prog_name: str | None = None) -> int:
     """Run the app, turning ra's errors into messages; the exit code."""
     from ra.errors import DISK_FULL, WRITE_REFUSED, RaError
@@ -107,8 +134,8 @@ def main(argv: list[str] | None = None, prog_name: str | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug, not a user error: one line, traceback on request
-        if isinstance(exc, RuntimeError) and str(exc) == "Query interrupted":
-            return 130  # Ctrl-C inside a DuckDB query: DuckDB raises this instead
+        if interrupted(exc):
+            return 130
         if os.environ.get("RA_DEBUG"):
             raise
         from ra.cli.output import error
