@@ -877,7 +877,7 @@ def test_the_same_text_scored_otherwise_in_another_folder_is_a_near_copy(tmp_pat
         assert results[0].copies == ()
 
 
-def test_a_copy_made_for_the_site_is_a_near_copy(tmp_path_factory):
+def test_a_copy_made_for_the_site_is_given_once(tmp_path_factory):
     """Jekyll keeps its changelog as ``History.markdown`` and publishes it as
     ``docs/_docs/history.md``, each pull request a link there (``[#5817]({{
     site.repository }}/issues/5817)``, "(#5817)" in the original): the same sections,
@@ -894,7 +894,31 @@ def test_a_copy_made_for_the_site_is_a_near_copy(tmp_path_factory):
         results = searcher.search(["custom collections tutorial"], SearchOptions(
             limit=3, cutoff_ratio=0)).queries[0].results
         assert [r.id for r in results] == ["kb:History.markdown#documentation"]
-        assert results[0].near_copies == ("kb:docs/_docs/history.md#documentation",)
+        # a copy: what a reader sees of them is the same (a near copy when their
+        # markdown alone was compared)
+        assert results[0].copies == ("kb:docs/_docs/history.md#documentation",)
+
+
+def test_sections_a_reader_sees_alike_are_copies(tmp_path_factory):
+    """cargo's command pages are made from one template, each option under an HTML
+    anchor named for its page (``<dt id="option-cargo-bench---target-dir">``): the same
+    paragraph of eight pages came first for "CARGO_TARGET_DIR", one after the other,
+    scoring alike, their markdown apart by the anchors alone."""
+    page = ("# cargo-{0}(1)\n\n## Output Options\n\n<dl>\n<dt class=\"option-term\" "
+            "id=\"option-cargo-{0}---target-dir\"><a href=\"#option-cargo-{0}---target-dir\">"
+            "<code>--target-dir</code></a></dt>\n<dd><p>Directory for all generated "
+            "artifacts. May also be specified with the <code>CARGO_TARGET_DIR</code> "
+            "environment variable.</p>\n</dd>\n</dl>\n")
+    files = {f"commands/cargo-{c}.md": page.format(c) for c in ("bench", "check", "test")}
+    files["reference/config.md"] = ("# Configuration\n\n## build.target-dir\n\nThe path "
+                                    "to where all compiler output is placed; the "
+                                    "environment variable CARGO_TARGET_DIR sets it too.\n")
+    for searcher in one_tree(tmp_path_factory, "template", files):
+        results = searcher.search(["CARGO_TARGET_DIR"], SearchOptions(
+            limit=3, cutoff_ratio=0)).queries[0].results
+        commands = [r for r in results if r.path.startswith("commands/")]
+        assert len(commands) == 1 and len(commands[0].copies) == 2
+        assert "kb:reference/config.md#buildtarget-dir" in {r.id for r in results}
 
 
 def test_packages_readmes_saying_the_same_are_near_copies(tmp_path_factory):

@@ -608,9 +608,13 @@ class Searcher:
         ...), or nearly (``near_copy``); the ids of each kept result's copies, and of its
         near copies. A copy scores what its original scores, under the same title, so it
         ranks right after it: only such results are compared (their words: a blank line
-        more is the same text), and only until ``upto`` distinct results are found (all
-        of them when None). A near copy is compared with the kept results of its title
-        and file name only. ``texts``: the topic's contents, which the results reuse."""
+        more is the same text; or what a reader sees of them: cargo's command pages, made
+        from one template, give each option an HTML anchor named for the page,
+        ``<dt id="option-cargo-bench---target-dir">``, and "CARGO_TARGET_DIR" gave the
+        same paragraph of eight of them first), and only until ``upto`` distinct results
+        are found (all of them when None). A near copy is compared with the kept results
+        of its title and file name only. ``texts``: the topic's contents, which the
+        results reuse."""
         kept, copies, near, alike, words, distinct = [], {}, {}, {}, {}, {}
         sections: dict[tuple[str, str], list] = {}
         cold = not self.reader.resident  # each fetch of texts is a query over Parquet
@@ -635,7 +639,12 @@ class Searcher:
             return distinct[meta.ord]
 
         def same_text(a, b) -> bool:  # as written first: most copies are byte for byte,
-            return content(a) == content(b) or text(a) == text(b)  # and pages are long
+            return content(a) == content(b) or text(a) == text(b) or (  # and pages are long
+                seen(a) == seen(b) and bool(seen(a)))  # or markup apart (``_without_copies``)
+
+        def seen(meta) -> str:  # what a reader sees of it
+            content(meta)  # a short-lived reader's one lookup of the compared texts
+            return texts.plain(meta)
 
         def nearly(a, b) -> bool:  # the same: a text equal byte for byte needs no words
             if content(a) == content(b):  # (a folder copied: versioned docs)
