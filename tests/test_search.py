@@ -409,6 +409,21 @@ def test_a_page_too_large_for_the_budget_is_given_as_the_section_that_matched(ha
     assert "ship rollback" in top.content and 0 < top.tokens <= 600
 
 
+@pytest.mark.parametrize("read_budget, listed", [(4000, "kb:handbook.md"),
+                                                   (600, "kb:handbook.md#rollbacks"),
+                                                   (0, "kb:handbook.md")])  # 0: none
+def test_a_list_offers_what_a_get_reads_whatever_the_lists_budget(handbook, read_budget,
+                                                                   listed):
+    """A list entry costs the same whatever it stands for, and an agent reads it next
+    with ``get``'s budget: the part of a large result listed is chosen for that, not for
+    the list's budget (on cargo's docs each budget listed another section of the page on
+    environment variables)."""
+    for budget in (150, 600, 2000):
+        topic = handbook.search(["handbook rollback"], SearchOptions(
+            list_only=True, max_tokens=budget, read_budget=read_budget)).queries[0]
+        assert topic.results[0].id == listed, budget
+
+
 def test_a_page_that_alone_matches_stays_a_list_entry_within_the_budget(handbook):
     """Only the description holds both words, so no section stands for the page."""
     top = handbook.search(["rollbacks canary"], SearchOptions(max_tokens=600)).queries[0]

@@ -170,6 +170,23 @@ async def test_search_token_budget_and_tree_filter(project, capsys):
     assert text(result).rstrip().endswith(f"[{data['tokens_used']} of 100 tokens]")
 
 
+async def test_a_list_offers_the_same_ids_whatever_its_budget(project):
+    """A list's entries are read next with ``get``'s default budget ([mcp] max_tokens),
+    so a large page's part is chosen for that at any budget of the list (on cargo's
+    docs each budget listed another section of one page)."""
+    (project / "docs" / "handbook.md").write_text(
+        "# Handbook\n\nShipping: deployment and rollbacks.\n\n## Deployment\n\n"
+        + "Deployment runs the pipeline stage after stage and waits. " * 400
+        + "\n\n## Rollbacks\n\n" + "A rollback restores the previous release: ship rollback. " * 60
+        + "\n\n## Checklist\n\nBefore a rollback, tell the team.\n")
+    listed = []
+    for budget in (150, 1000, None):
+        args = {"queries": "handbook rollback shipping", "list": True}
+        result = await call(project, "search", args | ({"max_tokens": budget} if budget else {}))
+        listed.append(result.structured_content["queries"][0]["results"][0]["id"])
+    assert listed == ["docs:handbook.md#rollbacks"] * 3
+
+
 async def test_get_matches_the_cli(project, capsys):
     for args, argv in [({"id": "docs:guide.md#logging"}, ["docs:guide.md#logging"]),
                        ({"id": "docs:guide.md#logging", "full_document": True},

@@ -60,12 +60,14 @@ Example: ra inspect ctx src/api/handlers.rs --json
 """
 
 
-def _options(limit, terms, tree, list_, max_tokens, explain, tag, path, since, until):
+def _options(config, limit, terms, tree, list_, max_tokens, explain, tag, path, since,
+             until):
     from ra.query.context import ContextOptions
 
     return ContextOptions(limit=limit, terms=terms, trees=tuple(tree), list_only=list_,
-                          max_tokens=max_tokens, explain=explain, tags=tuple(tag), path=path,
-                          since=since, until=until)
+                          max_tokens=budget(max_tokens, config), explain=explain,
+                          tags=tuple(tag), path=path, since=since, until=until,
+                          read_budget=config.search.max_tokens)
 
 
 # Filters shared with `ra search` (DESIGN: "Filters on search and context").
@@ -112,7 +114,7 @@ def context(
     config = load()
     with open_reader(config) as reader:
         response = context_search(reader, config, list(files),
-                                  _options(limit, terms, tree, list_, budget(max_tokens, config),
+                                  _options(config, limit, terms, tree, list_, max_tokens,
                                            explain, tag, path, since, until))
     _render(response, config, json_, list_)
 
@@ -137,7 +139,7 @@ def likethis(
     config = load()
     with open_reader(config) as reader:
         response = find_similar(reader, config, target,
-                                _options(limit, terms, tree, list_, budget(max_tokens, config),
+                                _options(config, limit, terms, tree, list_, max_tokens,
                                          explain, tag, path, since, until))
     _render(response, config, json_, list_)
 

@@ -194,7 +194,8 @@ def search(
         trees=tuple(tree), include_archived=include_archived,
         list_only=list_ or mode == "list",
         max_tokens=budget(max_tokens, config), explain=explain, tags=tuple(tag), path=path,
-        since=since, until=until, offset=offset, sort=sort, semantic=semantic, strict=strict)
+        since=since, until=until, offset=offset, sort=sort, semantic=semantic, strict=strict,
+        read_budget=config.search.max_tokens)
     meaning = config.semantic.enabled if semantic is None else semantic
     with open_reader(config, semantic=meaning and not raw) as reader:
         searcher = Searcher(reader, config)

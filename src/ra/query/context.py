@@ -435,7 +435,7 @@ def _rank(searcher: Searcher, merged: list, o: SearchOptions, blocked: set[str],
     return ranking.rank_with_stats(cands, threshold=o.aggregation_threshold,
                                    cutoff_ratio=o.cutoff_ratio, limit=None,
                                    lookup=lookup, aggregation=o.aggregation,
-                                   max_tokens=o.max_tokens)
+                                   max_tokens=o.parts_budget)
 
 
 def _overlaps(a, b) -> bool:

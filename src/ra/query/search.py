@@ -71,6 +71,22 @@ class SearchOptions:
     sort: str = "score"  # score | date | path; ties broken by id
     semantic: bool | None = None  # fuse meaning with words ([semantic]); None: configured
     strict: bool = False  # invalid syntax raises, instead of being read as words
+    #: the budget a listed result is read with afterwards (``get``'s default; 0: none),
+    #: None when not known: see ``parts_budget``
+    read_budget: int | None = None
+
+    @property
+    def parts_budget(self) -> int | None:
+        """The budget a result too large for it is given as its best part that fits
+        (``ra.query.rank.fit_parts``): the answer's, but a list's entries are read later
+        with ``read_budget``, whatever the list's own. A list chose its ids for its own
+        budget, so each budget offered another: on cargo's docs "CARGO_MANIFEST_DIR
+        OUT_DIR environment variables build scripts" listed the section for cargo test
+        at 300 tokens, for crates at 1,500, for build scripts at 2,500 (a list entry
+        costs some 110 tokens whatever it stands for)."""
+        if self.list_only and self.read_budget is not None:
+            return self.read_budget or None
+        return self.max_tokens
 
 
 @dataclass
@@ -534,7 +550,7 @@ class Searcher:
         return ranking.rank_with_stats(
             cands, threshold=self._opt(o.aggregation_threshold, s.aggregation_threshold),
             cutoff_ratio=self._opt(o.cutoff_ratio, s.cutoff_ratio),
-            limit=None, lookup=lookup, aggregation=o.aggregation, max_tokens=o.max_tokens,
+            limit=None, lookup=lookup, aggregation=o.aggregation, max_tokens=o.parts_budget,
             reweigh=reweigh, heads=named.heads if named is not None else None)
 
     def _fills(self, plan: Plan, rows, o: SearchOptions, limit: int) -> bool:

@@ -410,7 +410,7 @@ def _add_search_tools(tools: list[Tool]) -> None:
                     trees=kb.check_trees(trees), tags=tuple(tags or ()), path=path,
                     since=since, until=until, offset=offset, sort=sort,
                     include_archived=include_archived, semantic=semantic,
-                    strict=strict))
+                    strict=strict, read_budget=kb.config.mcp.max_tokens))
             return _search_result(kb.call(run), list)
         return await answer(ctx, body)
 
@@ -472,7 +472,8 @@ def _add_context_tool(tools: list[Tool]) -> None:
 
             def run(s):  # after the refresh: root and trees of the current configuration
                 opts = module.ContextOptions(limit=limit, max_tokens=_budget(kb, max_tokens),
-                                             list_only=list, trees=kb.check_trees(trees))
+                                             list_only=list, trees=kb.check_trees(trees),
+                                             read_budget=kb.config.mcp.max_tokens)
                 return module.context_search(s.reader, kb.config, kb.inside_root(files), opts)
             return _search_result(kb.call(run), list)
         return await answer(ctx, body)
