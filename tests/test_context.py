@@ -163,6 +163,76 @@ def test_context_of_a_test_file_finds_the_testing_guidelines(tmp_path, monkeypat
     assert code == 0 and out.split()[0] == "docs:testing.md#unit-testing"
 
 
+RULE_SOURCE = """\
+module.exports = {
+    create(context) {
+        const sourceCode = context.sourceCode;
+        return {
+            "Program:exit"(node) {
+                for (const variable of sourceCode.getScope(node).variables) {
+                    if (variable.references.length === 0) {
+                        context.report({ node, message: "unused variable" });
+                    }
+                }
+            }
+        };
+    }
+};
+"""
+
+
+def _rules_project(root: Path) -> None:
+    """eslint's layout: a rule's source in ``lib/rules``, its page in ``docs/rules``; the
+    guide to writing rules says most of the source's words."""
+    docs = {"rules/no-unused-vars.md": "# no-unused-vars\n\nDisallow a variable declared "
+                                       "and never read.\n",
+            "rules/no-shadow.md": "# no-shadow\n\nDisallow a variable that shadows another "
+                                  "in an outer scope.\n",
+            "extend/custom-rules.md": "# Custom rules\n\nA rule's create(context) returns "
+                                      "visitors of each node; context.report a problem at a "
+                                      "node with a message; context.sourceCode and its "
+                                      "getScope(node) give a scope's variables and their "
+                                      "references. A variable's references: each node that "
+                                      "reads the variable. Report the node at Program:exit, "
+                                      "once every scope is known.\n",
+            "extend/scope-manager.md": "# Scope manager\n\nsourceCode.getScope(node) gives "
+                                       "the scope of a node: its variables, each variable's "
+                                       "references, the references of each node.\n"}
+    for rule in ("no-unused-expressions", "no-unused-labels", "no-unused-private-class-members",
+                 "vars-on-top", "no-var", "one-var", "no-undef-init"):  # unused, vars
+        docs[f"rules/{rule}.md"] = (f"# {rule}\n\nReports unused code: vars declared, "
+                                    "expressions and labels unused by the program.\n")
+    for name, text in docs.items():
+        (root / "docs" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "docs" / name).write_text(text)
+    (root / "lib" / "rules").mkdir(parents=True)
+    (root / "lib" / "rules" / "no-unused-vars.js").write_text(RULE_SOURCE)
+    (root / "lib" / "rules" / "index.js").write_text(RULE_SOURCE)
+    (root / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+
+
+def test_the_page_named_as_a_source_file_comes_before_pages_sharing_its_words(
+        tmp_path, monkeypatch, capsys):
+    """eslint (MIT): ``ra context lib/rules/no-unused-vars.js`` gave the rule's page 8th,
+    after the pages on writing rules, whose words (node, scope, report) the source is
+    made of; a document named as the source file (``no-unused-vars.md``, or cargo's
+    ``cargo-fetch.md`` for ``cargo_fetch.rs``) scores ``FILE_NAMED`` times as much."""
+    _rules_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "context", "lib/rules/no-unused-vars.js", "--list")
+    assert code == 0 and out.split()[0] == "docs:rules/no-unused-vars.md#no-unused-vars"
+
+
+def test_a_name_every_folder_has_names_no_page(tmp_path, monkeypatch, capsys):
+    """``index.js`` says where a file is, not what it is about: no page is its page."""
+    _rules_project(tmp_path)
+    (tmp_path / "docs" / "index.md").write_text(
+        "# Index\n\nThe rules: a rule's context reports a node, its scope's variables.\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "context", "lib/rules/index.js", "--list")
+    assert code == 0 and out.split()[0] == "docs:extend/custom-rules.md#custom-rules"
+
+
 def test_path_terms_split_camel_case_and_drop_noise():
     """camelCase splits (not upstream, which splits at ``_ - .`` only), and the name is
     also one word: docs write ``editLink`` as code, which the analyzer reads whole."""

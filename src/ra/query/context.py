@@ -32,7 +32,7 @@ import re
 import time
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ra.config.settings import MatchedRules
 from ra.errors import RaError
@@ -331,7 +331,8 @@ def _search(searcher: Searcher, signals: list[FileSignals], options: SearchOptio
     merged, total = _score(searcher, groups, o, overrides, left_out)
     t_sql = time.perf_counter()
     notes_below = not o.raw and not any(release_notes(s.path) for s in signals)
-    ranked, stats = _rank(searcher, merged, o, left_out, notes_below)
+    names = frozenset(n for s in signals if s.kind != "markdown" and (n := _name(s.path)))
+    ranked, stats = _rank(searcher, merged, o, left_out, notes_below, names)
     texts = Contents(reader)
     ranked, copies, near = searcher._without_copies(ranked, o.limit, texts)
     ranked = ranked if o.limit is None else ranked[:o.limit]
@@ -412,8 +413,30 @@ def _query_text(groups: list[_Group]) -> str:
     return texts[0] if len(texts) == 1 else " OR ".join(f"({t})" for t in texts)
 
 
+def _name(path: str) -> str | None:
+    """What names a file for ``FILE_NAMED``: its name to the first ``.``, lowercase,
+    without ``-`` and ``_`` (``cargo_fetch.rs`` and ``cargo-fetch.md`` are one name);
+    None for a name that says where a file is, not what it is about (``GENERIC_NAMES``)."""
+    stem = PurePosixPath(path).name.split(".")[0].lower()
+    key = stem.replace("-", "").replace("_", "")
+    return None if not key or stem.strip("_") in GENERIC_NAMES else key
+
+
+#: How much more a chunk of a document named as a file given to context (a source file,
+#: not a page: another page of its name is a version, a translation) scores: the
+#: documentation of a rule, a command or a module is kept in a file named for it
+#: (eslint's ``lib/rules/no-unused-vars.js`` and ``docs/src/rules/no-unused-vars.md``,
+#: cargo's ``src/ops/cargo_fetch.rs`` and ``commands/cargo-fetch.md``, pydantic's
+#: ``fields.py`` and ``concepts/fields.md``), and the file's content words found the
+#: pages on writing rules, on the resolver, before it (docs/ranking.md)
+FILE_NAMED = 3.0
+#: File names that say where a file is, not what it is about: a folder's page, a
+#: package's entry point, test set-up
+GENERIC_NAMES = frozenset("index mod main lib init readme conftest setup".split())
+
+
 def _rank(searcher: Searcher, merged: list, o: SearchOptions, blocked: set[str],
-          notes_below: bool = False):
+          notes_below: bool = False, names: AbstractSet[str] = frozenset()):
     """The search pipeline's ranking over summed scores; aggregation never climbs into a
     blocked chunk (an ancestor of the chunk ``likethis`` started from). ``notes_below``:
     release notes score ``RELEASE_NOTES`` times theirs, as in a search that does not ask
@@ -427,6 +450,9 @@ def _rank(searcher: Searcher, merged: list, o: SearchOptions, blocked: set[str],
     cands = [Searcher._candidate(m, score * RELEASE_NOTES if notes_below
                                  and release_notes(m.path) else score)
              for m, (score, _) in zip(metas, merged, strict=True)]
+    if names:  # a document named as a file given
+        cands = [c._replace(score=c.score * FILE_NAMED) if _name(m.path) in names else c
+                 for c, m in zip(cands, metas, strict=True)]
 
     def lookup(chunk_id: str):
         meta = None if chunk_id in blocked else reader.meta(chunk_id)
