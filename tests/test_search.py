@@ -320,6 +320,37 @@ def test_topics_sharing_results_keep_to_a_small_budget_and_point_at_what_is_show
     assert budget < 5000 or all(r.seen_in == "widget SetItem" for r in second.results)
 
 
+CHANGELOG = "# Changelog\n\n" + "".join(
+    f"## Cargo 1.{n} ({2018 + n // 8}-{n % 12 + 1:02d}-{n % 27 + 1:02d})\n\n### Fixed\n\n"
+    + (f"- Fixed git fetch of a registry index over the CLI ({n}).\n\n" if n % 3 == 0 else
+       f"- Fixed a panic in the resolver ({n}).\n\n")
+    + "### Added\n\n- A lint for unused manifest keys.\n\n### Changed\n\n- Faster "
+      "builds of workspaces.\n\n### Removed\n\n- The old config format.\n\n"
+    for n in range(30, 90))
+
+
+@pytest.fixture(scope="module")
+def changelog(tmp_path_factory) -> Searcher:
+    yield from one_tree(tmp_path_factory, "changelog", {"CHANGELOG.md": CHANGELOG})
+
+
+@pytest.mark.parametrize("budget", [120, 200, 300, 500])
+@pytest.mark.parametrize("mode", ["full", "list"])
+def test_entries_printed_under_their_release_are_counted_so(changelog, budget, mode):
+    """A changelog's sections share their titles ("Fixed", "Added"), so each entry prints
+    its release too ("Cargo 1.38 (2019-09-26) › Fixed"): 29 tokens where the budget
+    counted the title alone, 16; on cargo's docs a search printed 1,008 tokens for 1,000,
+    its budget line saying 984."""
+    from ra.query.render import render_search
+    from ra.text.tokens import count_tokens
+
+    resp = changelog.search(["git fetch"], SearchOptions(limit=20, max_tokens=budget,
+                                                         list_only=mode == "list"))
+    printed = render_search(resp, mode)
+    assert budget == 120 or "› Fixed" in printed  # (one result alone is no repeat)
+    assert count_tokens(printed) <= resp.tokens_used <= budget
+
+
 def test_a_chunk_s_stored_tokens_count_the_lines_it_is_shown_under(api):
     """``ra get`` prints the chunk under its rule line and breadcrumb, which its stored
     count holds, so the count is that of what is printed (up to a token where the text

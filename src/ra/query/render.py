@@ -153,7 +153,7 @@ def _render_result(r, mode: str, color: bool, analyzer, terms, repeated: bool = 
     sections of each OpenAPI version): its entry says what it is under."""
     if r.seen_in is not None:
         return f"{_header(r, color)}\n(shown above under {r.seen_in!r})\n"
-    title = _under(r) if repeated or _numbered(r) else r.title
+    title = entry_title(r, repeated)
     if r.tier == "ref":
         return f"{r.id}  {style(title, '1', color)}"
     if mode == "list" or r.tier == "list":
@@ -162,6 +162,13 @@ def _render_result(r, mode: str, color: bool, analyzer, terms, repeated: bool = 
         return _render_matches(r, color, analyzer, terms)
     return (f"{_header(r, color)}\n{r.breadcrumb}\n{copies_lines(r)}\n"
             f"{(r.content or '').rstrip()}\n")
+
+
+def entry_title(r, repeated: bool) -> str:
+    """The title a list entry or a reference prints for ``r``: its parent's title too
+    when ``repeated`` (another result of its topic has its title) or numbered
+    (``_numbered``)."""
+    return _under(r) if repeated or _numbered(r) else r.title
 
 
 def _numbered(r) -> bool:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
@@ -41,7 +42,14 @@ from ra.query.named import boost_named, heads_of
 from ra.query.parser import dash_negations, parse, parse_lenient, typed_operators
 from ra.query.phrases import PhraseScorer
 from ra.query.plan import Plan, PlanOptions, plan_query, shortened, unsearchable_note
-from ra.query.render import BUDGET_LINE, CUT_LINE, copies_lines, lines_around, plural
+from ra.query.render import (
+    BUDGET_LINE,
+    CUT_LINE,
+    copies_lines,
+    entry_title,
+    lines_around,
+    plural,
+)
 from ra.query.snippets import matcher, snippet_of
 from ra.text.analysis import analyzer_for, split_words
 
@@ -111,11 +119,15 @@ class Result:
     copies: tuple[str, ...] = ()  # results with the same text, given once (as this one)
     near_copies: tuple[str, ...] = ()  # the same section nearly word for word (``near_copy``)
     partial: bool = False  # holds only some of the words, after those holding all (fill)
+    #: the title its list entry or reference prints (``render.entry_title``); None: its
+    #: title. Set before packing (``Searcher._pack``), so that the budget counts it
+    label: str | None = None
 
     @property
     def list_tokens(self) -> int:
         """What this result costs as a list entry (id, title, snippet, copies)."""
-        return list_entry_tokens(self.id, self.title, self.snippet) + self.copies_tokens
+        return (list_entry_tokens(self.id, self.label or self.title, self.snippet)
+                + self.copies_tokens)
 
     @property
     def copies_tokens(self) -> int:
@@ -127,7 +139,7 @@ class Result:
     @property
     def ref_tokens(self) -> int:
         """What this result costs as a bare reference (id and title)."""
-        return ref_entry_tokens(self.id, self.title)
+        return ref_entry_tokens(self.id, self.label or self.title)
 
     def to_dict(self, list_only: bool = False) -> dict:
         out = {"id": self.id, "tree": self.tree, "path": self.path, "title": self.title,
@@ -258,6 +270,10 @@ class Searcher:
         """Fit the topics' results in the budget, less what the lines around them cost
         (``render.lines_around``, estimated as list entries are: ``_fit``); the tokens of
         the whole answer."""
+        for topic in topics:  # the title an entry prints, as many as it may print
+            titled = Counter(r.title for r in topic.results)
+            for r in topic.results:
+                r.label = entry_title(r, titled[r.title] > 1)
         order = _round_robin([[r for r in t.results if r.seen_in is None] for t in topics])
         for r in order:  # the stored count holds the chunk's text and the lines above it
             r.tokens = (r.tokens + r.copies_tokens if not options.list_only
