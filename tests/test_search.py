@@ -746,6 +746,17 @@ def test_operators_typed_with_words_are_said_not_searched(env):
     assert error.value.hint.startswith("'==', '===', '..<': no letter or digit")
 
 
+def test_control_characters_typed_are_said_escaped(env):
+    """A query holding control characters (an agent's malformed call: "\x00\x01 rules")
+    was told of them raw, into a terminal or an agent's context; they are named as
+    escapes, as Python writes them."""
+    topic = search(env, "\x01\x1b mutex").queries[0]
+    assert topic.note.startswith("not searched: `\\x01\\x1b` (no letter or digit")
+    with pytest.raises(QueryError) as error:
+        search(env, "\x01\x02")
+    assert error.value.hint.startswith("'\\x01\\x02': no letter or digit")
+
+
 def test_a_query_with_the_word_or_is_ranked_not_filtered(env):
     """"tomatoes or compost": either will do. Filtered, it kept only chunks that hold
     "or" besides both words: none here. Ranked, both sections come, and a chunk with

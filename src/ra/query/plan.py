@@ -48,6 +48,7 @@ a query with no OR or AND typed (``Planner._needed``).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -808,16 +809,23 @@ _PUNCTUATION = re.compile(r"\W|\.\.\.|…|[-–—]+")
 
 
 def unsearchable_note(words: tuple[str, ...]) -> str:
-    """What a query is told of the words it typed that nothing can match."""
-    said = ", ".join(f"`{w}`" for w in words)
+    """What a query is told of the words it typed that nothing can match; a control
+    character is shown as its escape (``\x01``): printed as it is, it reached an agent's
+    terminal raw."""
+    said = ", ".join(f"`{_visible(w)}`" for w in words)
     return (f"not searched: {said} (no letter or digit: ra searches words; the words "
             "around an operator find its page)")
+
+
+def _visible(text: str) -> str:
+    """``text`` with its control characters escaped, as ``repr`` shows them."""
+    return "".join(repr(c)[1:-1] if unicodedata.category(c) == "Cc" else c for c in text)
 
 
 def _unsearchable_hint(words: tuple[str, ...]) -> str:
     if not words:
         return "use letters or digits, e.g. 'error handling'"
-    said = ", ".join(f"'{w}'" for w in words)
+    said = ", ".join(f"'{_visible(w)}'" for w in words)
     return (f"{said}: no letter or digit, and ra searches words; search for what it is "
             "called, e.g. 'equality operators', 'range operator'")
 
