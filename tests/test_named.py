@@ -71,6 +71,26 @@ def test_a_compound_is_named_by_its_parts(tmp_path_factory, monkeypatch):
         assert first(searcher, "Get-Item") == "kb:items.md"
 
 
+def test_a_compound_of_more_parts_than_a_name_has_words_is_one_word(tmp_path_factory):
+    """cargo's config key ``net.git-fetch-with-cli`` (five parts, more than ``MAX_WORDS``)
+    names its section: the page on Git authentication, two of whose sections say the key,
+    came first."""
+    key = "net.git-fetch-with-cli"
+    docs = {"config.md": f"# Configuration\n\n## {key}\n\nUse the git command line "
+                         "to fetch.\n",
+            "git-authentication.md": "# Git Authentication\n\nHow to fetch with git.\n\n"
+                                     f"## HTTPS\n\nSet {key} to fetch with git over the "
+                                     f"CLI.\n\n## SSH\n\nWith {key}, git fetches over "
+                                     "SSH with the CLI.\n"}
+    with kb_searcher(tmp_path_factory, "named-key", docs) as searcher:
+        results = searcher.search([key], SearchOptions()).queries[0].results
+        assert results[0].id == "kb:config.md#netgit-fetch-with-cli"
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(named, "BOOST", 0.0)
+            results = searcher.search([key], SearchOptions()).queries[0].results
+            assert results[0].id.startswith("kb:git-authentication.md")
+
+
 def test_a_longer_query_or_another_name_is_left_alone(searcher, monkeypatch):
     """Words more or fewer than the name's, a NOT, a field: no boost, the same order."""
     for query in ("class templates", "templates generic programming", "templates -member",

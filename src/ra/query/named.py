@@ -77,7 +77,7 @@ def query_names(plan: Plan, analyzer, max_words: int = MAX_WORDS
     (itself, or for a word the index lacks, its fuzzy alternatives), English function
     words left out; None when the query is not one such a name can be."""
     required = _word_clauses(plan.expr) if not plan.negative else None
-    if not required or len(required) > max_words:
+    if not required or _typed(plan.expr) > max_words:
         return None
     stop = _function_terms(analyzer.language)
     words = []
@@ -115,6 +115,18 @@ def _word_clauses(expr, part: bool = False) -> list[tuple[int, bool]] | None:
                 words += more
             return words
     return None
+
+
+def _typed(expr) -> int:
+    """How many words a query of words (``_word_clauses``) was typed as: a compound is
+    one (cargo's key ``net.git-fetch-with-cli``, five parts, names its section)."""
+    match expr:
+        case Parts():  # a compound's parts
+            return 1
+        case AllOf(items):
+            return sum(_typed(item) for item in items)
+        case _:
+            return 1
 
 
 def _meant(alts) -> frozenset[str]:
