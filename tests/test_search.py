@@ -826,6 +826,11 @@ def test_no_flag_note_where_the_negation_is_meant_or_took_nothing(env, query):
 
 # --- copies: one text in several places (a folder per version) -------------------------------
 
+def uncut(searcher: Searcher, query: str, limit: int) -> list:
+    """The first ``limit`` results for ``query``, none cut by the elbow."""
+    return searcher.search([query], SearchOptions(limit=limit, cutoff_ratio=0)).queries[0].results
+
+
 RELEASE = """\
 # Release
 
@@ -879,8 +884,7 @@ def test_the_newest_version_of_a_page_stands_for_its_copies(tmp_path_factory):
     for searcher in one_tree(tmp_path_factory, "dated", {
             "spec/2024-11-05/release.md": RELEASE, "spec/2026-07-28/release.md": RELEASE,
             "spec/2025-06-18/release.md": RELEASE, "spec/draft/release.md": RELEASE}):
-        first = searcher.search(["sign release tarball"], SearchOptions(
-            limit=3, cutoff_ratio=0)).queries[0].results[0]
+        first = uncut(searcher, "sign release tarball", 3)[0]
         assert first.id == "kb:spec/2026-07-28/release.md#signing"
         assert sorted(first.copies + first.near_copies) == [
                                         "kb:spec/2024-11-05/release.md#signing",
@@ -911,8 +915,7 @@ def test_files_named_for_versions_are_one_page_s_versions(tmp_path_factory):
             "versions/3.2.0.md": spec.format(" of the whole document, when it is known"),
             "releases/1.2.md": notes.format("1.2", "parser"),
             "releases/1.3.md": notes.format("1.3", "linter")}):
-        results = searcher.search(["discriminator mapping"], SearchOptions(
-            limit=5, cutoff_ratio=0)).queries[0].results
+        results = uncut(searcher, "discriminator mapping", 5)
         spec_results = [r for r in results if r.path.startswith("versions/")]
         assert [r.id for r in spec_results] == ["kb:versions/3.2.0.md#discriminator-object"]
         assert sorted(spec_results[0].near_copies + spec_results[0].copies) == [
@@ -927,8 +930,7 @@ def test_the_same_text_scored_otherwise_in_another_folder_is_a_near_copy(tmp_pat
     result, but as nearly the same text (compared byte for byte before word for word)."""
     for searcher in one_tree(tmp_path_factory, "deeper", {
             "v1/release.md": RELEASE, "old/attic/v0/release.md": RELEASE}):
-        results = searcher.search(["sign release tarball"], SearchOptions(
-            limit=3, cutoff_ratio=0)).queries[0].results
+        results = uncut(searcher, "sign release tarball", 3)
         assert results[0].id == "kb:v1/release.md#signing"
         assert results[0].near_copies == ("kb:old/attic/v0/release.md#signing",)
         assert results[0].copies == ()
@@ -948,8 +950,7 @@ def test_a_copy_made_for_the_site_is_given_once(tmp_path_factory):
         f"- {text} ([#{n}]({{{{ site.repository }}}}/issues/{n}))\n" for text, n in entries)
     for searcher in one_tree(tmp_path_factory, "history", {
             "History.markdown": original, "docs/_docs/history.md": site}):
-        results = searcher.search(["custom collections tutorial"], SearchOptions(
-            limit=3, cutoff_ratio=0)).queries[0].results
+        results = uncut(searcher, "custom collections tutorial", 3)
         assert [r.id for r in results] == ["kb:History.markdown#documentation"]
         # a copy: what a reader sees of them is the same (a near copy when their
         # markdown alone was compared)
@@ -971,8 +972,7 @@ def test_sections_a_reader_sees_alike_are_copies(tmp_path_factory):
                                     "to where all compiler output is placed; the "
                                     "environment variable CARGO_TARGET_DIR sets it too.\n")
     for searcher in one_tree(tmp_path_factory, "template", files):
-        results = searcher.search(["CARGO_TARGET_DIR"], SearchOptions(
-            limit=3, cutoff_ratio=0)).queries[0].results
+        results = uncut(searcher, "CARGO_TARGET_DIR", 3)
         commands = [r for r in results if r.path.startswith("commands/")]
         assert len(commands) == 1 and len(commands[0].copies) == 2
         assert "kb:reference/config.md#buildtarget-dir" in {r.id for r in results}
@@ -996,8 +996,7 @@ def test_packages_readmes_saying_the_same_are_near_copies(tmp_path_factory):
         "# Versioning\n\nRuff uses a custom versioning scheme: a breaking change to the "
         "rules or the configuration bumps the minor version. See the policy below.\n")
     for searcher in one_tree(tmp_path_factory, "crates", files):
-        results = searcher.search(["breaking change versioning policy"], SearchOptions(
-            limit=5, cutoff_ratio=0)).queries[0].results
+        results = uncut(searcher, "breaking change versioning policy", 5)
         crates = [r for r in results if r.title.startswith("ruff_")]
         assert len(crates) == 1 and len(crates[0].near_copies) == 5
         assert "kb:docs/versioning.md#versioning" in {r.id for r in results}
