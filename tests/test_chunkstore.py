@@ -4,6 +4,8 @@ new ords."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pyarrow as pa
 import pytest
 
@@ -104,3 +106,52 @@ def test_many_chunks_read_back_at_once_as_one_by_one(gone):
     found = store.lineage([r[0] for r in kept])
     assert found == {r[0]: meta_of(r) for r in kept}
     assert [store.meta(r[0]) for r in kept] == [meta_of(r) for r in kept]
+
+
+def resident_pages(address: int, size: int) -> int:
+    """How many pages of ``[address, address + size)`` this process has mapped
+    (``/proc/self/pagemap``: bit 63 of each page's entry)."""
+    import os
+    import struct
+
+    page = os.sysconf("SC_PAGE_SIZE")
+    first, last = address // page, (address + size - 1) // page
+    with open("/proc/self/pagemap", "rb") as f:
+        f.seek(8 * first)
+        entries = f.read(8 * (last - first + 1))
+    return sum(e >> 63 & 1 for (e,) in struct.iter_unpack("Q", entries))
+
+
+@pytest.mark.skipif(not Path("/proc/self/pagemap").exists(), reason="Linux only")
+def test_a_mapped_store_reads_texts_from_the_file_not_through_the_map(tmp_path):
+    """The markdown and plain text of the chunks a search shows are read from
+    ``hot_store.arrow`` with ``pread``: the pages that hold them are never mapped into
+    the process (the kernel maps up to 2 MB around a page touched), and they read back
+    as written, a subtree's rows at once, around dropped chunks too."""
+    import pyarrow.compute as pc
+
+    from ra.index.chunkstore import file_schema
+
+    rows = [(*r[:-2], f"{r[-2]}{'m' * 4000}{r[0]}", f"{r[-1]}{'p' * 4000}{r[0]}")
+            for r in doc(0, "big", 3000)]  # 12 MB of markdown, as much of plain text
+    stored = table(rows)
+    stored = stored.append_column("part", pa.array([0] * len(rows), pa.int32()))
+    stored = stored.append_column("id_order", pc.sort_indices(stored["id"]).cast("int32"))
+    path = tmp_path / "hot_store.arrow"
+    with pa.ipc.new_file(str(path), file_schema()) as writer:
+        writer.write_table(stored.cast(file_schema()))
+    store = ChunkStore.mapped(path)
+    middle = rows[1500:1510]
+    assert store.joined(1500, 1510, True, True) == ("".join(r[-2] for r in middle),
+                                                    " ".join(r[-1] for r in middle))
+    assert store.strings(1505, True, False) == (rows[1505][-2], "")
+    store.drop([1504])
+    assert store.joined(1500, 1510, False, True) == ("", " ".join(
+        r[-1] for r in middle if r[0] != 1504))
+    assert store.joined(1500, 1510, True, False) == ("".join(
+        r[-2] for r in middle if r[0] != 1504), "")
+    batch = store.table().to_batches()[0]
+    for name in ("text", "plain"):
+        _, offsets, data = batch.column(name).buffers()
+        start = memoryview(offsets).cast("i")[1500]
+        assert resident_pages(data.address + start, 10 * 4100) == 0, name

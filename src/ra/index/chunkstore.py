@@ -12,7 +12,9 @@ pages are read when a lookup first touches them, or loaded from DuckDB for an in
 without that file. It builds Python objects only for the chunks a search asks about: the
 numbers are read through ``memoryview``s of the Arrow buffers, a string is decoded from
 its slice of the data buffer, the metadata of many chunks is one Arrow ``take``, an id is
-found by binary search over the ids' sort order. Opening builds no per-chunk Python
+found by binary search over the ids' sort order; the markdown and plain text of the
+chunks a search shows, a subtree's rows at once, are read from the file with ``pread``,
+not through the map (``_File``). Opening builds no per-chunk Python
 object (the dict-and-list store it replaces took 163 MB and 0.7 s to load on the C++
 docs, 113,000 chunks; the mapped file is 85 MB of pages the kernel reads on demand and
 shares between processes). The same batches are DuckDB's ``meta`` and ``texts``
@@ -27,6 +29,8 @@ ords with its old ids.
 
 from __future__ import annotations
 
+import os
+import weakref
 from bisect import bisect_left, bisect_right
 from functools import partial
 from typing import NamedTuple
@@ -67,6 +71,9 @@ TAKE_ROWS = 48  # rows of a part ``_Part.metas`` reads by Arrow ``take`` rather 
 _NUMBERS = {"ord": "i", "depth": "b", "sibling_count": "i", "descendants": "i",
             "tokens": "i", "line": "i", "mtime_ns": "q", "doc_ord": "i", "parent_ord": "i"}
 _STRINGS = ("id", "title", "breadcrumb", "text", "doc_id", "parent_id", "plain")
+#: The string columns a search reads for the few chunks it shows only, from the file
+#: rather than through its map where the store is mapped (``_File``).
+_TEXTS = ("text", "plain")
 #: The columns of ``ChunkMeta`` a part reads as they are. The others follow from ids: a
 #: chunk's ``doc_id`` and ``parent_id`` are the ids of its document's and parent's rows
 #: (``doc_ord``, ``parent_ord``: the same batch, mostly the same page), and ``tree`` and
@@ -116,7 +123,9 @@ class ChunkStore:
         import pyarrow as pa
 
         try:
-            source = pa.ipc.open_file(pa.memory_map(str(path)))
+            mapping = pa.memory_map(str(path))
+            file = _File(path, mapping) if hasattr(os, "pread") else None
+            source = pa.ipc.open_file(mapping)
         except (OSError, pa.ArrowInvalid) as exc:
             raise ValueError(f"{path.name}: {exc}") from None
         if not source.schema.equals(file_schema()):
@@ -126,7 +135,8 @@ class ChunkStore:
             batch = source.get_batch(i)
             if batch.num_rows:
                 store._parts.append(_Part(batch.select(list(STORE_COLUMNS)),
-                                          batch.column("id_order"), batch.column("part")))
+                                          batch.column("id_order"), batch.column("part"),
+                                          file))
         store._firsts = [p.first for p in store._parts]
         return store
 
@@ -228,11 +238,27 @@ class ChunkStore:
     def strings(self, o: int, markdown: bool, plain: bool) -> tuple[str, str] | None:
         """The markdown of chunk ``o`` (its heading and body) and what a reader sees of
         it (``chunks.plain``), each empty unless asked for; None when not held."""
-        if (found := self._find(o)) is None:
-            return None
-        part, r = found
-        return (part.string("text", r) if markdown else "",
-                part.string("plain", r) if plain else "")
+        return self.joined(o, o + 1, markdown, plain) if self.has(o) else None
+
+    def joined(self, start: int, stop: int, markdown: bool, plain: bool) -> tuple[str, str]:
+        """The markdown of the chunks held among the ords ``start:stop`` (a chunk and its
+        subsections), joined, and what a reader sees of them, those not empty joined by
+        spaces; each empty unless asked for. The rows of each part are read at once
+        (``_Part.joined``), each column's bytes decoded once."""
+        texts: list[str] = []
+        plains: list[str] = []
+        for part in self._parts[max(bisect_right(self._firsts, start) - 1, 0):]:
+            if part.first >= stop:
+                break
+            low = start - part.first if part.dense else bisect_left(part.ords, start)
+            high = stop - part.first if part.dense else bisect_left(part.ords, stop)
+            low, high = max(low, 0), min(high, part.n)
+            if low < high:
+                if markdown:
+                    texts.append(part.joined("text", low, high, ""))
+                if plain and (line := part.joined("plain", low, high, " ")):
+                    plains.append(line)
+        return "".join(texts), " ".join(plains)
 
     def ancestors(self, o: int) -> list[int]:
         """The proper ancestors of chunk ``o``, nearest first."""
@@ -250,10 +276,15 @@ class ChunkStore:
 class _Part:
     """One Arrow batch of the store (rows sorted by ord) read without copies."""
 
-    def __init__(self, batch, id_order=None, partition=None) -> None:
+    def __init__(self, batch, id_order=None, partition=None, file=None) -> None:
         import pyarrow.compute as pc
 
-        self.batch, self.n, self.partition = batch, batch.num_rows, partition
+        self.batch, self.n, self.partition, self._file = batch, batch.num_rows, partition, file
+        # where the data of each column of _TEXTS starts in the mapped file, when it is
+        # read from there (``joined``)
+        self._at = {} if file is None else {
+            name: at for name in _TEXTS
+            if (at := file.at(batch.column(name).buffers()[2])) is not None}
         self._cols = {}
         for name, code in _NUMBERS.items():
             self._cols[name] = _fixed(batch.column(name), code)
@@ -297,7 +328,7 @@ class _Part:
                 order = pc.subtract(pc.filter(self.id_order, inside), start).cast("int32")
                 out.append(_Part(self.batch.slice(start, cut - start), order, None
                                  if self.partition is None else
-                                 self.partition.slice(start, cut - start)))
+                                 self.partition.slice(start, cut - start), self._file))
             start = cut + 1
         return out
 
@@ -314,6 +345,23 @@ class _Part:
         if valid is not None and not valid[(off + r) >> 3] >> ((off + r) & 7) & 1:
             return None
         return str(data[offsets[r]:offsets[r + 1]], "utf-8")
+
+    def joined(self, name: str, start: int, stop: int, sep: str) -> str:
+        """The strings of column ``name`` (of ``_TEXTS``) in rows ``start:stop``, those
+        not empty joined by ``sep``: their bytes read at once, from the file where the
+        part is mapped (``_File``), and decoded once (each row's bytes are whole
+        characters)."""
+        valid, offsets, data, off = self._cols[name]
+        low, high = offsets[start], offsets[stop]
+        at = self._at.get(name)
+        blob = data[low:high] if at is None else self._file.read(at + low, high - low)
+        if not sep and valid is None:  # the rows' bytes, one after another
+            return str(blob, "utf-8")
+        blob = memoryview(blob)
+        return str(sep.encode().join(
+            blob[offsets[r] - low:offsets[r + 1] - low] for r in range(start, stop)
+            if offsets[r + 1] > offsets[r] and (
+                valid is None or valid[(off + r) >> 3] >> ((off + r) & 7) & 1)), "utf-8")
 
     def row_of(self, key: bytes) -> int | None:
         """The row whose id is ``key`` (UTF-8), by binary search over the id order."""
@@ -399,6 +447,32 @@ class _Part:
             self._depth[r], self._siblings[r], self._descendants[r], title, crumb,
             bool(bits[(off + r) >> 3] >> ((off + r) & 7) & 1),
             None if tokens < 0 else tokens, self._line[r], self._mtime[r])
+
+
+class _File:
+    """The ``hot_store.arrow`` a store maps, opened a second time to read the chunks'
+    markdown and plain text with ``pread`` (``_Part.joined``), not through the map: the
+    kernel maps a whole page-cache folio around each page a process touches (2 MB on
+    ext4 with large folios), so the texts of the five results a search shows made 12 MB
+    of the file resident in the process, and 100 searches 55 MB (cpp-docs). Read so,
+    they go through the page cache the map shares, but none stays in the process."""
+
+    def __init__(self, path, mapping) -> None:
+        mapping.seek(0)
+        self._base = mapping.read_buffer(1).address  # the map's first byte
+        mapping.seek(0)
+        self._size = mapping.size()
+        self._fd = os.open(path, os.O_RDONLY)
+        weakref.finalize(self, os.close, self._fd)
+
+    def at(self, buffer) -> int | None:
+        """Where ``buffer`` starts in the file: None when it is not a part of the map
+        (a buffer pyarrow made, which the part reads in memory)."""
+        at = buffer.address - self._base
+        return at if 0 <= at and at + buffer.size <= self._size else None
+
+    def read(self, at: int, size: int) -> bytes:
+        return os.pread(self._fd, size, at)
 
 
 # Each reader returns the array's buffers as ``memoryview``s with the array's ``offset``

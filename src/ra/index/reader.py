@@ -679,16 +679,16 @@ class IndexReader:
     def _subtrees(self, ords: list[tuple[int, int]], markdown: bool, plain: bool
                   ) -> dict[int, tuple[str, str]]:
         """``(markdown, plain)`` of each subtree, each empty unless asked for."""
+        if (store := self._chunks()) is not None:
+            return {start: store.joined(start, start + d + 1, markdown, plain)
+                    for start, d in ords}
         wanted = sorted({o for start, d in ords for o in range(start, start + d + 1)})
         if not wanted:
             return {}
-        if (store := self._chunks()) is not None:
-            rows = {o: t for o in wanted if (t := store.strings(o, markdown, plain))}
-        else:
-            text, line = "text" if markdown else "''", "plain" if plain else "''"
-            rows = {o: (t, p) for o, t, p in self.query(
-                f"SELECT ord, {text}, {line} FROM texts WHERE ord = ANY($ords::INTEGER[])",
-                {"ords": wanted})}
+        text, line = "text" if markdown else "''", "plain" if plain else "''"
+        rows = {o: (t, p) for o, t, p in self.query(
+            f"SELECT ord, {text}, {line} FROM texts WHERE ord = ANY($ords::INTEGER[])",
+            {"ords": wanted})}
         none = ("", "")
         return {start: ("".join(rows.get(o, none)[0] for o in range(start, start + d + 1))
                         if markdown else "",
