@@ -329,7 +329,7 @@ def test_terms_by_id_answers_as_the_dict_it_replaces(dfs, data):
     assert {i: by_id[i] for i in by_id} == plain == dict(by_id) and len(by_id) == len(plain)
     assert all((i in by_id) == (i in plain) and by_id.get(i) == plain.get(i)
                for i in range(-1, 14))
-    assert max(by_id, default=-1) == max(plain, default=-1)
+    assert max(by_id, default=-1) == max(plain, default=-1) == by_id.end() - 1
 
 
 def named(plain: dict) -> set[str]:
@@ -540,3 +540,43 @@ def test_a_bucket_out_of_order_is_searched_through_its_sorted_view():
     index = SurfaceIndex([("abcdex", 1), ("aaaaaa", 2)])
     assert index.within("abcdeq", 1) == [("abcdex", 1.0, 1)]
     assert index.near("abcdeq", 1) == [("abcdex", 1)]
+
+
+def test_surface_words_are_made_of_their_terms_objects():
+    """A word that is its term's text is held as the term's very str, and every word's
+    id as its term's very int (``surface_words``); a word of its own keeps its text, and
+    a word whose term is not there its id; the sorted views hold positions as arrays."""
+    import pyarrow as pa
+
+    from ra.index.vocabulary import surface_words
+
+    big = 10**6  # ids above CPython's cached small ints
+    terms = pa.table({"term": ["ab", "abc", "run"],
+                      "term_id": pa.array([big + 7, big + 3, big + 5], pa.int32())})
+    words = pa.table({"word": ["ab", "abc", "running", "zz", "run"],
+                      "term_id": pa.array([big + 7, big + 3, big + 5, big + 9, big + 5],
+                                          pa.int32())})
+    texts, ids = terms.column("term").to_pylist(), terms.column("term_id").to_pylist()
+    got = list(surface_words(words, terms, texts, ids))
+    assert got == [("ab", big + 7), ("abc", big + 3), ("running", big + 5),
+                   ("zz", big + 9), ("run", big + 5)]
+    assert [w for w, _ in got if any(w is t for t in texts)] == ["ab", "abc", "run"]
+    assert all(i is ids[2] for _, i in got[2::2])
+    index = SurfaceIndex(got)
+    assert index.within("abd", 1) == [("ab", 1.0, big + 7), ("abc", 1.0, big + 3)]
+    _, order, _, reversed_order = index._views(3)
+    assert order == range(2) and type(reversed_order).__name__ == "array"
+
+
+def test_a_long_lived_readers_words_are_its_terms_objects(pair):
+    """As loaded from a real index: the words that are their term's text are the very
+    str of the reader's term table, and every word's id the very int."""
+    _, resident = pair
+    reader = resident.reader
+    reader.lookup_terms(["mutex"])  # loads the vocabulary
+    words = [(w, i) for bucket in reader._vocab.by_length.values() for w, i in bucket]
+    texts = {t: t for t in reader._terms}
+    assert words and sum(w in texts for w, _ in words) > len(words) / 2
+    assert all(w is texts[w] for w, _ in words if w in texts)
+    ids = {i: i for _, (i, _) in ((t, reader._terms[t]) for t in texts)}
+    assert all(i is ids[i] for _, i in words if i in ids)

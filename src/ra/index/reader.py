@@ -282,20 +282,20 @@ class IndexReader:
         return store
 
     def _load_vocabulary(self) -> None:
-        from ra.index.vocabulary import SurfaceIndex, TermsById, TermTable
+        from ra.index.vocabulary import SurfaceIndex, TermsById, TermTable, surface_words
 
-        terms, ids, dfs = self._columns("terms", "term", "term_id", "df")
-        words, word_ids = self._columns("words", "word", "term_id")
+        table = self._table("terms", "term", "term_id", "df")
+        terms, ids, dfs = (table.column(name).to_pylist() for name in table.column_names)
         self._terms = TermTable(terms, ids, dfs)
         self._term_info = TermsById(self._terms)
-        # the words' term ids as the very int objects of the terms' (1.5 MB on cpp-docs)
-        by_id = dict(zip(ids, ids, strict=True))
-        self._vocab = SurfaceIndex(zip(words, [by_id.get(i, i) for i in word_ids],
-                                       strict=True))
+        self._vocab = SurfaceIndex(surface_words(self._table("words", "word", "term_id"),
+                                                 table, terms, ids))
+        del table, dfs
+        release_unused()  # what pyarrow read goes back to the system
 
-    def _columns(self, artifact: str, *names: str) -> list[list]:
-        """The columns ``names`` of the generation's (unpartitioned) ``artifact``, as
-        lists, read by pyarrow, whose memory then goes back to the system."""
+    def _table(self, artifact: str, *names: str):
+        """The columns ``names`` of the generation's (unpartitioned) ``artifact``, as an
+        Arrow table read by pyarrow."""
         import pyarrow as pa
 
         from ra.store.parquet import ParquetSource
@@ -306,14 +306,10 @@ class IndexReader:
             # Substrait) a reader that serves plain queries would hold in memory: 5 MB;
             # nor pq.ParquetFile, whose pyarrow.fs holds 8 MB more (ra.store.parquet)
             with ParquetSource(path) as source:
-                table = source.read(list(names))
+                return source.read(list(names))
         except (OSError, pa.ArrowException) as exc:
             raise IndexStateError(f"index generation {self.generation.path.name} is "
                                   f"damaged: {path.name}: {exc}; run `ra update`") from None
-        columns = [table.column(name).to_pylist() for name in names]
-        del table
-        release_unused()
-        return columns
 
     def close(self) -> None:
         """Close the connection and unpin the generation, and let go of what the reader
@@ -591,7 +587,7 @@ class IndexReader:
 
         from ra.index.impact_arrays import build, read_file
 
-        end = max(self._term_info, default=-1) + 1
+        end = self._term_info.end()
         # the chunks the reader holds, as ``meta`` has them, from its store: neither
         # ``meta`` nor ``tf_postings`` is loaded for this (100 MB more on cpp-docs, and
         # no faster)
