@@ -670,7 +670,8 @@ def test_strict_syntax_errors_are_query_errors_with_a_position(env, query, posit
     ("mutex OR", "mutex"),
     ("mutex^0", "mutex 0"),
     ("mu*tex", "mu tex"),
-    ("nosuchfield:mutex", "nosuchfield-mutex"),
+    # read as the compound nosuchfield-mutex, which no chunk holds: its parts answer
+    ("nosuchfield:mutex", "nosuchfield mutex"),
 ])
 def test_invalid_syntax_is_answered_as_its_words_with_a_note(env, query, words):
     topic = search(env, query).queries[0]
@@ -755,6 +756,27 @@ def test_control_characters_typed_are_said_escaped(env):
     with pytest.raises(QueryError) as error:
         search(env, "\x01\x02")
     assert error.value.hint.startswith("'\\x01\\x02': no letter or digit")
+
+
+@pytest.mark.parametrize("query", ["$mutex.frobnicate", "mutex-frobnicate", "mutex_frob"])
+def test_a_compound_no_chunk_holds_is_answered_by_its_parts(env, query):
+    """A compound matches as its joined word, its phrase, or all its parts in one chunk;
+    one whose parts no chunk holds together (an API renamed: Svelte's ``$state.frozen``,
+    ``class:active``) said "no results", where its parts typed apart find the chunks
+    holding most of them. It is answered so, and says so."""
+    topic = search(env, query).queries[0]
+    assert topic.results and topic.query == query
+    assert topic.note.startswith(f"no chunk holds {query!r} as written; these hold its parts")
+    assert topic.match == "partial"
+    assert [r.id for r in topic.results] == ids(env, query.replace(".", " ").replace(
+        "-", " ").replace("_", " ").lstrip("$ "))
+
+
+def test_a_path_is_not_loosened(env):
+    """A file's path that finds nothing says to give it to context (its parts, apart,
+    would match nearly every page)."""
+    topic = search(env, "src/mutex/frobnicate.rs").queries[0]
+    assert topic.results == [] and "context" in topic.note
 
 
 def test_a_query_with_the_word_or_is_ranked_not_filtered(env):

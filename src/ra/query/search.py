@@ -301,7 +301,25 @@ class Searcher:
         return r
 
     def topic(self, query: str, o: SearchOptions) -> Topic:
-        """Rank the chunks for one topic."""
+        """Rank the chunks for one topic; a query whose compounds no chunk holds as
+        written is answered with the chunks holding their parts, with a note
+        (``_loose``)."""
+        topic = self._topic(query, o)
+        if (topic.match != "none" or o.strict or _FILE_PATH.fullmatch(query.strip())
+                or (loose := _loose(query)) == query):
+            return topic
+        wider = self._topic(loose, o)
+        if wider.match == "none":
+            return topic
+        wider.query = query
+        wider.note = _joined(_joined(topic.note, f"no chunk holds {_compounds(query)} as "
+                                     "written; these hold its parts"), wider.note)
+        if wider.explain is not None:  # how it was read first, and found nothing
+            wider.explain["as_written"] = topic.explain
+        return wider
+
+    def _topic(self, query: str, o: SearchOptions) -> Topic:
+        """Rank the chunks for one topic, as written."""
         t0 = time.perf_counter()
         node, problem = (parse(query), None) if o.strict else parse_lenient(query)
         note = syntax_note(problem) if problem else None
@@ -1161,6 +1179,26 @@ def _fit(order: list[Result], topics: list[Topic], budget: int | None
 #: A query that is one path to a file (a folder, a name, a suffix): what an agent about to
 #: edit the file types
 _FILE_PATH = re.compile(r"\S*/\S*[^\s/]\.[A-Za-z0-9]{1,8}")
+
+
+#: A compound's separators: ``.``, ``-``, ``:``, ``/``, ``_`` between a word's
+#: characters (``$state.frozen``, ``class:active``, ``state_unsafe_mutation``)
+_JOINS = re.compile(r"(?<=[^\W_])[-.:/_]+(?=[^\W_])")
+_COMPOUND = re.compile(r"[^\s\"()]*[^\W_][-.:/_]+[^\W_][^\s\"()]*")
+
+
+def _loose(query: str) -> str:
+    """``query`` with its compounds' parts apart, as words. A compound matches as its
+    joined word, its phrase or all its parts in a chunk, and one whose parts no chunk
+    holds together found nothing, where its parts typed apart find the chunks holding
+    most of them: on Svelte's docs ``$state.frozen`` (an API renamed ``$state.raw``),
+    ``class:active`` and ``$effect.active`` said "no results"."""
+    return _JOINS.sub(" ", query)
+
+
+def _compounds(query: str) -> str:
+    """The compounds of ``query``, quoted, for a note."""
+    return ", ".join(repr(c) for c in dict.fromkeys(_COMPOUND.findall(query)))
 
 
 def _path_note(query: str) -> str | None:
