@@ -854,6 +854,10 @@ _NOTES_NAMES = frozenset({"changelog", "changes", "release-notes", "release_note
                           "releasenotes", "releases", "whats-new", "whatsnew"})
 _NOTES_FOLDERS = frozenset({"changelog", "changelogs", "releases", "release-notes",
                             "release_notes"})
+#: A blog's folders, and a post's name that holds a release's version (after the date
+#: that opens it: ``2020-03-21-2.0.0``, ``2018-04-09-plugin-php-0.1``)
+_BLOG_FOLDERS = frozenset({"blog", "posts", "_posts", "news"})
+_RELEASED = re.compile(r"(?:^|[-_])v?\d+(?:\.\d+)+(?:$|[-_])")
 #: a query with one of these words, or a digit (a version), asks about releases. Not
 #: "version": "how to pin a python version" (uv) asks about the pages on versions, and
 #: gave two changelog entries among the first three
@@ -868,10 +872,14 @@ def release_notes(path: str) -> bool:
     (``CHANGELOG.md``, ``release-notes.md``, ``whats-new.md``) or one in a folder named
     so (``changelog/index.md``, Material for MkDocs; ``changelog/2023-06-new-cli.mdx``,
     shadcn/ui; ``Release notes/v1.0.0.md``, Obsidian's help vault: a space is a dash).
-    Not ``history.md``: tldr's page of the ``history`` command."""
+    Not ``history.md``: tldr's page of the ``history`` command. A blog's post named for a
+    release is one too (``blog/2020-03-21-2.0.0.md``, ``blog/2018-04-09-plugin-php-0.1.md``:
+    Prettier's blog, its release notes, outranked the options they announce).
+    """
     parts = path.lower().replace(" ", "-").split("/")
-    return (parts[-1].rsplit(".", 1)[0] in _NOTES_NAMES
-            or not _NOTES_FOLDERS.isdisjoint(parts[:-1]))
+    name = parts[-1].rsplit(".", 1)[0]
+    return (name in _NOTES_NAMES or not _NOTES_FOLDERS.isdisjoint(parts[:-1])
+            or (not _BLOG_FOLDERS.isdisjoint(parts[:-1]) and bool(_RELEASED.search(name))))
 
 
 def asks_releases(query: str) -> bool:
