@@ -233,6 +233,19 @@ def test_a_name_every_folder_has_names_no_page(tmp_path, monkeypatch, capsys):
     assert code == 0 and out.split()[0] == "docs:extend/custom-rules.md#custom-rules"
 
 
+def test_a_file_named_as_a_keyword_of_its_language_keeps_its_name(tmp_path):
+    """Go's keywords are stopwords in a Go file's text (``func``, ``defer``), but a file
+    named for one is about it: go-task's ``taskfile/ast/defer.go`` searched without
+    "defer", and its guide's section on cleaning up with defer did not come."""
+    (tmp_path / "taskfile" / "ast").mkdir(parents=True)
+    source = tmp_path / "taskfile" / "ast" / "defer.go"
+    source.write_text("package ast\n\ntype Defer struct {\n\tTask string\n}\n")
+    (tmp_path / ".ra.toml").write_text('[tree.docs]\npath = "./docs"\n')
+    config = ra.config.settings.load_config(tmp_path, home=tmp_path / "home")
+    signals = extract_signals(source, config)
+    assert "defer" in {t.word for t in signals.terms if "path" in t.source}
+
+
 def test_path_terms_split_camel_case_and_drop_noise():
     """camelCase splits (not upstream, which splits at ``_ - .`` only), and the name is
     also one word: docs write ``editLink`` as code, which the analyzer reads whole."""

@@ -454,7 +454,9 @@ def extract_signals(file: str | Path, config, reader=None, *, trees: tuple[str, 
     stop = for_file(path)
     words = content_words(text, markdown=is_markdown(path), min_length=ctx.min_word_length,
                           max_length=ctx.max_word_length, stopwords=stop)
-    terms = tally(path_terms(path, min_length=ctx.min_word_length, stopwords=stop)
+    # its language's keywords are noise in its text, not in its name: go-task's
+    # ``taskfile/ast/defer.go`` is about ``defer``, and lost the word (``for_file``)
+    terms = tally(path_terms(path, min_length=ctx.min_word_length, stopwords=STOPWORDS)
                   + kind_terms(path), words, analyzer, ctx.min_term_frequency)
     located = indexed_as(Path(file), config)
     signals = FileSignals(str(file), path, "markdown" if is_markdown(path) else "text",
