@@ -430,6 +430,26 @@ def _listed(capsys) -> list[str]:
     return sorted(line.split("\t")[0] for line in out.splitlines())
 
 
+def test_init_includes_the_hidden_folders_its_pages_include(tmp_path, monkeypatch, capsys):
+    """Svelte's reference pages are each a few ``@include .generated/client-errors.md``
+    lines; a tree's walk skips hidden folders, so the errors they list were in no tree and
+    every pasted error code found nothing. ``ra init`` includes the hidden folders the
+    pages include; a hidden folder no page includes stays out."""
+    _files(tmp_path, [*(f"docs/{n}.md" for n in "abcd"), "docs/.drafts/unfinished.md",
+                      "docs/reference/.generated/client-errors.md"])
+    (tmp_path / "docs" / "reference" / "errors.md").write_text(
+        "# Runtime errors\n\n## Client errors\n\n@include .generated/client-errors.md\n")
+    (tmp_path / "docs" / "reference" / ".generated" / "client-errors.md").write_text(
+        "### state_unsafe_mutation\n\nUpdating state inside a derived is forbidden.\n")
+    config, err = _initialised(capsys, monkeypatch, tmp_path, [])
+    assert '"reference/.generated/**"]' in config and ".drafts" not in config
+    assert "hidden folders its pages include: reference/.generated/ (1 file)" in err
+    assert "docs:reference/.generated/client-errors.md" in _listed(capsys)
+    assert "docs:.drafts/unfinished.md" not in _listed(capsys)
+    code, out, _ = run(capsys, "search", "state_unsafe_mutation", "--list")
+    assert out.startswith("docs:reference/.generated/client-errors.md#state_unsafe_mutation")
+
+
 def _checked_as_the_whole_folder(capsys, root: Path) -> str:
     """What ``ra check`` says of ``root`` configured by hand (or before ``ra init`` left
     anything out) with the tree ``.``, the index updated: a note only."""

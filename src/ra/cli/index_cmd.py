@@ -140,7 +140,12 @@ def init(
     found -= sum(1 for p in ignored if is_markdown(p))
     boiler = boilerplate(Path.cwd() / folder) if found else {}
     found -= sum(n for name, n in boiler.items() if is_markdown(name))
+    hidden = included_hidden(Path.cwd() / folder) if found else []
+    found += sum(n for _, n in hidden)
     starter = STARTER.replace('path = "./docs"', f"path = {json.dumps(folder)}")
+    if hidden:
+        starter = starter.replace(_DEFAULT_INCLUDE_LINES, _includes(
+            [where for where, _ in hidden]), 1)
     if left_out or translated or ignored or older or boiler:
         starter = starter.replace('# exclude = ["**/drafts/**"]\n', _excludes(
             left_out, away, ignored, [pattern for pattern, _ in older],
@@ -170,6 +175,9 @@ def init(
         if ignored:
             skipped += "; ignored by git: " + ", ".join(
                 p.removesuffix("**") for p in ignored)
+        if hidden:
+            skipped += "; hidden folders its pages include: " + ", ".join(
+                f"{where}/ ({render.plural(n, 'file')})" for where, n in hidden)
         if boiler:
             skipped += "; licenses and site files: " + ", ".join(
                 f"{name} ({n})" if n > 1 else name for name, n in boiler.items())
@@ -190,6 +198,12 @@ def init(
     gitignore = _gitignore_index(Path.cwd())
     if gitignore:
         output.note(f"added .ra/ to {gitignore}")
+
+
+#: The starter's lines saying what a tree includes by default
+_DEFAULT_INCLUDE_LINES = ('# include = ["**/*.md", "**/*.markdown", "**/*.mdx", "**/*.mdoc", '
+                          '"**/*.qmd", "**/*.Rmd",\n#            "**/*.rmd", "**/*.mdc", '
+                          '"**/*.txt"]   # the default\n')
 
 
 def _rule_tree(name: str, path: str) -> str:
@@ -501,6 +515,58 @@ def ignored_by_git(folder: Path) -> list[str]:
         elif is_markdown(entry) or entry.lower().endswith(".txt"):
             out.append(entry)
     return out
+
+
+#: A line that pulls another file into the page when the site is built: Svelte's
+#: ``@include .generated/client-errors.md``, mdBook's ``{{#include file.md}}``, pymdownx
+#: snippets' ``--8<-- "file.md"``
+_INCLUDE_LINE = re.compile(r'^[ \t]*(?:@include[ \t]+(\S+)|\{\{#include[ \t]+([^}:\s]+)'
+                           r'|-{2}8<-{2}[ \t]*"([^"]+)")', re.M)
+
+
+def included_hidden(folder: Path) -> list[tuple[str, int]]:
+    """The hidden folders under ``folder`` (a tree's walk skips them) whose markdown its
+    pages include, by their path in the tree, with how many markdown files each holds:
+    Svelte's reference pages are each a few ``@include .generated/client-errors.md``
+    lines, and the errors and warnings they list (``state_unsafe_mutation``) were in no
+    tree: every pasted error code found nothing."""
+    found: dict[str, int] = {}
+    root = folder.resolve()
+    for page in _markdown_files(folder):
+        try:
+            text = Path(page).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if "include" not in text and "--8<--" not in text:
+            continue
+        for match in _INCLUDE_LINE.finditer(text):
+            target = (Path(page).parent / next(g for g in match.groups() if g)).resolve()
+            try:
+                parts = target.relative_to(root).parts
+            except ValueError:  # outside the tree
+                continue
+            hidden = next((i for i, part in enumerate(parts[:-1]) if part.startswith(".")),
+                          None)
+            if hidden is not None and is_markdown(parts[-1]) and target.is_file():
+                where = "/".join(parts[:hidden + 1])
+                if where not in found:
+                    found[where] = sum(1 for f in (root / where).rglob("*")
+                                       if f.is_file() and is_markdown(f.name))
+    return sorted(found.items())
+
+
+def _includes(hidden: list[str]) -> str:
+    """The starter's ``include``: the default's patterns and the hidden folders named."""
+    from ra.config.settings import DEFAULT_INCLUDE
+
+    patterns = [*DEFAULT_INCLUDE, *(f"{where}/**" for where in hidden)]
+    lines = ["include = ["]
+    for quoted in map(json.dumps, patterns):  # wrapped at 88 characters
+        if len(lines[-1]) + len(quoted) + 2 > 88:
+            lines.append("          ")
+        lines[-1] += f"{quoted}, "
+    return ("\n".join(line.rstrip() for line in lines).removesuffix(",") + "]  "
+            "# the default, and the hidden folders its pages include\n")
 
 
 def _holds_markdown(folder: Path, text: bool = False) -> bool:
