@@ -578,6 +578,8 @@ async def test_context_matches_the_library_and_refuses_files_outside_the_project
     async with Client(create_server(project)) as client:
         with anyio.fail_after(60):
             ok = await client.call_tool("context", {"files": ["src/logging_setup.py"]})
+            # one path as a string, as search takes one query (it was refused)
+            one = await client.call_tool("context", {"files": "src/logging_setup.py"})
             bad = [await client.call_tool("context", {"files": [f]})
                    for f in ["../outside.py", "/etc/passwd", "src/../../x.py", "src/escape.py"]]
             missing = await client.call_tool("context", {"files": ["src/logging/new_handler.py"]})
@@ -588,6 +590,7 @@ async def test_context_matches_the_library_and_refuses_files_outside_the_project
                                   [str(project / "src" / "logging_setup.py")],
                                   ContextOptions(max_tokens=4000))  # [mcp] max_tokens
     assert not ok.is_error and ok.structured_content == expected.to_dict()
+    assert not one.is_error and one.structured_content == ok.structured_content
     assert "Configure logging conventions here." in text(ok)
     assert all(r.is_error and "outside the project root" in text(r) for r in bad)
     assert not missing.is_error  # a file not written yet: its path

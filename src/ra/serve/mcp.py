@@ -455,9 +455,11 @@ def _add_search_tools(tools: list[Tool]) -> None:
 def _add_context_tool(tools: list[Tool]) -> None:
     @_tool(tools)
     async def context(
-        files: Annotated[list[str], Field(min_length=1, max_length=MAX_FILES, description=(
+        files: Annotated[str | Annotated[list[str], Field(min_length=1, max_length=MAX_FILES)],
+                         Field(description=(
             "Files you are working on, relative to the project root (or absolute inside "
-            "it). ra analyses their paths and content; a file not written yet, its path."))],
+            "it): one path, or an array of paths. ra analyses their paths and content; a "
+            "file not written yet, its path."))],
         ctx: Context,
         limit: Annotated[int | None, Field(ge=1, le=1000, description=(
             "Maximum sections to return (default 10)."))] = None,
@@ -474,7 +476,8 @@ def _add_context_tool(tools: list[Tool]) -> None:
                 opts = module.ContextOptions(limit=limit, max_tokens=_budget(kb, max_tokens),
                                              list_only=list, trees=kb.check_trees(trees),
                                              read_budget=kb.config.mcp.max_tokens)
-                return module.context_search(s.reader, kb.config, kb.inside_root(files), opts)
+                return module.context_search(s.reader, kb.config, kb.inside_root(
+                    [files] if isinstance(files, str) else files), opts)
             return _search_result(kb.call(run), list)
         return await answer(ctx, body)
 
