@@ -187,6 +187,24 @@ async def test_a_list_offers_the_same_ids_whatever_its_budget(project):
     assert listed == ["docs:handbook.md#rollbacks"] * 3
 
 
+@pytest.mark.parametrize("budget", [200, 300, 500])
+async def test_a_context_s_warnings_are_within_its_budget(project, budget):
+    """The warnings come after the answer, a line each ("… no such file yet: its path
+    alone"): go-task's context of a missing file at 300 tokens printed 306. (Below the
+    lines saying that nothing fits, no budget holds them.)"""
+    from ra.text.tokens import count_tokens
+
+    (project / "src").mkdir()
+    (project / "src" / "logging_setup.py").write_text(
+        "# logging conventions\nimport logging\n\ndef configure_logging():\n"
+        "    logging.basicConfig()  # logging conventions for handlers and rust ownership\n")
+    result = await call(project, "context", {"files": [
+        "src/logging/a_handler_not_written_yet_with_a_long_name.py", "src/logging_setup.py"],
+        "max_tokens": budget})
+    assert "no such file yet" in text(result)
+    assert count_tokens(text(result)) <= result.structured_content["tokens_used"] <= budget
+
+
 async def test_get_matches_the_cli(project, capsys):
     for args, argv in [({"id": "docs:guide.md#logging"}, ["docs:guide.md#logging"]),
                        ({"id": "docs:guide.md#logging", "full_document": True},

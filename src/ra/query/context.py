@@ -40,6 +40,7 @@ from ra.index.reader import ChunkMeta
 from ra.query import ast
 from ra.query import rank as ranking
 from ra.query.bm25f import bm25f_sql
+from ra.query.budget import estimate_entry
 from ra.query.search import (
     RELEASE_NOTES,
     Contents,
@@ -356,7 +357,13 @@ def _search(searcher: Searcher, signals: list[FileSignals], options: SearchOptio
         topic.explain = _explain(groups, signals, stats, includes, exclude, query, {
             "signals": t_signals - t0, "sql": t_sql - t_signals, "rank+fetch":
             t_fetch - t_sql})
-    used = searcher._pack([topic], o)
+    # the warnings are read with the answer (a line each after it): the budget holds them
+    said = estimate_entry("".join(f"warning: {w}\n" for w in warnings)) if warnings else 0
+    if o.max_tokens is None or not said:
+        used = searcher._pack([topic], o)
+    else:
+        used = searcher._pack([topic], replace(o, max_tokens=max(o.max_tokens - said, 0)))
+        used += said
     return ContextResponse([topic], used, o.max_tokens, o.list_only, warnings=warnings)
 
 
