@@ -173,6 +173,26 @@ def test_a_chunk_holding_every_word_far_below_the_partial_answers_is_cut(tmp_pat
     assert pages[1] == pages[2][:1] == pages[5][:1] == ["kb:helpers.md#heading-ids"]
 
 
+def test_no_partial_answer_shown_scores_less_than_a_chunk_holding_every_word_cut(
+        tmp_path_factory):
+    """typer's "add_typer nested subcommands name": the three chunks holding every word
+    (12.4 at most) scored under half the best partial answer (34.4) and were cut, and the
+    partial answers of 12.1, 11.4 and 10.1 came after it: the note said chunks holding
+    every word were not shown, below results holding fewer of the words. The partial
+    answers stop where they score less than one of those cut."""
+    docs = {f"nested{n}.md": f"# Page {n}\n\n" + "Nested subcommands here. " * n
+            + "Other words. " * (10 + 8 * (8 - n)) for n in (8, 6, 4, 3, 2, 1)}
+    docs["complete.md"] = ("# Complete\n\nA long text " + "and more text " * 18
+                           + "with a name, nested subcommands.\n")
+    docs.update({f"note{i}.md": f"# Note {i}\n\nEvery note has a name.\n" for i in range(20)})
+    with kb_searcher(tmp_path_factory, "fill-below-cut", docs) as s:
+        t = topic(s, "nested subcommands name", SearchOptions(limit=5))
+        scores = {r.id: r.score for r in topic(s, "nested subcommands name", SearchOptions(
+            limit=5, cutoff_ratio=0)).results}
+    assert t.outranked == 1 and "kb:complete.md#complete" not in {r.id for r in t.results}
+    assert all(r.score >= scores["kb:complete.md#complete"] for r in t.results)
+
+
 def test_the_text_counts_the_chunks_holding_every_word_that_were_cut():
     """Where some chunks holding every word stay and others were cut, the line before the
     partial answers says how many are not shown."""
