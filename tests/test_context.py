@@ -246,6 +246,19 @@ def test_a_file_named_as_a_keyword_of_its_language_keeps_its_name(tmp_path):
     assert "defer" in {t.word for t in signals.terms if "path" in t.source}
 
 
+def test_a_source_file_s_addresses_are_no_words_of_it():
+    """typer's ``params.py`` links its docs in docstrings (``https://typer.tiangolo.com/…``):
+    "https" and "tiangolo" were among its 15 terms; a license header's address (apache)
+    is in every file of a project. The path of an address stays (eslint's rules link
+    their own page)."""
+    text = ('"""See https://typer.tiangolo.com/tutorial/options/ for options."""\n'
+            "# Licensed under http://www.apache.org/licenses/LICENSE-2.0\n"
+            "def option(default, help):\n    return Option(default, help=help)\n")
+    words = {w.word for w in content_words(text, markdown=False)}
+    assert {"options", "licensed", "help", "tutorial"} <= words  # a path's words stay
+    assert not words & {"https", "http", "tiangolo", "apache", "www"}
+
+
 def test_path_terms_split_camel_case_and_drop_noise():
     """camelCase splits (not upstream, which splits at ``_ - .`` only), and the name is
     also one word: docs write ``editLink`` as code, which the analyzer reads whole."""

@@ -167,13 +167,21 @@ def content_words(text: str, *, markdown: bool, min_length: int = 3,
     first occurrence. Each piece is split once and counted; only its distinct words are
     filtered (a source file repeats its words: the 2,016 lines of C++ of the context
     benchmark hold 7,290 words, 203 distinct)."""
-    pieces = markdown_pieces(text) if markdown else [(text, "body", 1.0)]
+    pieces = markdown_pieces(text) if markdown else [(_URL.sub(" ", text), "body", 1.0)]
     out: dict[str, WeightedWord] = {}
     for piece, source, weight in pieces:
         for word, count in Counter(split_words(piece)).items():
             if _wordlike(word, min_length, max_length) and not is_stopword(word, stopwords):
                 _collect(out, word, source, weight, count)
     return list(out.values())
+
+
+#: An address's scheme and host in a source file's comments and strings
+#: (``https://typer.tiangolo.com``, a license header's ``http://www.apache.org``): their
+#: words ("https", "tiangolo", "apache") say where something is, not what the file is
+#: about, and were among the terms of typer's ``params.py``. The path stays: eslint's
+#: rules link their page, ``…/docs/latest/rules/global-require``, the rule's name
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/\"'`<>)\]]*")
 
 
 def sample_content(file: str | Path, sample_size: int) -> str:
