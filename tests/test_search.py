@@ -1145,6 +1145,9 @@ def test_release_notes_rank_below_the_pages_they_announce(tmp_path_factory):
     # Prettier's blog: a post per release, named for it, and others that are not
     ("website/blog/2020-03-21-2.0.0.md", True), ("blog/2018-04-09-plugin-php-0.1.md", True),
     ("_posts/2019-05-01-release-1.2.md", True),
+    ("docs/blog/vitest-3-2.md", True), ("docs/blog/vitest-3.md", True),  # Vitest
+    ("docs/blog/announcing-vite5.md", True),  # Vite
+    ("docs/blog/cloudflare-supports-vite.md", False),
     ("website/blog/2023-11-13-curious-ternaries.md", False),
     ("blog/2024-01-12-node-20-support.md", False), ("docs/2.0.0.md", False),
 ])

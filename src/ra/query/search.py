@@ -860,9 +860,12 @@ _NOTES_NAMES = frozenset({"changelog", "changes", "release-notes", "release_note
 _NOTES_FOLDERS = frozenset({"changelog", "changelogs", "releases", "release-notes",
                             "release_notes"})
 #: A blog's folders, and a post's name that holds a release's version (after the date
-#: that opens it: ``2020-03-21-2.0.0``, ``2018-04-09-plugin-php-0.1``)
+#: that opens it: ``2020-03-21-2.0.0``, ``2018-04-09-plugin-php-0.1``; Vitest's
+#: ``vitest-3-2``, a minor's numbers joined by a dash at its end, ``vitest-3``, a name
+#: and a major) or announces one (Vite's ``announcing-vite5``)
 _BLOG_FOLDERS = frozenset({"blog", "posts", "_posts", "news"})
-_RELEASED = re.compile(r"(?:^|[-_])v?\d+(?:\.\d+)+(?:$|[-_])")
+_RELEASED = re.compile(r"(?:^|[-_])v?\d+(?:\.\d+)+(?:$|[-_])|[-_]v?\d+-\d+$"
+                       r"|^[a-z]+-v?\d+$|(?:^|[-_])(?:announcing|released)(?:[-_]|$)")
 #: a query with one of these words, or a digit (a version), asks about releases. Not
 #: "version": "how to pin a python version" (uv) asks about the pages on versions, and
 #: gave two changelog entries among the first three
