@@ -371,7 +371,11 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
         if held(path):  # files only (its README stays)
             left_out.add(f"**/{path.name}/**/*.txt")
     name = "." if folder == top else f"./{folder.as_posix()}"
-    held = sum(1 for p in found if folder == top or folder in p.parents)  # translations too
+    # what the tree will index: translations too, not what is left out (Prettier's
+    # tests/ held 297 of the 401 markdown files, and init said 401)
+    excluded = glob_set(tuple(n if "*" in n else f"**/{n}/**" for n in left_out)).matches
+    held = sum(1 for p in found if (folder == top or folder in p.parents) and not excluded(
+        (p if folder == top else p.relative_to(folder)).as_posix()))
     outside = [] if folder == top else [
         p for p in found if folder not in p.parents and not any(map(is_tests, p.parts[:-1]))
         and not away(p.as_posix())]
