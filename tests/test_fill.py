@@ -191,6 +191,12 @@ def test_no_partial_answer_shown_scores_less_than_a_chunk_holding_every_word_cut
             limit=5, cutoff_ratio=0)).results}
     assert t.outranked == 1 and "kb:complete.md#complete" not in {r.id for r in t.results}
     assert all(r.score >= scores["kb:complete.md#complete"] for r in t.results)
+    # --explain says so (it said "1 shown" of the chunk holding every word that was cut)
+    with kb_searcher(tmp_path_factory, "fill-below-cut-explain", docs) as s:
+        explained = topic(s, "nested subcommands name", SearchOptions(limit=5, explain=True))
+    pipeline = explained.explain["pipeline"]
+    assert (pipeline["final"], pipeline["outranked"]) == (0, 1)
+    assert pipeline["filled"] == len(t.results)
 
 
 def test_the_text_counts_the_chunks_holding_every_word_that_were_cut():

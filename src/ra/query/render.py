@@ -303,6 +303,8 @@ def render_explain(explain: dict) -> str:
         lines.append(f"  pipeline: {p.get('candidates')} candidates → {p.get('aggregated')} "
                      f"after aggregation → {p.get('after_elbow')} after elbow → "
                      f"{p.get('final')} shown"
+                     + (f" ({p['outranked']} cut below the partial answers)"
+                        if p.get("outranked") else "")
                      + (f", then {p['filled']} holding some of the words" if p.get("filled")
                         else ""))
     if named := explain.get("named_for_query"):

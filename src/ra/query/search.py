@@ -388,6 +388,10 @@ class Searcher:
                 "rank": t_rank - t_sql, "fetch": t_fetch - t_rank})
             if some:
                 topic.explain["pipeline"]["filled"] = len(some)
+            if outranked:  # cut below the partial answers (the note says so)
+                pipeline = topic.explain["pipeline"]
+                pipeline["outranked"] = outranked
+                pipeline["final"] = max(pipeline["final"] - outranked, 0)
             if reweigh is not None and reweigh.boosted:
                 topic.explain["named_for_query"] = {"factor": reweigh.factor,
                                                     "results": list(reweigh.boosted)}
