@@ -449,7 +449,8 @@ def _rank(searcher: Searcher, merged: list, o: SearchOptions, blocked: set[str],
     release notes score ``RELEASE_NOTES`` times theirs, as in a search that does not ask
     about releases (a changelog names a file's functions in its entries, and they came
     among the first for a source file: uv's ``crates/uv-resolver/src/lock/mod.rs`` had
-    two of its changelog's entries fourth and fifth)."""
+    two of its changelog's entries fourth and fifth). ``names``: the source files' names
+    (``_name``); a document so named scores ``FILE_NAMED`` times its score."""
     reader = searcher.reader
     metas = [ChunkMeta(*row[5:]) for _, row in merged]
     reader.remember(metas)
