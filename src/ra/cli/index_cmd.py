@@ -53,14 +53,20 @@ Exit code 0 when all is well, 1 with warnings, 2 with errors.
 Example: ra check
 """
 
+#: The starter's lines saying what a tree includes by default (``ra init`` replaces them
+#: when the pages include hidden folders: ``_includes``)
+_DEFAULT_INCLUDE_LINES = """\
+# include = ["**/*.md", "**/*.markdown", "**/*.mdx", "**/*.mdoc", "**/*.qmd", "**/*.Rmd",
+#            "**/*.rmd", "**/*.mdc", "**/*.txt"]   # the default
+"""
+
 STARTER = """\
 # ra configuration. `ra config` prints the effective settings, `ra check` validates them,
 # `ra --help` lists the commands. Trees are named folders of markdown and text files.
 
 [tree.docs]
 path = "./docs"
-# include = ["**/*.md", "**/*.markdown", "**/*.mdx", "**/*.mdoc", "**/*.qmd", "**/*.Rmd",
-#            "**/*.rmd", "**/*.mdc", "**/*.txt"]   # the default
+""" + _DEFAULT_INCLUDE_LINES + """\
 # exclude = ["**/drafts/**"]
 
 # [settings]
@@ -200,12 +206,6 @@ def init(
         output.note(f"added .ra/ to {gitignore}")
 
 
-#: The starter's lines saying what a tree includes by default
-_DEFAULT_INCLUDE_LINES = ('# include = ["**/*.md", "**/*.markdown", "**/*.mdx", "**/*.mdoc", '
-                          '"**/*.qmd", "**/*.Rmd",\n#            "**/*.rmd", "**/*.mdc", '
-                          '"**/*.txt"]   # the default\n')
-
-
 def _rule_tree(name: str, path: str) -> str:
     """The starter's table of a ``rule_folders`` folder, or of a file alone in its folder."""
     folder, _, file = path.rpartition("/")
@@ -214,12 +214,18 @@ def _rule_tree(name: str, path: str) -> str:
     return f'[tree.{name}]\npath = "{path}"\n'
 
 
+def _excluded(name: str) -> str:
+    """The exclude pattern of a folder ``notes_folder`` leaves out: a folder's name
+    anywhere, or the pattern it gives (``**/tests/**/*.txt``)."""
+    return name if "*" in name else f"**/{name}/**"
+
+
 def _excludes(left_out: list[str], translated: list[str], ignored: list[str] = (),
               older: list[str] = (), boiler: list[str] = ()) -> str:
     """The starter's ``exclude``: dependency and build folders by name anywhere (one line
     when they are all), the translations and older versions by their path in the tree,
     what git ignores there, and licenses and site files by name anywhere."""
-    patterns = ([name if "*" in name else f"**/{name}/**" for name in left_out], translated,
+    patterns = ([_excluded(name) for name in left_out], translated,
                 list(older),
                 list(ignored), list(boiler))
     whys = ("dependencies, build output and test data: not notes", "translations of these pages",
@@ -373,7 +379,7 @@ def notes_folder(cwd: Path) -> tuple[str, int, list[str], list[Path]]:
     name = "." if folder == top else f"./{folder.as_posix()}"
     # what the tree will index: translations too, not what is left out (Prettier's
     # tests/ held 297 of the 401 markdown files, and init said 401)
-    excluded = glob_set(tuple(n if "*" in n else f"**/{n}/**" for n in left_out)).matches
+    excluded = glob_set(tuple(map(_excluded, left_out))).matches
     held = sum(1 for p in found if (folder == top or folder in p.parents) and not excluded(
         (p if folder == top else p.relative_to(folder)).as_posix()))
     outside = [] if folder == top else [

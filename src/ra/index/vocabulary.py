@@ -154,7 +154,6 @@ def surface_words(words, terms, texts: list[str], ids: list[int]
     of cpp-docs' 54,000 words). A word gets a str of its own only when it differs, and an
     int only when its term is not there: none is made to be dropped, whose holes the
     allocator would keep (3.5 MB on cpp-docs)."""
-    import numpy as np
     import pyarrow.compute as pc
 
     word, term_id = words.column("word"), words.column("term_id")
@@ -163,7 +162,7 @@ def surface_words(words, terms, texts: list[str], ids: list[int]
     others = iter(pc.filter(word, pc.invert(same)).to_pylist())
     lost = iter(pc.filter(term_id, pc.is_null(at)).to_pylist())
     # read through memoryviews: one int or bool at a time, none kept
-    rows = memoryview(pc.fill_null(at, -1).to_numpy().astype(np.int32))
+    rows = memoryview(pc.fill_null(at, -1).to_numpy())  # int32, as index_in gives
     for k, held in zip(rows, memoryview(same.to_numpy(zero_copy_only=False)), strict=True):
         yield texts[k] if held else next(others), ids[k] if k >= 0 else next(lost)
 

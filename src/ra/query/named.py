@@ -119,14 +119,9 @@ def _word_clauses(expr, part: bool = False) -> list[tuple[int, bool]] | None:
 
 def _typed(expr) -> int:
     """How many words a query of words (``_word_clauses``) was typed as: a compound is
-    one (cargo's key ``net.git-fetch-with-cli``, five parts, names its section)."""
-    match expr:
-        case Parts():  # a compound's parts
-            return 1
-        case AllOf(items):
-            return sum(_typed(item) for item in items)
-        case _:
-            return 1
+    one (cargo's key ``net.git-fetch-with-cli``, five parts, names its section): its
+    ``Parts`` is an ``AllOf`` of another type."""
+    return sum(map(_typed, expr.items)) if type(expr) is AllOf else 1
 
 
 def _meant(alts) -> frozenset[str]:

@@ -650,7 +650,8 @@ class Searcher:
                 # cut: typer's "add_typer nested subcommands name" said the three
                 # holding every word (12.4 at most) were not shown, and showed partial
                 # answers of 12.1, 11.4 and 10.1
-                added = [c for c in added if c.score >= max(cut)]
+                best_cut = max(cut)
+                added = [c for c in added if c.score >= best_cut]
             return strong + added, frozenset(c.id for c in added), len(ranked) - len(strong)
         return ranked + added, frozenset(), 0
 

@@ -160,6 +160,14 @@ def markdown_pieces(text: str) -> list[tuple[str, str, float]]:
     return pieces
 
 
+#: An address's scheme and host in a source file's comments and strings
+#: (``https://typer.tiangolo.com``, a license header's ``http://www.apache.org``): their
+#: words ("https", "tiangolo", "apache") say where something is, not what the file is
+#: about, and were among the terms of typer's ``params.py``. The path stays: eslint's
+#: rules link their page, ``…/docs/latest/rules/global-require``, the rule's name
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/\"'`<>)\]]*")
+
+
 def content_words(text: str, *, markdown: bool, min_length: int = 3,
                   max_length: int | None = None,
                   stopwords: frozenset[str] = STOPWORDS) -> list[WeightedWord]:
@@ -174,14 +182,6 @@ def content_words(text: str, *, markdown: bool, min_length: int = 3,
             if _wordlike(word, min_length, max_length) and not is_stopword(word, stopwords):
                 _collect(out, word, source, weight, count)
     return list(out.values())
-
-
-#: An address's scheme and host in a source file's comments and strings
-#: (``https://typer.tiangolo.com``, a license header's ``http://www.apache.org``): their
-#: words ("https", "tiangolo", "apache") say where something is, not what the file is
-#: about, and were among the terms of typer's ``params.py``. The path stays: eslint's
-#: rules link their page, ``…/docs/latest/rules/global-require``, the rule's name
-_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/\"'`<>)\]]*")
 
 
 def sample_content(file: str | Path, sample_size: int) -> str:
